@@ -1,0 +1,1 @@
+"""Pure logic (no I/O): text processing, scoring, fusion, dedupe decisions."""

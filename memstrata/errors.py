@@ -1,0 +1,92 @@
+"""The one exception hierarchy of memstrata.
+
+Every deliberate error raised by the library derives from `MemstrataError`.
+Edges (REST, CLI, MCP) translate this tree in one table each.
+
+    MemstrataError
+    ├── UsageError                  you called it wrong; retrying the same call fails again
+    │   ├── InvalidInput            bad text, scope id, filter, parameter value
+    │   ├── NotFound                an id that does not exist for this user
+    │   │   └── MemoryNotFound
+    │   ├── ConfigurationError      a setting or URL that cannot be used
+    │   ├── EmbeddingMismatch       the store was built with another embedding model/dimension
+    │   └── PermissionDenied        an API key may not touch this user / operation
+    └── BackendError                a store, buffer or provider failed; the call may succeed later
+        ├── StoreError              the database failed (locked, corrupt, unreachable)
+        ├── BufferUnavailable       Redis or another buffer failed
+        └── ProviderError           an embedding or LLM endpoint failed
+            └── LLMOutputError      the model answered, but not with anything usable
+"""
+
+from __future__ import annotations
+
+
+class MemstrataError(Exception):
+    """Base class of every error memstrata raises on purpose."""
+
+
+class UsageError(MemstrataError):
+    """The caller asked for something that cannot be done as asked."""
+
+
+class InvalidInput(UsageError):
+    """An argument value is invalid (empty text, bad scope id, bad filter...)."""
+
+
+class NotFound(UsageError):
+    """The requested object does not exist (for this user)."""
+
+
+class MemoryNotFound(NotFound):
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(f"memory {memory_id!r} not found")
+        self.memory_id = memory_id
+
+
+class ConfigurationError(UsageError):
+    """A setting, URL or optional dependency is missing or unusable."""
+
+
+class EmbeddingMismatch(UsageError):
+    """The store holds vectors from another embedding model or dimension."""
+
+
+class PermissionDenied(UsageError):
+    """The caller's credentials do not allow this operation."""
+
+
+class BackendError(MemstrataError):
+    """A backend (database, cache, remote provider) failed."""
+
+
+class StoreError(BackendError):
+    """The storage backend failed."""
+
+
+class BufferUnavailable(BackendError):
+    """The conversation buffer backend (e.g. Redis) failed."""
+
+
+class ProviderError(BackendError):
+    """A remote embedding or LLM provider failed."""
+
+
+class LLMOutputError(ProviderError):
+    """The LLM answered with output that could not be parsed or validated."""
+
+
+__all__ = [
+    "BackendError",
+    "BufferUnavailable",
+    "ConfigurationError",
+    "EmbeddingMismatch",
+    "InvalidInput",
+    "LLMOutputError",
+    "MemoryNotFound",
+    "MemstrataError",
+    "NotFound",
+    "PermissionDenied",
+    "ProviderError",
+    "StoreError",
+    "UsageError",
+]

@@ -1,0 +1,161 @@
+"""The storage contract every backend implements (SQLite, PostgreSQL).
+
+Three kinds of data, all keyed by `user_id` first (the isolation and sharding key):
+
+* **memories** — the semantic/episodic/procedural records, with vectors and full text;
+* **history** — one event per change of a memory;
+* **items** — small JSON documents addressed by (user_id, namespace, key): entities,
+  profile facts, the user context object, session summaries, queue entries, receipts.
+  Layers above decide what goes in which namespace; backends treat them opaquely.
+
+Every method takes the `user_id` it acts for, and a backend must never return,
+change or delete another user's rows (Postgres enforces it again with RLS).
+Backends translate driver exceptions into `StoreError` (`raise StoreError(...) from exc`).
+The one contract test suite in `tests/contract/` runs against every backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..models import HistoryEvent, MemoryKind, MemoryRecord
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """Which memories a list/search may return. Validated by `memstrata.filters`.
+
+    By default only memories current at `as_of` (default: now) are returned:
+    not superseded (`valid_to` unset or later) and not expired.
+    """
+
+    kinds: tuple[MemoryKind, ...] = ()
+    agent_id: str | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    as_of: datetime | None = None
+    include_superseded: bool = False
+    include_expired: bool = False
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRow:
+    """A backend search result: the record and the raw score of that backend's method.
+
+    For vector search the score is cosine similarity in [-1, 1];
+    for keyword search it is a relevance score where higher is better (BM25 / ts_rank).
+    """
+
+    record: MemoryRecord
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A small JSON document in a user's namespace (entity, profile fact, session, ...)."""
+
+    user_id: str
+    namespace: str
+    key: str
+    value: dict[str, Any]
+    updated_at: datetime
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistence for memories, their history, vectors, full text, and per-user items."""
+
+    url: str
+    """Where the data lives, with any password redacted (for messages and logs)."""
+
+    # -- lifecycle --------------------------------------------------------
+    def bind_embedder(self, name: str, dimensions: int) -> None:
+        """Record the embedding model on first use; raise `EmbeddingMismatch` if another was recorded."""
+        ...
+
+    def close(self) -> None: ...
+
+    # -- memories ---------------------------------------------------------
+    def save(
+        self,
+        user_id: str,
+        records: Sequence[MemoryRecord],
+        events: Sequence[HistoryEvent] = (),
+        vectors: Vector | None = None,
+    ) -> None:
+        """Insert or replace `records` (and their vectors, row-aligned) and append `events`, atomically.
+
+        `vectors=None` keeps the stored vectors of existing records (a metadata-only update).
+        """
+        ...
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """The user's records with these ids, in the given order; unknown ids are left out."""
+        ...
+
+    def list_memories(
+        self, user_id: str, where: MemoryFilter, *, limit: int = 100, offset: int = 0, newest_first: bool = True
+    ) -> list[MemoryRecord]:
+        """Records matching `where`, by creation time."""
+        ...
+
+    def count_memories(self, user_id: str, where: MemoryFilter) -> int: ...
+
+    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+        """Nearest records by cosine similarity, best first."""
+        ...
+
+    def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+        """Full-text matches (stemmed, any query word), best first."""
+        ...
+
+    def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
+        """Delete records, their vectors and full-text entries, scrub their text from history,
+        then append `events`; return how many records existed."""
+        ...
+
+    def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        """Events of one memory, oldest first."""
+        ...
+
+    def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """Increment access counts and set last access time (persisted for time-weighted ranking)."""
+        ...
+
+    # -- items ------------------------------------------------------------
+    def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item: ...
+
+    def get_item(self, user_id: str, namespace: str, key: str) -> Item | None: ...
+
+    def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
+        """Items of one namespace, most recently updated first."""
+        ...
+
+    def delete_item(self, user_id: str, namespace: str, key: str) -> bool: ...
+
+    # -- users ------------------------------------------------------------
+    def user_ids(self, *, limit: int = 1000) -> list[str]:
+        """Users that have any data (admin/UI listing)."""
+        ...
+
+    def all_history(self, user_id: str) -> list[HistoryEvent]:
+        """Every history event of the user (export)."""
+        ...
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Remove every row of the user in one transaction; return counts per table.
+
+        Afterwards no trace of the user's text may remain in the storage files.
+        """
+        ...
