@@ -47,6 +47,7 @@ class MemoryFilter:
     include_superseded: bool = False
     include_expired: bool = False
     ids: tuple[str, ...] = ()
+    content_hashes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,50 @@
+"""memstrata: layered long-term memory for AI agents."""
+
+from .errors import (
+    BackendError,
+    BufferUnavailable,
+    ConfigurationError,
+    EmbeddingMismatch,
+    InvalidInput,
+    LLMOutputError,
+    MemoryNotFound,
+    MemstrataError,
+    NotFound,
+    PermissionDenied,
+    ProviderError,
+    StoreError,
+    UsageError,
+)
+from .memory import Memory
+from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit
+from .semantic import NewMemory, Strategy
+from .settings import Settings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendError",
+    "BufferUnavailable",
+    "ConfigurationError",
+    "EmbeddingMismatch",
+    "EventType",
+    "HistoryEvent",
+    "InvalidInput",
+    "LLMOutputError",
+    "Memory",
+    "MemoryKind",
+    "MemoryNotFound",
+    "MemoryRecord",
+    "MemstrataError",
+    "NewMemory",
+    "NotFound",
+    "PermissionDenied",
+    "ProviderError",
+    "Scope",
+    "SearchHit",
+    "Settings",
+    "StoreError",
+    "Strategy",
+    "UsageError",
+    "__version__",
+]

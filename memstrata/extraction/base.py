@@ -1,0 +1,154 @@
+"""The extraction contract: messages in, candidate memories out.
+
+An `Extractor` turns a few chat messages into `Candidate`s: small, third-person statements
+with enough structure (subject, attribute, value, polarity) for resolution to decide whether a
+candidate duplicates, supersedes or adds to what is already stored. Extractors do no I/O of
+their own beyond what they are given (an LLM extractor receives its client at construction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol, runtime_checkable
+
+from ..errors import InvalidInput
+from ..models import MemoryKind
+
+Role = Literal["user", "assistant", "system"]
+EntityType = Literal["person", "place", "organization", "project", "other"]
+
+CATEGORIES = ("preference", "identity", "relation", "event", "request", "open_item")
+"""The category labels a candidate may carry."""
+
+ROLES: tuple[Role, ...] = ("user", "assistant", "system")
+ENTITY_TYPES: tuple[EntityType, ...] = ("person", "place", "organization", "project", "other")
+
+MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "plan", "task", "note", "event"})
+"""Attributes that hold many values at once: a new value never replaces another.
+
+"likes" carries both likes and dislikes: `value` names the object, `polarity` says which
+(+1 likes, -1 dislikes), so "hates tea" can retire "likes tea" but never "likes coffee".
+Every other attribute ("location", "relation:manager", "preference:answer_length") is one slot.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMention:
+    """A named thing a candidate mentions (person, place, organization, project, other)."""
+
+    name: str
+    type: EntityType = "other"
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise InvalidInput("entity name is empty")
+        if self.type not in ENTITY_TYPES:
+            raise InvalidInput(f"unknown entity type {self.type!r}; known: {', '.join(ENTITY_TYPES)}")
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileSlot:
+    """A key/value profile fact (e.g. category "identity", key "location", value "Berlin")."""
+
+    category: str
+    key: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One memory an extractor proposes to store.
+
+    `content` is a third-person sentence ("Alice lives in Berlin.", "The user prefers short answers.").
+    `subject` is who it is about, normalized ("user" or a lower-cased name such as "sarah").
+    `attribute` names a slot ("location", "relation:manager", "preference:answer_length", "likes")
+    or is None when the statement is not slot-like. `polarity` is +1 (likes/affirms) or -1
+    (dislikes/negates). `event_time` is an absolute, tz-aware time resolved against the message time.
+    """
+
+    kind: MemoryKind
+    content: str
+    category: str
+    subject: str = "user"
+    attribute: str | None = None
+    value: str | None = None
+    polarity: int = 1
+    event_time: datetime | None = None
+    entities: tuple[EntityMention, ...] = ()
+    profile: ProfileSlot | None = None
+    confidence: float = 0.8
+    source_text: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.content.strip():
+            raise InvalidInput("candidate content is empty")
+        if self.category not in CATEGORIES:
+            known = ", ".join(CATEGORIES)
+            raise InvalidInput(f"unknown candidate category {self.category!r}; known: {known}")
+        if self.polarity not in (1, -1):
+            raise InvalidInput(f"polarity must be 1 or -1, got {self.polarity!r}")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise InvalidInput(f"confidence must be between 0 and 1, got {self.confidence}")
+        if self.event_time is not None and self.event_time.tzinfo is None:
+            raise InvalidInput("event_time must be timezone-aware")
+
+    def metadata(self) -> dict[str, object]:
+        """The structured fields resolution reads back from a stored memory's metadata."""
+        data: dict[str, object] = {
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "value": self.value,
+            "polarity": self.polarity,
+            "category": self.category,
+        }
+        if self.event_time is not None:
+            data["event_time"] = self.event_time.isoformat()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message given to an extractor. `at` is when it was said (tz-aware, UTC)."""
+
+    role: Role
+    content: str
+    at: datetime
+    speaker: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise InvalidInput(f"unknown message role {self.role!r}; known: {', '.join(ROLES)}")
+        if self.at.tzinfo is None:
+            raise InvalidInput("message time `at` must be timezone-aware")
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns messages into candidate memories. Pure with respect to storage: it never writes."""
+
+    def extract(self, messages: Sequence[Message], *, known_name: str | None = None) -> list[Candidate]:
+        """Candidates found in `messages`; `known_name` is the user's name when already known."""
+        ...
+
+
+def is_multi_valued(attribute: str | None) -> bool:
+    """True when many values of `attribute` can hold at once (so none replaces another)."""
+    return attribute is None or attribute in MULTI_VALUED_ATTRIBUTES
+
+
+__all__ = [
+    "CATEGORIES",
+    "Candidate",
+    "EntityMention",
+    "ENTITY_TYPES",
+    "MULTI_VALUED_ATTRIBUTES",
+    "ROLES",
+    "EntityType",
+    "Extractor",
+    "Message",
+    "ProfileSlot",
+    "Role",
+    "is_multi_valued",
+]

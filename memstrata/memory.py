@@ -1,0 +1,175 @@
+"""`Memory`: the one front door. It composes the layers and holds no logic of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .embedders.base import Embedder
+from .filters import build_filter
+from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
+from .semantic import Clock, NewMemory, SemanticMemory, Strategy
+from .settings import Settings
+from .storage import Store, open_store
+
+ScopeLike = Scope | str
+
+
+def as_scope(scope: ScopeLike) -> Scope:
+    """Accept a `Scope` or a bare user id."""
+    return scope if isinstance(scope, Scope) else Scope(user_id=scope)
+
+
+class Memory:
+    """Layered memory for agents.
+
+    >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
+    >>> memory.add("Alice prefers short answers", scope="alice", kind="preference")  # doctest: +SKIP
+    >>> memory.search("how should I answer?", scope="alice")  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store | str | Path | None = None,
+        embedder: Embedder | str | None = None,
+        clock: Clock = utcnow,
+        track_access: bool = True,
+        settings: Settings | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.store: Store = (
+            store if store is not None and not isinstance(store, str | Path)
+            else open_store(store or self.settings.store, owner_url=self.settings.store_owner)
+        )  # fmt: skip
+        self.embedder: Embedder = _resolve_embedder(embedder or self.settings.embedder)
+        self.store.bind_embedder(self.embedder.name, self.embedder.dimensions)
+        self.clock = clock
+        self.semantic = SemanticMemory(store=self.store, embedder=self.embedder, clock=clock, track_access=track_access)
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> Memory:
+        return cls(settings=settings or Settings())
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- semantic memory ---------------------------------------------------
+    def add(
+        self,
+        content: str,
+        *,
+        scope: ScopeLike,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float = 0.5,
+        source_ids: Sequence[str] = (),
+        expires_at: datetime | None = None,
+        pinned: bool = False,
+        created_at: datetime | None = None,
+    ) -> MemoryRecord:
+        """Store one memory verbatim (embedding + full text). Returns the stored (or identical existing) record."""
+        item = NewMemory(
+            content=content, kind=MemoryKind.parse(kind), metadata=metadata, importance=importance,
+            source_ids=tuple(source_ids), expires_at=expires_at, pinned=pinned, created_at=created_at,
+        )  # fmt: skip
+        return self.semantic.add_many(as_scope(scope), [item])[0]
+
+    remember = add
+
+    def add_many(self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True) -> list[MemoryRecord]:
+        """Store many memories with one embedding batch and one transaction."""
+        return self.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
+
+    def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
+        return self.semantic.get(as_scope(scope), memory_id)
+
+    def list(
+        self,
+        *,
+        scope: ScopeLike,
+        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        include_superseded: bool = False,
+        include_expired: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        s = as_scope(scope)
+        where = build_filter(
+            kinds=kinds, metadata=metadata, agent_id=s.agent_id, session_id=s.session_id,
+            created_after=created_after, created_before=created_before, as_of=as_of,
+            include_superseded=include_superseded, include_expired=include_expired,
+        )  # fmt: skip
+        return self.store.list_memories(s.user_id, where, limit=limit, offset=offset)
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        scope: ScopeLike,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        expires_at: datetime | None = None,
+        pinned: bool | None = None,
+    ) -> MemoryRecord:
+        return self.semantic.update(
+            as_scope(scope), memory_id, content=content, metadata=metadata, importance=importance,
+            expires_at=expires_at, pinned=pinned,
+        )  # fmt: skip
+
+    def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord:
+        """Replace an outdated memory with a new one; the old one stays in history and for `as_of`."""
+        return self.semantic.supersede(as_scope(scope), memory_id, content, reason=reason)
+
+    def forget(self, memory_id: str, *, scope: ScopeLike) -> bool:
+        return self.semantic.forget(as_scope(scope), memory_id)
+
+    def history(self, memory_id: str, *, scope: ScopeLike) -> list[HistoryEvent]:
+        return self.semantic.history(as_scope(scope), memory_id)
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: ScopeLike,
+        k: int = 10,
+        strategy: Strategy | str = Strategy.HYBRID,
+        threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        include_superseded: bool = False,
+        decay_rate: float = 0.01,
+    ) -> list[SearchHit]:
+        """Search the scope's current memories. Every hit carries its component scores."""
+        where = build_filter(
+            kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,
+            as_of=as_of, include_superseded=include_superseded,
+        )  # fmt: skip
+        return self.semantic.search(
+            as_scope(scope), query, k=k, strategy=Strategy.parse(strategy), threshold=threshold, where=where,
+            decay_rate=decay_rate,
+        )  # fmt: skip
+
+
+def _resolve_embedder(spec: Embedder | str) -> Embedder:
+    if not isinstance(spec, str):
+        return spec
+    from .embedders.registry import resolve_embedder
+
+    return resolve_embedder(spec)

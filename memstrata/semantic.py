@@ -1,0 +1,275 @@
+"""Semantic (long-term) memory: add, get, list, update, supersede, forget, history and search.
+
+This module sequences I/O (embedder, store) around the pure scoring functions in `core/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from .core import scoring
+from .embedders.base import Embedder
+from .errors import InvalidInput, MemoryNotFound
+from .filters import aware
+from .models import (
+    EventType,
+    HistoryEvent,
+    MemoryKind,
+    MemoryRecord,
+    Scope,
+    SearchHit,
+    content_hash,
+    new_event,
+    new_record,
+    validate_text,
+)
+from .storage.base import MemoryFilter, ScoredRow, Store
+
+Clock = Callable[[], datetime]
+
+MAX_K = 1000
+
+
+class Strategy(StrEnum):
+    SEMANTIC = "semantic"
+    KEYWORD = "keyword"
+    HYBRID = "hybrid"
+    HYBRID_WEIGHTED = "hybrid_weighted"
+    TIME_WEIGHTED = "time_weighted"
+
+    @classmethod
+    def parse(cls, value: object) -> Strategy:
+        try:
+            return cls(str(value))
+        except ValueError:
+            known = ", ".join(s.value for s in cls)
+            raise InvalidInput(f"unknown search strategy {value!r}; known: {known}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """One memory to add in a batch (`SemanticMemory.add_many`)."""
+
+    content: str
+    kind: MemoryKind = MemoryKind.FACT
+    metadata: Mapping[str, Any] | None = None
+    importance: float = 0.5
+    source_ids: tuple[str, ...] = ()
+    expires_at: datetime | None = None
+    pinned: bool = False
+    created_at: datetime | None = None
+    scope: Scope | None = None
+
+
+class SemanticMemory:
+    """Long-term memories of one store, embedded with one embedder."""
+
+    def __init__(self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.track_access = track_access
+
+    # -- writes ------------------------------------------------------------
+    def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
+        """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
+        (same normalized text and kind) are not stored again; the existing record is returned instead."""
+        now = self.clock()
+        records = [self._build(item.scope or scope, item, now) for item in items]
+        if len({r.user_id for r in records}) > 1:
+            raise InvalidInput("a batch must belong to one user")
+        existing = self._current_duplicates(scope, records) if dedupe else {}
+        fresh = [r for r in records if (r.content_hash, r.kind) not in existing]
+        fresh = list({(r.content_hash, r.kind): r for r in fresh}.values()) if dedupe else fresh
+        if fresh:
+            vectors = self.embedder.embed_documents([r.content for r in fresh])
+            events = [new_event(r, EventType.ADD, after=r.content, at=now) for r in fresh]
+            self.store.save(scope.user_id, fresh, events, vectors)
+        if existing:
+            self.store.record_access(scope.user_id, [r.id for r in existing.values()], now)
+        by_key = {(r.content_hash, r.kind): r for r in fresh} | existing
+        return [by_key.get((r.content_hash, r.kind), r) for r in records]
+
+    def _build(self, scope: Scope, item: NewMemory, now: datetime) -> MemoryRecord:
+        return new_record(
+            scope=scope,
+            content=item.content,
+            kind=MemoryKind.parse(item.kind),
+            metadata=dict(item.metadata or {}),
+            importance=item.importance,
+            source_ids=tuple(item.source_ids),
+            expires_at=aware(item.expires_at, "expires_at"),
+            pinned=item.pinned,
+            created_at=aware(item.created_at, "created_at") or now,
+        )
+
+    def _current_duplicates(
+        self, scope: Scope, records: Sequence[MemoryRecord]
+    ) -> dict[tuple[str, MemoryKind], MemoryRecord]:
+        candidates = [r for r in records if r.kind is not MemoryKind.EPISODE]
+        if not candidates:
+            return {}
+        found: dict[tuple[str, MemoryKind], MemoryRecord] = {}
+        hashes = tuple({r.content_hash for r in candidates})
+        where = MemoryFilter(agent_id=scope.agent_id, content_hashes=hashes)
+        for record in self.store.list_memories(scope.user_id, where, limit=len(hashes) * 8):
+            found.setdefault((record.content_hash, record.kind), record)
+        return found
+
+    def update(
+        self,
+        scope: Scope,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        expires_at: datetime | None = None,
+        pinned: bool | None = None,
+    ) -> MemoryRecord:
+        """Change a memory in place; the previous content stays in its history."""
+        old = self.get(scope, memory_id)
+        now = self.clock()
+        changes: dict[str, Any] = {"updated_at": now}
+        if content is not None:
+            text = validate_text(content)
+            changes |= {"content": text, "content_hash": content_hash(text)}
+        if metadata is not None:
+            if not isinstance(metadata, Mapping):
+                raise InvalidInput("metadata must be a JSON object (a dict)")
+            changes["metadata"] = dict(metadata)
+        if importance is not None:
+            if not 0.0 <= importance <= 1.0:
+                raise InvalidInput(f"importance must be between 0 and 1, got {importance}")
+            changes["importance"] = importance
+        if expires_at is not None:
+            changes["expires_at"] = aware(expires_at, "expires_at")
+        if pinned is not None:
+            changes["pinned"] = pinned
+        new = replace(old, **changes)
+        event = new_event(new, EventType.UPDATE, before=old.content, after=new.content, at=now)
+        vectors = self.embedder.embed_documents([new.content]) if content is not None else None
+        self.store.save(scope.user_id, [new], [event], vectors)
+        return new
+
+    def supersede(
+        self, scope: Scope, memory_id: str, content: str, *, metadata: Mapping[str, Any] | None = None,
+        reason: str = "",
+    ) -> MemoryRecord:
+        """Retire a memory in favour of a new one: the old record gets `valid_to` and a successor link."""
+        old = self.get(scope, memory_id)
+        if old.valid_to is not None:
+            raise InvalidInput(f"memory {memory_id!r} is already superseded")
+        now = self.clock()
+        successor = new_record(
+            scope=old.scope, content=content, kind=old.kind, importance=old.importance,
+            metadata={**old.metadata, **(metadata or {})}, source_ids=old.source_ids, created_at=now,
+        )  # fmt: skip
+        retired = replace(old, valid_to=now, superseded_by=successor.id, updated_at=now)
+        events = [
+            new_event(retired, EventType.SUPERSEDE, before=old.content, after=successor.content, at=now,
+                      successor=successor.id, reason=reason),
+            new_event(successor, EventType.ADD, after=successor.content, at=now, predecessor=old.id),
+        ]  # fmt: skip
+        vectors = self.embedder.embed_documents([successor.content])
+        self.store.save(scope.user_id, [successor], (), vectors)
+        self.store.save(scope.user_id, [retired], events)
+        return successor
+
+    def forget(self, scope: Scope, memory_id: str) -> bool:
+        """Delete a memory, its vector and full-text entry, and scrub its text from history."""
+        records = self.store.get(scope.user_id, [memory_id])
+        if not records:
+            return False
+        event = HistoryEvent(
+            id=new_event(records[0], EventType.DELETE).id, memory_id=memory_id, user_id=scope.user_id,
+            event=EventType.DELETE, at=self.clock(),
+        )  # fmt: skip
+        return self.store.delete(scope.user_id, [memory_id], [event]) > 0
+
+    # -- reads -------------------------------------------------------------
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        found = self.store.get(scope.user_id, [memory_id])
+        if not found:
+            raise MemoryNotFound(memory_id)
+        return found[0]
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEvent]:
+        return self.store.history(scope.user_id, memory_id)
+
+    def search(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        k: int = 10,
+        strategy: Strategy = Strategy.HYBRID,
+        threshold: float | None = None,
+        where: MemoryFilter | None = None,
+        decay_rate: float = scoring.DECAY_RATE,
+    ) -> list[SearchHit]:
+        query = validate_text(query, "query")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
+        where = _scoped(where or MemoryFilter(), scope)
+        depth = max(k * 5, 50)
+        semantic = keyword = []  # type: list[ScoredRow]
+        if strategy is not Strategy.KEYWORD:
+            vector = self.embedder.embed_query(query)
+            semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
+        if strategy is not Strategy.SEMANTIC:
+            keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
+        hits = _rank(strategy, semantic, keyword, now=self.clock(), decay_rate=decay_rate)
+        if threshold is not None:
+            hits = [h for h in hits if h.score >= threshold]
+        hits = hits[:k]
+        if self.track_access and hits:
+            self.store.record_access(scope.user_id, [h.memory.id for h in hits], self.clock())
+        return hits
+
+
+def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
+    """Narrow a filter to the scope's agent/session when the scope names them."""
+    return replace(
+        where,
+        agent_id=where.agent_id or scope.agent_id,
+        session_id=where.session_id or scope.session_id,
+    )
+
+
+def _rank(
+    strategy: Strategy, semantic: Sequence[ScoredRow], keyword: Sequence[ScoredRow], *, now: datetime,
+    decay_rate: float,
+) -> list[SearchHit]:
+    records = {row.record.id: row.record for row in [*keyword, *semantic]}
+    sem = [(r.record.id, r.score) for r in semantic]
+    kw = [(r.record.id, r.score) for r in keyword]
+    components: dict[str, dict[str, float]] = {i: {} for i in records}
+    for i, s in sem:
+        components[i]["semantic"] = s
+    for i, s in kw:
+        components[i]["keyword"] = s
+    if strategy is Strategy.SEMANTIC:
+        final = dict(sem)
+    elif strategy is Strategy.KEYWORD:
+        final = dict(kw)
+    elif strategy is Strategy.HYBRID_WEIGHTED:
+        final = scoring.weighted_fusion(sem, kw)
+    else:
+        final = scoring.rrf_fusion(sem, kw)
+        if strategy is Strategy.TIME_WEIGHTED:
+            final = {
+                i: scoring.recency_score(records[i].last_accessed_at or records[i].created_at, now,
+                                         decay_rate=decay_rate) + max(components[i].get("semantic", 0.0), 0.0)
+                for i in final
+            }  # fmt: skip
+            for i in final:
+                components[i]["recency"] = final[i] - max(components[i].get("semantic", 0.0), 0.0)
+    return [
+        SearchHit(memory=records[i], score=final[i], scores={**components[i], strategy.value: final[i]})
+        for i in scoring.rank(final)
+    ]

@@ -1,0 +1,103 @@
+"""SQLite schema migrations, applied in order; `PRAGMA user_version` holds the schema version."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one (unlike `executescript`, this stays inside the open transaction)."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            conn.execute(statement)
+            statement = ""
+    if statement.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {statement[:80]!r}")
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    run_script(
+        conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            user_id TEXT NOT NULL CHECK (user_id <> ''),
+            id TEXT NOT NULL,
+            agent_id TEXT,
+            session_id TEXT,
+            kind TEXT NOT NULL,
+            content TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            importance REAL NOT NULL DEFAULT 0.5,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            valid_from REAL,
+            valid_to REAL,
+            superseded_by TEXT,
+            expires_at REAL,
+            source_ids TEXT NOT NULL DEFAULT '[]',
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed_at REAL,
+            content_hash TEXT NOT NULL,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            embedding BLOB,
+            UNIQUE (user_id, id)
+        );
+        CREATE INDEX memories_user_created ON memories (user_id, created_at);
+        CREATE INDEX memories_user_hash ON memories (user_id, content_hash);
+        CREATE INDEX memories_user_session ON memories (user_id, session_id, created_at);
+
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            user_id, content, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts (rowid, user_id, content) VALUES (new.rowid, new.user_id, new.content);
+        END;
+        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, user_id, content)
+            VALUES ('delete', old.rowid, old.user_id, old.content);
+        END;
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, user_id ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, user_id, content)
+            VALUES ('delete', old.rowid, old.user_id, old.content);
+            INSERT INTO memories_fts (rowid, user_id, content) VALUES (new.rowid, new.user_id, new.content);
+        END;
+
+        CREATE TABLE history (
+            user_id TEXT NOT NULL CHECK (user_id <> ''),
+            id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            event TEXT NOT NULL,
+            at REAL NOT NULL,
+            before TEXT,
+            after TEXT,
+            details TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (user_id, id)
+        );
+        CREATE INDEX history_memory ON history (user_id, memory_id, at);
+
+        CREATE TABLE items (
+            user_id TEXT NOT NULL CHECK (user_id <> ''),
+            namespace TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (user_id, namespace, key)
+        );
+        CREATE INDEX items_recent ON items (user_id, namespace, updated_at);
+
+        CREATE TABLE vector_versions (
+            user_id TEXT PRIMARY KEY,
+            version INTEGER NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial,)
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,59 @@
+"""Shared fixtures. Backends are parametrized: every contract test runs on every store.
+
+Postgres and Redis tests skip locally when the service is unreachable, and FAIL under CI=true.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.storage.base import Store
+from memstrata.storage.sqlite import SQLiteStore
+
+TEST_DIMENSIONS = 64
+
+
+def service_missing(reason: str) -> None:
+    """Skip locally, fail in CI: a green CI must never hide a backend that did not run."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: required services must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def embedder() -> HashingEmbedder:
+    return HashingEmbedder(TEST_DIMENSIONS)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh, empty store of each backend, bound to the test embedder."""
+    if request.param == "sqlite":
+        backend: Store = SQLiteStore(tmp_path / "memories.db")
+        backend.bind_embedder("hashing-64", TEST_DIMENSIONS)
+        try:
+            yield backend
+        finally:
+            backend.close()
+        return
+    from tests.support.pg import postgres_urls
+
+    from memstrata.storage.postgres import PostgresStore
+
+    with postgres_urls() as (app_url, owner_url):
+        backend = PostgresStore.open(app_url, owner_url=owner_url)
+        backend.bind_embedder("hashing-64", TEST_DIMENSIONS)
+        try:
+            yield backend
+        finally:
+            backend.close()
+
+
+@pytest.fixture
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'memories.db'}"
