@@ -125,6 +125,8 @@ def _replace_year(day: date, year: int) -> date:
 
 
 def _month_number(word: str) -> int | None:
+    if word == "may":
+        return None  # lower-case "may" is the verb far more often than the month
     word = word.casefold().rstrip(".")
     if word in MONTHS:
         return MONTHS.index(word) + 1
@@ -147,12 +149,15 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 
 # --- patterns ---------------------------------------------------------------------------------
 
-_WEEKDAY = r"(?P<weekday>mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)"
+_WEEKDAY = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTH = (
     r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
-_COUNT = r"(?P<count>\d{1,3}|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_COUNT = (
+    r"(?P<count>\d{1,3}|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|eleven|twelve)"
+)
 _UNIT = r"(?P<unit>day|week|fortnight|month|year)s?"
 _ORDINAL = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
@@ -172,7 +177,9 @@ def _fixed_offset(days: int) -> Handler:
     return handle
 
 
-def _relative_weekday(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity]:
+def _relative_weekday(
+    match: re.Match[str], now: datetime, prefer: Prefer | None
+) -> tuple[datetime, Granularity]:
     modifier = (match.group("modifier") or "").casefold()
     weekday = _weekday_index(match.group("weekday"))
     today = now.date()
@@ -192,7 +199,9 @@ def _relative_weekday(match: re.Match[str], now: datetime, prefer: Prefer | None
     return _midnight(day, now), "day"
 
 
-def _relative_period(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity]:
+def _relative_period(
+    match: re.Match[str], now: datetime, prefer: Prefer | None
+) -> tuple[datetime, Granularity]:
     modifier = match.group("modifier").casefold()
     period = match.group("period").casefold()
     step = {"next": 1, "coming": 1, "last": -1, "past": -1, "previous": -1}.get(modifier, 0)
@@ -208,7 +217,9 @@ def _relative_period(match: re.Match[str], now: datetime, prefer: Prefer | None)
 
 
 def _offset(sign: int) -> Handler:
-    def handle(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
+    def handle(
+        match: re.Match[str], now: datetime, prefer: Prefer | None
+    ) -> tuple[datetime, Granularity] | None:
         count = _number(match.group("count"))
         if count is None:
             return None
@@ -229,7 +240,9 @@ def _offset(sign: int) -> Handler:
     return handle
 
 
-def _month_day(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
+def _month_day(
+    match: re.Match[str], now: datetime, prefer: Prefer | None
+) -> tuple[datetime, Granularity] | None:
     month = _month_number(match.group("month"))
     if month is None:
         return None
@@ -243,7 +256,9 @@ def _month_day(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tu
     return _midnight(day, now), "day"
 
 
-def _month_only(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
+def _month_only(
+    match: re.Match[str], now: datetime, prefer: Prefer | None
+) -> tuple[datetime, Granularity] | None:
     month = _month_number(match.group("month"))
     if month is None:
         return None
@@ -259,7 +274,9 @@ def _month_only(match: re.Match[str], now: datetime, prefer: Prefer | None) -> t
     return _midnight(first, now), "month"
 
 
-def _ordinal_only(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
+def _ordinal_only(
+    match: re.Match[str], now: datetime, prefer: Prefer | None
+) -> tuple[datetime, Granularity] | None:
     today = now.date()
     number = int(match.group("day"))
     day = _safe_date(today.year, today.month, number)
@@ -289,19 +306,32 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple(
         (r"\btomorrow\b", _fixed_offset(1)),
         (r"\b(?:yesterday|last night)\b", _fixed_offset(-1)),
         (r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", _fixed_offset(0)),
-        (rf"\b(?:(?P<modifier>next|this coming|coming|last|this past|past|this) |on )?{_WEEKDAY}\b", _relative_weekday),
-        (r"\b(?P<modifier>next|coming|last|past|previous|this) (?P<period>week(?:end)?|month|year)\b", _relative_period),
+        (
+            rf"\b(?:(?P<modifier>next|this coming|coming|last|this past|past|this) |on )?{_WEEKDAY}\b",
+            _relative_weekday,
+        ),
+        (
+            r"\b(?P<modifier>next|coming|last|past|previous|this) (?P<period>week(?:end)?|month|year)\b",
+            _relative_period,
+        ),
         (rf"\b(?:in|within) {_COUNT} {_UNIT}\b", _offset(1)),
         (rf"\b{_COUNT} {_UNIT} (?:ago|back|earlier)\b", _offset(-1)),
         (rf"\b(?:the )?{_ORDINAL} (?:of )?{_MONTH}(?:,? {_YEAR})?\b", _month_day),
         (rf"\b{_MONTH} (?:the )?{_ORDINAL}(?![\d:])(?:,? {_YEAR})?\b", _month_day),
-        (rf"\b(?:(?:in|during|since|until|by|before|after|early|late|mid|end of|beginning of) (?:-)?{_MONTH}(?: {_YEAR})?|{_MONTH} {_YEAR})\b", _month_only),
+        (
+            rf"\b(?:in|during|since|until|by|before|after|early|late|mid|end of|beginning of) "
+            rf"{_MONTH}(?! ?(?:the )?[0-3]?\d(?:st|nd|rd|th)?\b)(?: {_YEAR})?\b",
+            _month_only,
+        ),
+        (rf"\b{_MONTH} {_YEAR}\b", _month_only),
         (r"\bon the (?P<day>[0-3]?\d)(?:st|nd|rd|th)\b", _ordinal_only),
         (r"\b(?P<year>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b", _iso),
     )
 )
 
-_TIME_OF_DAY = re.compile(r"^\s*(?:at|@)\s*(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<half>am|pm)?\b", re.IGNORECASE)
+_TIME_OF_DAY = re.compile(
+    r"^\s*(?:at|@)\s*(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<half>am|pm)?\b", re.IGNORECASE
+)
 
 
 def _with_time_of_day(text: str, end: int, start: datetime) -> tuple[datetime, int] | None:
@@ -344,7 +374,9 @@ def find_dates(text: str, now: datetime, *, prefer: Prefer | None = None) -> lis
         if timed is not None:
             when, end = timed
             granularity = "minute"
-        mentions.append(DateMention(text=text[start:end], start=when, granularity=granularity, span=(start, end)))
+        mentions.append(
+            DateMention(text=text[start:end], start=when, granularity=granularity, span=(start, end))
+        )
     return mentions
 
 
@@ -368,7 +400,7 @@ _FUTURE = re.compile(
 
 
 def guess_tense(text: str) -> Prefer | None:
-    """"past" or "future" from cue words, or None when the sentence gives no clear cue."""
+    """ "past" or "future" from cue words, or None when the sentence gives no clear cue."""
     past = bool(_PAST.search(text))
     future = bool(_FUTURE.search(text))
     if past and not future:

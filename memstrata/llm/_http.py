@@ -151,7 +151,9 @@ def post_json(
             problem = describe_response(response, secrets)
         if attempt + 1 < attempts:
             time.sleep(next_delay(attempt, response, policy))
-    raise ProviderError(f"LLM request to {safe_url(url)} failed after {attempts} attempt(s): {redact(problem, secrets)}")
+    raise ProviderError(
+        f"LLM request to {safe_url(url)} failed after {attempts} attempt(s): {redact(problem, secrets)}"
+    )
 
 
 def response_json(response: httpx.Response, url: str, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
@@ -173,6 +175,11 @@ def build_client(client: httpx.Client | None, timeout: float) -> tuple[httpx.Cli
     if client is not None:
         return client, False
     return httpx.Client(timeout=httpx.Timeout(timeout), headers={"user-agent": USER_AGENT}), True
+
+
+def usage_block(data: dict[str, Any]) -> dict[str, Any]:
+    usage = data.get("usage")
+    return usage if isinstance(usage, dict) else {}
 
 
 def as_int(value: object) -> int:

@@ -82,7 +82,7 @@ class AnthropicLLM:
             detail = _http.describe_response(response, [self._api_key])
             raise ProviderError(f"LLM request to {_http.safe_url(self.url)} failed: {detail}")
         data = _http.response_json(response, self.url, [self._api_key])
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = _http.usage_block(data)
         reason = data.get("stop_reason")
         return LLMResponse(
             text=_text_blocks(data, self.url),
@@ -141,5 +141,7 @@ def merge_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
 def _text_blocks(data: dict[str, Any], url: str) -> str:
     content = data.get("content")
     if not isinstance(content, list):
-        raise ProviderError(f"LLM endpoint {_http.safe_url(url)} returned no content blocks: {str(data)[:200]!r}")
+        raise ProviderError(
+            f"LLM endpoint {_http.safe_url(url)} returned no content blocks: {str(data)[:200]!r}"
+        )
     return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")

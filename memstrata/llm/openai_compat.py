@@ -97,7 +97,12 @@ class OpenAICompatibleLLM:
 
     def _post(self, payload: dict[str, Any]) -> httpx.Response:
         return _http.post_json(
-            self._client, self.url, payload, headers=self._headers(), policy=self._policy, secrets=[self._api_key]
+            self._client,
+            self.url,
+            payload,
+            headers=self._headers(),
+            policy=self._policy,
+            secrets=[self._api_key],
         )
 
     @staticmethod
@@ -113,7 +118,7 @@ class OpenAICompatibleLLM:
             raise ProviderError(self._failure(response))
         data = _http.response_json(response, self.url, [self._api_key])
         choice = _first_choice(data, self.url)
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = _http.usage_block(data)
         reason = choice.get("finish_reason")
         return LLMResponse(
             text=_message_text(choice),
@@ -127,7 +132,7 @@ class OpenAICompatibleLLM:
         detail = _http.describe_response(response, [self._api_key])
         hint = ""
         if response.status_code == 404:
-            hint = f" (is {self.model!r} served there, and does the base URL end with its API version, e.g. /v1?)"
+            hint = f" (is {self.model!r} served there? does the base URL end with the API version, e.g. /v1?)"
         elif response.status_code in (401, 403):
             hint = " (check the API key: MEMSTRATA_LLM_API_KEY or OPENAI_API_KEY)"
         return f"LLM request to {_http.safe_url(self.url)} failed: {detail}{hint}"

@@ -3,11 +3,12 @@
 Specs are resolved at the edges (settings, CLI, server start), never at import. Environment
 variables are read when `resolve_llm` is called:
 
-| prefix      | base URL                                                        | API key                                   |
-|-------------|-----------------------------------------------------------------|-------------------------------------------|
-| `openai`    | `MEMSTRATA_LLM_BASE_URL`, else https://api.openai.com/v1          | `MEMSTRATA_LLM_API_KEY`, else `OPENAI_API_KEY` (required for api.openai.com) |
-| `ollama`    | `MEMSTRATA_LLM_BASE_URL`, else http://127.0.0.1:11434/v1           | `MEMSTRATA_LLM_API_KEY` (optional)          |
-| `anthropic` | `MEMSTRATA_LLM_BASE_URL`, else https://api.anthropic.com          | `MEMSTRATA_LLM_API_KEY`, else `ANTHROPIC_API_KEY` (required) |
+* ``openai:MODEL`` — base URL ``MEMSTRATA_LLM_BASE_URL``, else https://api.openai.com/v1; key
+  ``MEMSTRATA_LLM_API_KEY``, else ``OPENAI_API_KEY`` (required only for api.openai.com).
+* ``ollama:MODEL`` — base URL ``MEMSTRATA_LLM_BASE_URL``, else http://127.0.0.1:11434/v1; key
+  ``MEMSTRATA_LLM_API_KEY`` (optional).
+* ``anthropic:MODEL`` — base URL ``MEMSTRATA_LLM_BASE_URL``, else https://api.anthropic.com; key
+  ``MEMSTRATA_LLM_API_KEY``, else ``ANTHROPIC_API_KEY`` (required).
 
 `MEMSTRATA_LLM_TIMEOUT` (seconds) and `MEMSTRATA_LLM_MAX_RETRIES` tune every adapter.
 """

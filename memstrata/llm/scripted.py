@@ -15,12 +15,11 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from ..errors import ProviderError
 from .base import ChatMessage, LLMResponse, TokenUsage, check_request
 
-Reply = Union[str, LLMResponse, BaseException, Callable[[Sequence[ChatMessage]], "str | LLMResponse"]]
+Reply = str | LLMResponse | BaseException | Callable[[Sequence[ChatMessage]], str | LLMResponse]
 
 
 @dataclass(frozen=True, slots=True)

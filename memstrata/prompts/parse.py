@@ -33,6 +33,9 @@ _DANGLING_CLOSE = re.compile(r"^.*</(?:think|thinking|reasoning)>", re.IGNORECAS
 _DANGLING_OPEN = re.compile(r"<(?:think|thinking|reasoning)>.*$", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_WORD = re.compile(r"[A-Za-z_]+")
+_TRAILING = re.compile(r"\s*[}\]]")
+_SINGLE_QUOTE_ESCAPES = {"'": "'", '"': '\\"'}
 _CLOSERS = {"{": "}", "[": "]"}
 _MAX_STARTS = 50
 
@@ -61,8 +64,16 @@ def strip_fences(text: str) -> str:
     return next((block for block in blocks if "{" in block or "[" in block), text)
 
 
+def _drop_preamble(text: str) -> str:
+    """Drop a short first line that only introduces the answer ("Here is the summary:")."""
+    first, newline, rest = text.partition("\n")
+    if newline and rest.strip() and first.rstrip().endswith(":") and len(first) <= 80:
+        return rest.strip()
+    return text
+
+
 def clean_text(text: str) -> str:
-    """Plain-text output (a summary): reasoning and fences removed, whitespace trimmed.
+    """Plain-text output (a summary): reasoning, fences and an introducing line removed.
 
     Raises `LLMOutputError` when nothing is left.
     """
@@ -70,7 +81,7 @@ def clean_text(text: str) -> str:
     if "```" in cleaned:
         blocks = [block.strip() for block in _FENCE.findall(cleaned) if block.strip()]
         cleaned = blocks[0] if blocks else cleaned.replace("```", "")
-    cleaned = cleaned.strip().strip('"').strip()
+    cleaned = _drop_preamble(cleaned.strip())
     if not cleaned:
         raise LLMOutputError(f"LLM returned no text (output was {preview(text)})")
     return cleaned
@@ -113,9 +124,16 @@ def balanced_end(text: str, start: int) -> int:
 
 
 def _single_to_double(literal: str) -> str:
-    """Re-quote a single-quoted literal as a JSON string."""
-    inner = literal[1:-1].replace("\\'", "'")
-    return json.dumps(json.loads('"' + inner.replace('"', '\\"') + '"'))
+    """Re-quote a single-quoted literal (quotes included) as a JSON string literal."""
+    out: list[str] = []
+    chars = iter(literal[1:-1])
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars, "")
+            out.append(_SINGLE_QUOTE_ESCAPES.get(escaped, "\\" + escaped))
+        else:
+            out.append('\\"' if char == '"' else char)
+    return '"' + "".join(out) + '"'
 
 
 def repair(snippet: str) -> str:
@@ -130,15 +148,14 @@ def repair(snippet: str) -> str:
             literal = snippet[index:end]
             out.append(_single_to_double(literal) if char == "'" and end > index + 1 else literal)
             index = end
-            continue
-        word = re.match(r"[A-Za-z_]+", snippet[index:])
-        if word:
+        elif word := _WORD.match(snippet, index):
             out.append(_PY_LITERALS.get(word.group(), word.group()))
-            index += word.end()
-            continue
-        out.append(char)
-        index += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+            index = word.end()
+        else:
+            if not (char == "," and _TRAILING.match(snippet, index + 1)):
+                out.append(char)
+            index += 1
+    return "".join(out)
 
 
 def _loads(snippet: str) -> Any:
@@ -164,18 +181,18 @@ def extract_json(text: str) -> Any:
     starts = [i for i, char in enumerate(body) if char in _CLOSERS][:_MAX_STARTS]
     if not starts:
         raise LLMOutputError(f"LLM output contains no JSON object or array (output was {preview(text)})")
-    closed = False
+    unclosed = False
     for start in starts:
         end = balanced_end(body, start)
         if end < 0:
+            unclosed = True
             continue
-        closed = True
         value = _loads(body[start:end])
         if value is not _NOT_JSON:
             return value
-    if not closed:
+    if unclosed:
         raise LLMOutputError(
-            f"LLM output has JSON that never closes; was it cut off by max_tokens? (output was {preview(text)})"
+            f"LLM output has JSON that never closes; cut off by max_tokens? (output was {preview(text)})"
         )
     raise LLMOutputError(f"LLM output is not valid JSON, even after repair (output was {preview(text)})")
 
@@ -196,7 +213,9 @@ def parse_model(text: str, model: type[M]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise LLMOutputError(f"LLM JSON does not match {model.__name__}: {describe_validation(exc)}") from None
+        raise LLMOutputError(
+            f"LLM JSON does not match {model.__name__}: {describe_validation(exc)}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +246,9 @@ def parse_items(text: str, item_model: type[M], *, key: str) -> ParsedItems[M]:
     """
     items = _item_list(extract_json(text), key)
     if items is None:
-        raise LLMOutputError(f'LLM JSON is neither a list nor {{"{key}": [...]}} (output was {preview(text)})')
+        raise LLMOutputError(
+            f'LLM JSON is neither a list nor {{"{key}": [...]}} (output was {preview(text)})'
+        )
     valid: list[M] = []
     rejected: list[str] = []
     for position, item in enumerate(items):

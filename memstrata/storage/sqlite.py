@@ -345,7 +345,7 @@ class SQLiteStore:
         sims = index.matrix @ query
         order = np.argsort(-sims, kind="stable")
         hits: list[ScoredRow] = []
-        start, batch = 0, max(limit * 4, 64)
+        start, batch = 0, limit + 16
         while len(hits) < limit and start < len(order):
             chunk = order[start : start + batch]
             ids = [index.ids[i] for i in chunk]

@@ -1,0 +1,105 @@
+"""`memstrata bench locomo`: evidence recall of memstrata's retrieval on LoCoMo conversations.
+
+Each conversation is one user; every turn is an episode memory whose provenance is its dia_id.
+Every question of category 1-4 is searched; recall@k is the fraction of the question's evidence
+dia_ids found in the provenance of the top-k hits.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..memory import Memory
+from ..models import MemoryKind, Scope
+from ..semantic import NewMemory, Strategy
+from .locomo_data import CATEGORIES, Conversation, evidence_recall, load
+from .report import latency_summary
+
+DEFAULT_KS = (1, 5, 10, 20)
+Progress = Callable[[str], None]
+
+
+def ingest(memory: Memory, conversation: Conversation) -> Scope:
+    scope = Scope(user_id=f"locomo-{conversation.sample_id}")
+    items = [
+        NewMemory(
+            content=turn.document,
+            kind=MemoryKind.EPISODE,
+            metadata={
+                "speaker": turn.speaker, "dia_id": turn.dia_id, "session": turn.session,
+                "turn": turn.index, "session_date": turn.session_date,
+            },
+            source_ids=(turn.dia_id,),
+            created_at=turn.at,
+        )
+        for turn in conversation.turns
+    ]  # fmt: skip
+    for start in range(0, len(items), 256):
+        memory.add_many(items[start : start + 256], scope=scope, dedupe=False)
+    return scope
+
+
+def run(
+    data: str | Path,
+    *,
+    store: str | None = None,
+    embedder: str | None = None,
+    strategy: str = Strategy.HYBRID.value,
+    ks: Sequence[int] = DEFAULT_KS,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    conversations = load(data)
+    with tempfile.TemporaryDirectory(prefix="memstrata-locomo-") as tmp:
+        url = store or f"sqlite:///{Path(tmp) / 'locomo.db'}"
+        with Memory(store=url, embedder=embedder or "static") as memory:
+            return _evaluate(memory, conversations, Strategy.parse(strategy), sorted(ks), progress)
+
+
+def _evaluate(
+    memory: Memory, conversations: list[Conversation], strategy: Strategy, ks: list[int],
+    progress: Progress | None,
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    scopes = []
+    for conversation in conversations:
+        memory.store.erase_user(f"locomo-{conversation.sample_id}")
+        scopes.append(ingest(memory, conversation))
+        if progress:
+            progress(f"ingested {conversation.sample_id} ({len(conversation.turns)} turns)")
+    ingest_s = time.perf_counter() - started
+    per_question: list[tuple[str, dict[int, float]]] = []
+    latencies: list[float] = []
+    for conversation, scope in zip(conversations, scopes, strict=True):
+        for question in conversation.questions:
+            t = time.perf_counter()
+            hits = memory.search(question.question, scope=scope, k=max(ks), strategy=strategy)
+            latencies.append((time.perf_counter() - t) * 1000)
+            provenance = [h.memory.source_ids for h in hits]
+            per_question.append((question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks}))
+        if progress:
+            progress(f"searched {conversation.sample_id} ({len(conversation.questions)} questions)")
+    return {
+        "benchmark": "locomo",
+        "strategy": strategy.value,
+        "store": memory.store.url.split("://")[0],
+        "embedder": memory.embedder.name,
+        "conversations": len(conversations),
+        "turns": sum(len(c.turns) for c in conversations),
+        "questions": len(per_question),
+        "overall": _mean_recalls([r for _, r in per_question], ks),
+        "by_category": {
+            c: _mean_recalls([r for cat, r in per_question if cat == c], ks) for c in CATEGORIES
+        },
+        "ingest_s": round(ingest_s, 2),
+        **latency_summary(latencies, "search_ms"),
+    }
+
+
+def _mean_recalls(rows: list[dict[int, float]], ks: list[int]) -> dict[str, float]:
+    if not rows:
+        return {f"recall@{k}": 0.0 for k in ks}
+    return {f"recall@{k}": round(sum(r[k] for r in rows) / len(rows), 4) for k in ks}

@@ -1,0 +1,48 @@
+"""Helpers shared by CLI commands: opening `Memory` from flags/env and printing results."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from ..memory import Memory
+from ..models import Scope
+from ..settings import Settings
+
+
+def open_memory(args: argparse.Namespace) -> Memory:
+    settings = Settings()
+    return Memory(store=args.store or settings.store, embedder=args.embedder or settings.embedder, settings=settings)
+
+
+def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--user", required=True, help="user id (required)")
+    parser.add_argument("--agent", help="agent id")
+    parser.add_argument("--session", help="session id")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def scope_of(args: argparse.Namespace) -> Scope:
+    return Scope(user_id=args.user, agent_id=args.agent, session_id=args.session)
+
+
+def to_jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return {k: to_jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False))

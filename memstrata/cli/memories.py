@@ -1,0 +1,130 @@
+"""`memstrata add | search | get | list | forget | history`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..errors import InvalidInput
+from ..semantic import Strategy
+from .common import add_scope_arguments, open_memory, print_json, scope_of
+
+
+def register(commands: Any) -> None:
+    add = commands.add_parser("add", help="store a memory verbatim")
+    add.add_argument("content")
+    add.add_argument("--kind", default="fact")
+    add.add_argument("--metadata", help="JSON object")
+    add.add_argument("--importance", type=float, default=0.5)
+    add_scope_arguments(add)
+    add.set_defaults(handler=cmd_add)
+
+    search = commands.add_parser("search", help="search memories")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=10)
+    search.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
+    search.add_argument("--threshold", type=float)
+    search.add_argument("--kind", action="append", dest="kinds")
+    search.add_argument("--as-of")
+    search.add_argument("--include-superseded", action="store_true")
+    add_scope_arguments(search)
+    search.set_defaults(handler=cmd_search)
+
+    get = commands.add_parser("get", help="show one memory")
+    get.add_argument("memory_id")
+    add_scope_arguments(get)
+    get.set_defaults(handler=cmd_get)
+
+    list_ = commands.add_parser("list", help="list memories")
+    list_.add_argument("--kind", action="append", dest="kinds")
+    list_.add_argument("--limit", type=int, default=50)
+    list_.add_argument("--include-superseded", action="store_true")
+    add_scope_arguments(list_)
+    list_.set_defaults(handler=cmd_list)
+
+    forget = commands.add_parser("forget", help="delete a memory and scrub its text from history")
+    forget.add_argument("memory_id")
+    add_scope_arguments(forget)
+    forget.set_defaults(handler=cmd_forget)
+
+    history = commands.add_parser("history", help="show the change history of a memory")
+    history.add_argument("memory_id")
+    add_scope_arguments(history)
+    history.set_defaults(handler=cmd_history)
+
+
+def _metadata(raw: str | None) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"--metadata is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InvalidInput("--metadata must be a JSON object")
+    return value
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        record = memory.add(
+            args.content, scope=scope_of(args), kind=args.kind, metadata=_metadata(args.metadata),
+            importance=args.importance,
+        )  # fmt: skip
+    print_json(record) if args.json else print(record.id)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        hits = memory.search(
+            args.query, scope=scope_of(args), k=args.k, strategy=args.strategy, threshold=args.threshold,
+            kinds=args.kinds, as_of=args.as_of, include_superseded=args.include_superseded,
+        )  # fmt: skip
+    if args.json:
+        print_json(hits)
+    else:
+        for hit in hits:
+            print(f"{hit.score:8.4f}  {hit.memory.id}  [{hit.memory.kind.value}] {hit.memory.content}")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        record = memory.get(args.memory_id, scope=scope_of(args))
+    print_json(record) if args.json else print(f"{record.id} [{record.kind.value}] {record.content}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        records = memory.list(
+            scope=scope_of(args), kinds=args.kinds, limit=args.limit, include_superseded=args.include_superseded
+        )
+    if args.json:
+        print_json(records)
+    else:
+        for record in records:
+            print(f"{record.id}  {record.created_at:%Y-%m-%d}  [{record.kind.value}] {record.content}")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        removed = memory.forget(args.memory_id, scope=scope_of(args))
+    print_json({"id": args.memory_id, "forgotten": removed}) if args.json else print(
+        "forgotten" if removed else "not found"
+    )
+    return 0 if removed else 3
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        events = memory.history(args.memory_id, scope=scope_of(args))
+    if args.json:
+        print_json(events)
+    else:
+        for event in events:
+            print(f"{event.at:%Y-%m-%d %H:%M:%S}  {event.event.value:9}  {event.before!r} -> {event.after!r}")
+    return 0
