@@ -38,8 +38,19 @@ class Memory:
         clock: Clock = utcnow,
         track_access: bool = True,
         settings: Settings | None = None,
+        buffer: Any = None,
+        llm: Any = None,
+        extractor: Any = None,
     ) -> None:
+        """Collaborators may be objects or spec strings; unset ones come from `settings` (MEMSTRATA_* env).
+
+        `buffer` (a Buffer or `memory://` / `redis://...`), `llm` (an LLMClient or `openai:MODEL`...) and
+        `extractor` are resolved lazily by the layers that use them.
+        """
         self.settings = settings or Settings()
+        self.buffer_spec = buffer if buffer is not None else self.settings.buffer
+        self.llm_spec = llm if llm is not None else self.settings.llm
+        self.extractor_spec = extractor
         self.store: Store = (
             store if store is not None and not isinstance(store, str | Path)
             else open_store(store or self.settings.store, owner_url=self.settings.store_owner)

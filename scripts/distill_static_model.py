@@ -94,7 +94,7 @@ def export(distilled: Path, out: Path) -> None:
     tokenizer.enable_truncation(MAX_LENGTH)
 
     np.save(out / "embeddings.npy", embeddings.astype(np.float16))
-    tokenizer.save(str(out / "tokenizer.json"))
+    tokenizer.save(str(out / "tokenizer.json"), pretty=False)
     config = {
         "name": "static-m2v-minilm-256",
         "dimensions": int(embeddings.shape[1]),

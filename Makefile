@@ -1,0 +1,35 @@
+# The README's two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test services lint bench install clean
+
+run: $(STAMP)            ## start the memory server on the embedded default (SQLite file + offline embedder)
+	$(BIN)/memstrata serve
+
+test: services $(STAMP)  ## start/check Postgres+pgvector and Redis, then run the whole test suite
+	$(BIN)/python -m pytest
+
+services:                ## idempotent: Postgres 15 + pgvector and Redis 7 on loopback
+	bash scripts/services.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check memstrata tests
+	$(BIN)/ruff check memstrata tests
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/memstrata bench all --data ../shared/data/locomo/locomo-dev.json --out benchmarks/results
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check uv
+	$(BIN)/uv pip install -q --python $(BIN)/python -e ".[dev]"
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,27 @@
+"""Item namespaces: which layer keeps what in the store's per-user `items` table.
+
+Every layer reads and writes only its own namespaces; export/import and erasure walk all of them.
+"""
+
+PROFILE = "profile"
+"""Key/value profile facts; key = f"{category}:{key}", value = {category, key, value, source, updated_at}."""
+
+USER_CONTEXT = "context"
+"""The seed-004 user context object; key = "user"."""
+
+SESSION = "session"
+"""Per-session state (rolling summary, folded turn count, ended_at); key = session_id."""
+
+ENTITY = "entity"
+"""Entities; key = normalized entity name."""
+
+QUEUE = "queue"
+"""Background work items (extraction); key = item id."""
+
+RECEIPT = "receipt"
+"""Content-free erasure receipts (kept under a reserved system user)."""
+
+SYSTEM_USER = "_system"
+"""Reserved owner of non-user data (API keys, erasure receipts). User ids cannot start with '_'."""
+
+ALL_USER_NAMESPACES = (PROFILE, USER_CONTEXT, SESSION, ENTITY, QUEUE)

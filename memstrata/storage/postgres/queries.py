@@ -1,0 +1,187 @@
+"""SQL text and row mapping for the PostgreSQL store (pure: no connections here).
+
+Every user-supplied value travels as a bind parameter; the SQL strings below are built only from
+constant fragments. Filter semantics mirror `memstrata.storage.sqlite` exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from ...core.text import STOPWORDS, words
+from ...models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
+from ..base import MemoryFilter
+
+COLUMNS = (
+    "user_id", "id", "agent_id", "session_id", "kind", "content", "metadata", "importance", "created_at",
+    "updated_at", "valid_from", "valid_to", "superseded_by", "expires_at", "source_ids", "access_count",
+    "last_accessed_at", "content_hash", "pinned",
+)  # fmt: skip
+SELECT_COLUMNS = ", ".join(f"m.{c}" for c in COLUMNS)
+"""The record columns with table alias `m`, in `record_from_row` order."""
+
+HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
+
+_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS[2:])
+UPSERT_WITH_VECTOR = (
+    f"INSERT INTO memories ({', '.join(COLUMNS)}, embedding) "
+    f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 1))}) "
+    f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}, embedding = EXCLUDED.embedding"
+)
+UPSERT_KEEP_VECTOR = (
+    f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
+    f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}"
+)
+INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+
+
+def record_params(record: MemoryRecord) -> list[Any]:
+    """Bind parameters for `UPSERT_KEEP_VECTOR` (append the vector for `UPSERT_WITH_VECTOR`)."""
+    return [
+        record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
+        record.content, Jsonb(record.metadata), record.importance, record.created_at, record.updated_at,
+        record.valid_from, record.valid_to, record.superseded_by, record.expires_at, list(record.source_ids),
+        record.access_count, record.last_accessed_at, record.content_hash, record.pinned,
+    ]  # fmt: skip
+
+
+def event_params(event: HistoryEvent) -> list[Any]:
+    return [
+        event.user_id, event.id, event.memory_id, event.event.value, event.at, event.before, event.after,
+        Jsonb(event.details),
+    ]  # fmt: skip
+
+
+def record_from_row(row: Sequence[Any]) -> MemoryRecord:
+    """A `MemoryRecord` from the first `len(COLUMNS)` values of a row."""
+    (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated, valid_from,
+     valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed, chash, pinned) = row[:19]  # fmt: skip
+    return MemoryRecord(
+        id=id_,
+        scope=Scope(user_id=user_id, agent_id=agent_id, session_id=session_id),
+        kind=MemoryKind(kind),
+        content=content,
+        created_at=created,
+        updated_at=updated,
+        metadata=metadata,
+        importance=importance,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        superseded_by=superseded_by,
+        expires_at=expires_at,
+        source_ids=tuple(source_ids),
+        access_count=access_count,
+        last_accessed_at=last_accessed,
+        content_hash=chash,
+        pinned=pinned,
+    )
+
+
+def event_from_row(row: Sequence[Any]) -> HistoryEvent:
+    user_id, id_, memory_id, event, at, before, after, details = row
+    return HistoryEvent(
+        id=id_,
+        memory_id=memory_id,
+        user_id=user_id,
+        event=EventType(event),
+        at=at,
+        before=before,
+        after=after,
+        details=details,
+    )
+
+
+def keyword_terms(text: str) -> list[str]:
+    """The query words keyword search looks for: distinct, lower-cased, stopwords removed.
+
+    Same rule as the SQLite store. Each word becomes `plainto_tsquery('english', word)` in SQL
+    (stemmed by PostgreSQL's snowball stemmer) and the words are OR-ed: any word may match.
+    """
+    return [w for w in dict.fromkeys(words(text)) if w not in STOPWORDS]
+
+
+class Where:
+    """The SQL condition (table alias `m`) and parameters for one user's `MemoryFilter`.
+
+    Always starts with an explicit `m.user_id = %s`: row-level security enforces the same
+    condition again, and the explicit form lets the planner estimate a tenant's real size.
+    """
+
+    def __init__(self, user_id: str, where: MemoryFilter, *, now: datetime | None = None) -> None:
+        self.clauses: list[str] = ["m.user_id = %s"]
+        self.params: list[Any] = [user_id]
+        at = where.as_of or now or utcnow()
+        if where.kinds:
+            self._add("m.kind = ANY(%s)", [k.value for k in where.kinds])
+        if where.ids:
+            self._add("m.id = ANY(%s)", list(where.ids))
+        if where.content_hashes:
+            self._add("m.content_hash = ANY(%s)", list(where.content_hashes))
+        if where.agent_id is not None:
+            self._add("m.agent_id = %s", where.agent_id)
+        if where.session_id is not None:
+            self._add("m.session_id = %s", where.session_id)
+        for key, value in where.metadata.items():
+            if value is None:  # absent or JSON null, as json_extract(...) IS NULL in SQLite
+                self._add("coalesce(m.metadata -> %s, 'null'::jsonb) = 'null'::jsonb", key)
+            else:
+                self.clauses.append("m.metadata -> %s = %s")
+                self.params.extend([key, Jsonb(value)])
+        if where.created_after is not None:
+            self._add("m.created_at >= %s", where.created_after)
+        if where.created_before is not None:
+            self._add("m.created_at < %s", where.created_before)
+        if not where.include_superseded:
+            self._add("(m.valid_to IS NULL OR m.valid_to > %s)", at)
+            self._add("(m.valid_from IS NULL OR m.valid_from <= %s)", at)
+        if not where.include_expired:
+            self._add("(m.expires_at IS NULL OR m.expires_at > %s)", at)
+
+    def _add(self, clause: str, param: Any) -> None:
+        self.clauses.append(clause)
+        self.params.append(param)
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join(self.clauses)
+
+
+def list_sql(where: Where, *, newest_first: bool) -> str:
+    order = "DESC" if newest_first else "ASC"
+    return (
+        f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where.sql} "
+        f"ORDER BY m.created_at {order}, m.seq {order} LIMIT %s OFFSET %s"
+    )
+
+
+def vector_sql(where: Where) -> str:
+    """Nearest rows by cosine distance. Params: query vector, *where.params, query vector, limit.
+
+    The inner ORDER BY `embedding <=> q` is the shape the HNSW index serves; with
+    `hnsw.iterative_scan = relaxed_order` the index may return rows slightly out of order,
+    so the materialized CTE is re-sorted outside (pgvector's documented pattern).
+    """
+    return (
+        f"WITH nearest AS MATERIALIZED ("
+        f"SELECT {SELECT_COLUMNS}, m.embedding <=> %s AS distance FROM memories m "
+        f"WHERE {where.sql} AND m.embedding IS NOT NULL "
+        f"ORDER BY m.embedding <=> %s LIMIT %s) "
+        f"SELECT *, 1 - distance FROM nearest ORDER BY distance"
+    )
+
+
+def keyword_sql(where: Where) -> str:
+    """Full-text matches best first. Params: user_id, words, *where.params, limit.
+
+    `memstrata_keyword_matches` (SECURITY DEFINER, see migrations) finds the matches through the
+    GIN index; the join back to `memories` runs under row-level security and applies the filter.
+    """
+    return (
+        f"SELECT {SELECT_COLUMNS}, k.rank FROM memstrata_keyword_matches(%s, memstrata_or_tsquery(%s)) k "
+        f"JOIN memories m ON m.id = k.id WHERE {where.sql} "
+        f"ORDER BY k.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s"
+    )
