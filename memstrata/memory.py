@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Any
 
 from .embedders.base import Embedder
 from .filters import build_filter
+from .knowledge_api import KnowledgeAPI
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
 from .semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .settings import Settings
@@ -22,7 +25,7 @@ def as_scope(scope: ScopeLike) -> Scope:
     return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
-class Memory:
+class Memory(KnowledgeAPI):
     """Layered memory for agents.
 
     >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
@@ -116,7 +119,7 @@ class Memory:
         include_expired: bool = False,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         s = as_scope(scope)
         where = build_filter(
             kinds=kinds, metadata=metadata, agent_id=s.agent_id, session_id=s.session_id,
@@ -148,7 +151,7 @@ class Memory:
     def forget(self, memory_id: str, *, scope: ScopeLike) -> bool:
         return self.semantic.forget(as_scope(scope), memory_id)
 
-    def history(self, memory_id: str, *, scope: ScopeLike) -> list[HistoryEvent]:
+    def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]:
         return self.semantic.history(as_scope(scope), memory_id)
 
     def search(
@@ -166,7 +169,7 @@ class Memory:
         as_of: datetime | str | None = None,
         include_superseded: bool = False,
         decay_rate: float = 0.01,
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Search the scope's current memories. Every hit carries its component scores."""
         where = build_filter(
             kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,

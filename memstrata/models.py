@@ -81,6 +81,15 @@ class Scope:
         if self.session_id is not None:
             validate_id(self.session_id, "session_id")
 
+    @classmethod
+    def from_storage(cls, user_id: str, agent_id: str | None = None, session_id: str | None = None) -> Scope:
+        """Rebuild a scope read back from a store, without re-validating (reserved ids are legal there)."""
+        scope = object.__new__(cls)
+        object.__setattr__(scope, "user_id", user_id)
+        object.__setattr__(scope, "agent_id", agent_id)
+        object.__setattr__(scope, "session_id", session_id)
+        return scope
+
     def require_session(self) -> str:
         if self.session_id is None:
             raise InvalidInput("this operation needs a scope with a session_id")
@@ -88,6 +97,20 @@ class Scope:
 
     def user_only(self) -> Scope:
         return Scope(user_id=self.user_id)
+
+
+RESERVED_PREFIX = "_"
+"""Ids of data that belongs to no end user start with "_", which `validate_id` refuses for users."""
+
+
+def reserved_scope(name: str, *, agent_id: str | None = None) -> Scope:
+    """A scope owned by the system rather than a user: API keys, receipts, agent-wide procedures.
+
+    Its user id is "_" + name, which no caller-supplied user id can be, so end users can never
+    address it. `name` itself must be a valid id.
+    """
+    validate_id(name, "reserved scope name")
+    return Scope.from_storage(RESERVED_PREFIX + name, validate_id(agent_id, "agent_id") if agent_id else None)
 
 
 class MemoryKind(StrEnum):
@@ -251,6 +274,7 @@ __all__ = [
     "new_event",
     "new_id",
     "new_record",
+    "reserved_scope",
     "utcnow",
     "validate_id",
     "validate_text",

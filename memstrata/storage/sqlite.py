@@ -52,7 +52,7 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> MemoryRecord:
      valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed, chash, pinned) = row[:19]  # fmt: skip
     return MemoryRecord(
         id=id_,
-        scope=Scope(user_id=user_id, agent_id=agent_id, session_id=session_id),
+        scope=Scope.from_storage(user_id, agent_id, session_id),
         kind=MemoryKind(kind),
         content=content,
         created_at=_dt(created) or utcnow(),
