@@ -162,22 +162,37 @@ class SemanticMemory:
     ) -> MemoryRecord:
         """Retire a memory in favour of a new one: the old record gets `valid_to` and a successor link."""
         old = self.get(scope, memory_id)
-        if old.valid_to is not None:
-            raise InvalidInput(f"memory {memory_id!r} is already superseded")
-        now = self.clock()
-        successor = new_record(
-            scope=old.scope, content=content, kind=old.kind, importance=old.importance,
-            metadata={**old.metadata, **(metadata or {})}, source_ids=old.source_ids, created_at=now,
+        item = NewMemory(
+            content=content, kind=old.kind, importance=old.importance,
+            metadata={**old.metadata, **(metadata or {})}, source_ids=old.source_ids,
         )  # fmt: skip
-        retired = replace(old, valid_to=now, superseded_by=successor.id, updated_at=now)
+        return self.replace(old.scope, [memory_id], item, reason=reason)
+
+    def replace(
+        self, scope: Scope, memory_ids: Sequence[str], item: NewMemory, *, reason: str = "",
+        event: EventType = EventType.SUPERSEDE,
+    ) -> MemoryRecord:
+        """Add `item` and retire every memory in `memory_ids` in its favour, in one transaction.
+
+        Retired memories keep their text and history; they get `valid_to` = now and `superseded_by`,
+        so they disappear from default search but remain for `as_of` and `include_superseded`.
+        """
+        olds = [self.get(scope, memory_id) for memory_id in dict.fromkeys(memory_ids)]
+        for old in olds:
+            if old.valid_to is not None:
+                raise InvalidInput(f"memory {old.id!r} is already superseded")
+        now = self.clock()
+        successor = self._build(item.scope or scope, item, now)
+        retired = [replace(old, valid_to=now, superseded_by=successor.id, updated_at=now) for old in olds]
         events = [
-            new_event(retired, EventType.SUPERSEDE, before=old.content, after=successor.content, at=now,
-                      successor=successor.id, reason=reason),
-            new_event(successor, EventType.ADD, after=successor.content, at=now, predecessor=old.id),
+            new_event(r, event, before=old.content, after=successor.content, at=now, successor=successor.id,
+                      reason=reason)
+            for r, old in zip(retired, olds, strict=True)
         ]  # fmt: skip
+        events.append(new_event(successor, EventType.ADD, after=successor.content, at=now,
+                                predecessors=[o.id for o in olds]))  # fmt: skip
         vectors = self.embedder.embed_documents([successor.content])
-        self.store.save(scope.user_id, [successor], (), vectors)
-        self.store.save(scope.user_id, [retired], events)
+        self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
 
     def forget(self, scope: Scope, memory_id: str) -> bool:

@@ -95,9 +95,11 @@ class Store(Protocol):
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
     ) -> None:
-        """Insert or replace `records` (and their vectors, row-aligned) and append `events`, atomically.
+        """Insert or replace `records` (and their vectors) and append `events`, atomically.
 
-        `vectors=None` keeps the stored vectors of existing records (a metadata-only update).
+        `vectors` row i belongs to `records[i]`. It may have fewer rows than there are records: the
+        records past its end (and all records when `vectors` is None) keep their stored vectors
+        (a metadata-only update, e.g. retiring a superseded memory in the same transaction).
         """
         ...
 

@@ -257,11 +257,11 @@ class SQLiteStore:
         if vectors is None:
             return [None] * len(records)
         array = np.asarray(vectors, dtype=np.float32)
-        if array.ndim != 2 or array.shape[0] != len(records):
-            raise InvalidInput(f"expected {len(records)} vectors, got an array of shape {array.shape}")
+        if array.ndim != 2 or array.shape[0] > len(records):
+            raise InvalidInput(f"expected at most {len(records)} vectors, got an array of shape {array.shape}")
         if self._dimensions is not None and array.shape[1] != self._dimensions:
             raise EmbeddingMismatch(f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}")
-        return [row.tobytes() for row in array]
+        return [row.tobytes() for row in array] + [None] * (len(records) - array.shape[0])
 
     def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> None:
         values = (

@@ -196,6 +196,19 @@ def test_update_without_vectors_keeps_vector(store: Store) -> None:
     assert ids(rows) == [record.id] and rows[0].record.importance == 0.9
 
 
+def test_save_with_fewer_vectors_keeps_the_rest(store: Store) -> None:
+    old = put(store, ALICE, "Alice lives in Paris")
+    new = new_record(scope=ALICE, content="Alice lives in Berlin")
+    retired = replace(old, valid_to=datetime.now(UTC), superseded_by=new.id)
+    store.save("alice", [new, retired], [], EMBED.embed_documents([new.content]))
+    q = EMBED.embed_query("Alice lives in Paris")
+    rows = store.vector_search("alice", q, MemoryFilter(include_superseded=True), limit=1)
+    assert ids(rows) == [old.id] and rows[0].score == pytest.approx(1.0, abs=1e-5)
+    assert ids(store.vector_search("alice", q, MemoryFilter(), limit=1)) == [new.id]
+    with pytest.raises(MemstrataError):
+        store.save("alice", [new], [], EMBED.embed_documents(["a", "b"]))
+
+
 def test_record_access_persists(store: Store) -> None:
     record = put(store, ALICE, "access me")
     at = T0 + timedelta(days=3)

@@ -58,8 +58,9 @@ def event_params(event: HistoryEvent) -> list[Any]:
 
 def record_from_row(row: Sequence[Any]) -> MemoryRecord:
     """A `MemoryRecord` from the first `len(COLUMNS)` values of a row."""
-    (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated, valid_from,
-     valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed, chash, pinned) = row[:19]  # fmt: skip
+    (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated,
+     valid_from, valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed,
+     chash, pinned) = row[: len(COLUMNS)]  # fmt: skip
     return MemoryRecord(
         id=id_,
         scope=Scope(user_id=user_id, agent_id=agent_id, session_id=session_id),

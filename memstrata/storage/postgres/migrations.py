@@ -1,0 +1,293 @@
+"""Versioned schema migrations for the PostgreSQL store, run by the owner role.
+
+Each migration is a numbered function applied once, in order, inside one transaction guarded by
+an advisory lock (several processes may open the store at the same time). Applied versions are
+recorded in `schema_migrations`. The embedding column gets its dimension and HNSW index later,
+in `bind_embedder`, once the embedder is known (`bind_vector_column` below).
+
+Every user-data table has `user_id` first in its primary key, a `CHECK (user_id <> '')`, no
+foreign key, and row-level security ENABLEd and FORCEd (see docs/postgres.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ...errors import EmbeddingMismatch, StoreError
+from .sql_functions import DEFINER_FUNCTIONS, FUNCTIONS
+
+USER_TABLES = ("memories", "history", "items")
+"""Tables holding user data: RLS enabled and forced on each."""
+
+HNSW_MAX_DIMENSIONS = 2000
+"""pgvector's HNSW limit for `vector`; larger embeddings are searched exactly (no index)."""
+
+_LOCK_KEY = "memstrata.schema"
+_VECTOR_SCHEMA = (
+    "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+    "WHERE e.extname = 'vector'"
+)
+Cursor = psycopg.Cursor[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Names a migration needs: where it creates things and which role owns them."""
+
+    schema: str
+    vector_schema: str
+    owner: str
+
+
+def m001_tables(cur: Cursor, ctx: Context) -> None:
+    cur.execute(
+        """
+        CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+
+        CREATE TABLE memories (
+            user_id text NOT NULL CHECK (user_id <> ''),
+            id text NOT NULL,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            agent_id text,
+            session_id text,
+            kind text NOT NULL,
+            content text NOT NULL,
+            metadata jsonb NOT NULL DEFAULT '{}',
+            importance double precision NOT NULL DEFAULT 0.5,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            valid_from timestamptz,
+            valid_to timestamptz,
+            superseded_by text,
+            expires_at timestamptz,
+            source_ids text[] NOT NULL DEFAULT '{}',
+            access_count integer NOT NULL DEFAULT 0,
+            last_accessed_at timestamptz,
+            content_hash text NOT NULL,
+            pinned boolean NOT NULL DEFAULT false,
+            embedding vector,
+            tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED,
+            PRIMARY KEY (user_id, id)
+        );
+        CREATE INDEX memories_user_created ON memories (user_id, created_at, seq);
+        CREATE INDEX memories_user_hash ON memories (user_id, content_hash);
+        CREATE INDEX memories_tsv ON memories USING gin (tsv);
+
+        CREATE TABLE history (
+            user_id text NOT NULL CHECK (user_id <> ''),
+            id text NOT NULL,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            memory_id text NOT NULL,
+            event text NOT NULL,
+            at timestamptz NOT NULL,
+            before text,
+            after text,
+            details jsonb NOT NULL DEFAULT '{}',
+            PRIMARY KEY (user_id, id)
+        );
+        CREATE INDEX history_memory ON history (user_id, memory_id, at, seq);
+
+        CREATE TABLE items (
+            user_id text NOT NULL CHECK (user_id <> ''),
+            namespace text NOT NULL,
+            key text NOT NULL,
+            value jsonb NOT NULL,
+            updated_at timestamptz NOT NULL,
+            PRIMARY KEY (user_id, namespace, key)
+        );
+        CREATE INDEX items_recent ON items (user_id, namespace, updated_at DESC);
+        """
+    )
+
+
+def m002_row_level_security(cur: Cursor, ctx: Context) -> None:
+    """Isolation policy on every user table; a SELECT-everything policy for the owner role only.
+
+    The owner policy is what lets the SECURITY DEFINER helpers (run as the owner) use the GIN
+    index and list users. It is `TO` the owner role: the application role never matches it.
+    """
+    for table in USER_TABLES:
+        name = sql.Identifier(table)
+        cur.execute(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name))
+        cur.execute(sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(name))
+        cur.execute(
+            sql.SQL(
+                "CREATE POLICY {} ON {} "
+                "USING (user_id = current_setting('app.user_id', true)) "
+                "WITH CHECK (user_id = current_setting('app.user_id', true))"
+            ).format(sql.Identifier(f"{table}_user_isolation"), name)
+        )
+    for table in ("memories", "items"):
+        cur.execute(
+            sql.SQL("CREATE POLICY {} ON {} FOR SELECT TO {} USING (true)").format(
+                sql.Identifier(f"{table}_owner_read"), sql.Identifier(table), sql.Identifier(ctx.owner)
+            )
+        )
+
+
+def m003_functions(cur: Cursor, ctx: Context) -> None:
+    # Load pgvector's library so `SET hnsw.*` on the functions is checked against its real (user-settable)
+    # parameters; unknown placeholders would need a superuser.
+    cur.execute("SELECT '[1]'::vector")
+    search_path = sql.SQL(", ").join(
+        [sql.Identifier(ctx.schema), sql.Identifier(ctx.vector_schema), sql.SQL("pg_temp")]
+    )
+    for signature, statement in FUNCTIONS:
+        cur.execute(statement)
+        cur.execute(sql.SQL("ALTER FUNCTION " + signature + " SET search_path = {}").format(search_path))
+    for signature in DEFINER_FUNCTIONS:
+        cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
+
+
+Migration = Callable[[Cursor, Context], None]
+MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
+    (1, "tables", m001_tables),
+    (2, "row level security", m002_row_level_security),
+    (3, "sql functions", m003_functions),
+)
+LATEST = MIGRATIONS[-1][0]
+
+
+def applied_version(cur: Cursor) -> int:
+    """Highest applied migration (0 for an empty schema)."""
+    cur.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    row = cur.fetchone()
+    if not row or not row[0]:
+        return 0
+    cur.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+    row = cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: psycopg.Connection[Any]) -> int:
+    """Apply pending migrations through `conn` (the owner); return how many ran.
+
+    Raises `StoreError` when the schema is newer than this code or pgvector is missing.
+    """
+    with conn.cursor() as cur:
+        if applied_version(cur) == LATEST:
+            return 0
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || %s))", [_LOCK_KEY])
+        vector_schema = _ensure_vector_extension(conn, cur)
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        version = applied_version(cur)
+        if version > LATEST:
+            raise StoreError(
+                f"the database schema is at version {version}, newer than this memstrata ({LATEST})"
+            )
+        cur.execute("SELECT current_schema(), current_user")
+        schema, owner = _one(cur)
+        ctx = Context(schema=str(schema), vector_schema=vector_schema, owner=str(owner))
+        pending = [m for m in MIGRATIONS if m[0] > version]
+        for number, name, migration in pending:
+            migration(cur, ctx)
+            cur.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [number, name])
+    return len(pending)
+
+
+def grant_app_role(conn: psycopg.Connection[Any], app_role: str) -> None:
+    """Give the application role what it needs, no more (idempotent; skipped when already granted)."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT has_table_privilege(%s, 'memories', 'SELECT, INSERT, UPDATE, DELETE') "
+            "AND has_table_privilege(%s, 'items', 'SELECT, INSERT, UPDATE, DELETE') "
+            "AND has_table_privilege(%s, 'history', 'SELECT, INSERT, UPDATE, DELETE') "
+            "AND has_table_privilege(%s, 'meta', 'SELECT') "
+            "AND has_function_privilege(%s, 'memstrata_user_ids(integer)', 'EXECUTE') "
+            "AND has_function_privilege(%s, 'memstrata_keyword_matches(text, tsquery)', 'EXECUTE')",
+            [app_role] * 6,
+        )
+        if _one(cur)[0]:
+            return
+    role = sql.Identifier(app_role)
+    with conn.transaction(), conn.cursor() as cur:
+        for table in USER_TABLES:
+            cur.execute(
+                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                    sql.Identifier(table), role
+                )
+            )
+        cur.execute(sql.SQL("GRANT SELECT ON meta, schema_migrations TO {}").format(role))
+        for signature in DEFINER_FUNCTIONS:
+            cur.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + signature + " TO {}").format(role))
+
+
+def bind_vector_column(
+    conn: psycopg.Connection[Any], name: str, dimensions: int, url: str
+) -> tuple[str, int]:
+    """Record the embedder, or check it against the recorded one; return the recorded (name, dims).
+
+    On first use: types the embedding column `vector(dimensions)` and builds the HNSW cosine index.
+    """
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || %s))", [_LOCK_KEY])
+        cur.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dimensions')")
+        rows = dict(cur.fetchall())
+        if rows:
+            check_embedder(rows, name, dimensions, url)
+            return name, dimensions
+        cur.execute(
+            "INSERT INTO meta (key, value) VALUES ('embedder', %s), ('dimensions', %s)",
+            [name, str(dimensions)],
+        )
+        cur.execute("SET LOCAL lock_timeout = '10s'")
+        try:
+            with conn.transaction():
+                cur.execute(
+                    sql.SQL("ALTER TABLE memories ALTER COLUMN embedding TYPE vector({})").format(dimensions)
+                )
+        except psycopg.errors.DataException as exc:
+            raise EmbeddingMismatch(
+                f"{url} already holds vectors of another dimension than {dimensions}: {exc}"
+            ) from exc
+        if dimensions <= HNSW_MAX_DIMENSIONS:
+            cur.execute(
+                "CREATE INDEX IF NOT EXISTS memories_embedding_hnsw ON memories "
+                "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+            )
+    return name, dimensions
+
+
+def check_embedder(recorded: dict[str, str], name: str, dimensions: int, url: str) -> None:
+    if recorded.get("embedder") != name or recorded.get("dimensions") != str(dimensions):
+        raise EmbeddingMismatch(
+            f"{url} was built with embedder {recorded.get('embedder')!r} "
+            f"({recorded.get('dimensions')} dims), not {name!r} ({dimensions} dims); "
+            "use the same embedder or a new store"
+        )
+
+
+def _ensure_vector_extension(conn: psycopg.Connection[Any], cur: Cursor) -> str:
+    """The schema of the `vector` extension, creating the extension if this role may."""
+    cur.execute(_VECTOR_SCHEMA)
+    row = cur.fetchone()
+    if row:
+        return str(row[0])
+    try:
+        with conn.transaction():
+            cur.execute("CREATE EXTENSION vector")
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise StoreError(
+            "the pgvector extension is not installed in this database and this role may not create it; "
+            "run `CREATE EXTENSION vector` as a superuser once"
+        ) from exc
+    except psycopg.Error as exc:
+        raise StoreError(f"pgvector is not available on this server: {exc}") from exc
+    cur.execute(_VECTOR_SCHEMA)
+    return str(_one(cur)[0])
+
+
+def _one(cur: Cursor) -> tuple[Any, ...]:
+    row = cur.fetchone()
+    if row is None:  # pragma: no cover - the queries above always return a row
+        raise StoreError("the database returned no row")
+    return tuple(row)

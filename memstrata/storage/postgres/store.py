@@ -1,0 +1,400 @@
+"""The production store: PostgreSQL + pgvector (HNSW) + full text (tsvector/GIN), isolated by RLS.
+
+Connections come from a `psycopg_pool.ConnectionPool` on `url`, which should be a NON-superuser
+application role: superusers and BYPASSRLS roles skip row-level security. Every method runs in one
+transaction that first sets `app.user_id` with `set_config(..., true)` (transaction-local, so pooled
+connections never carry a user over); the RLS policies compare each row's `user_id` with it, and
+every query also names `user_id` explicitly. Migrations and DDL go through `owner_url` when given.
+Design notes and measurements: docs/postgres.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg.vector import register_vector_info
+from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
+from ...models import HistoryEvent, MemoryRecord, utcnow
+from ..base import Item, MemoryFilter, ScoredRow, Vector
+from . import queries as q
+from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
+from .urls import password_of, redact_url, scrub
+
+log = logging.getLogger(__name__)
+
+_SET_USER = "SELECT set_config('app.user_id', %s, true)"
+
+
+class PostgresStore:
+    """`Store` on PostgreSQL. Build it with `PostgresStore.open(url, owner_url=...)`."""
+
+    def __init__(
+        self,
+        pool: ConnectionPool[psycopg.Connection[Any]],
+        *,
+        url: str,
+        owner_url: str | None,
+        dimensions: int | None,
+        row_security_enforced: bool,
+    ) -> None:
+        self._pool = pool
+        self._raw_url = url
+        self._owner_url = owner_url
+        self._dimensions = dimensions
+        self.url = redact_url(url)
+        self.row_security_enforced = row_security_enforced
+        """False when the application role is a superuser or BYPASSRLS (RLS then protects nothing)."""
+
+    # -- lifecycle ----------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        url: str,
+        *,
+        owner_url: str | None = None,
+        ef_search: int = 40,
+        pool_size: int = 4,
+        connect_timeout: float = 10.0,
+    ) -> PostgresStore:
+        """Connect, migrate (through `owner_url` when given, else `url`) and open the pool.
+
+        `ef_search` is pgvector's `hnsw.ef_search` (candidate list size; higher = better recall,
+        slower). Raises `StoreError` (password redacted) when the server cannot be reached.
+        """
+        if not 1 <= ef_search <= 1000:
+            raise ConfigurationError(f"ef_search must be between 1 and 1000, got {ef_search}")
+        if pool_size < 1:
+            raise ConfigurationError(f"pool_size must be at least 1, got {pool_size}")
+        secrets = (password_of(url), password_of(owner_url or ""))
+        app_role, enforced = _probe(url, connect_timeout, secrets)
+        target = owner_url or url
+        try:
+            with psycopg.connect(target, autocommit=True, connect_timeout=int(connect_timeout)) as owner:
+                migrate(owner)
+                owner_role = _scalar(owner, "SELECT current_user")
+                if owner_role != app_role:
+                    grant_app_role(owner, app_role)
+                info = TypeInfo.fetch(owner, "vector")
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot prepare the PostgreSQL schema at {redact_url(target)}: {scrub(str(exc), *secrets)}"
+            ) from exc
+        if info is None:  # pragma: no cover - migrate() creates or requires the extension
+            raise StoreError(f"the vector type is missing in {redact_url(url)}")
+
+        def configure(conn: psycopg.Connection[Any]) -> None:
+            register_vector_info(conn, info)
+            conn.execute(
+                "SELECT set_config('plan_cache_mode', 'force_custom_plan', false), "
+                "set_config('hnsw.ef_search', %s, false), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
+                "set_config('timezone', 'UTC', false)",
+                [str(ef_search)],
+            )
+
+        pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": int(connect_timeout)},
+            configure=configure,
+            open=False,
+            name="memstrata",
+        )
+        try:
+            pool.open(wait=True, timeout=connect_timeout)
+        except psycopg.Error as exc:
+            pool.close()
+            raise StoreError(
+                f"cannot open a connection pool to {redact_url(url)}: {scrub(str(exc), *secrets)}"
+            ) from exc
+        store = cls(pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced)
+        store._dimensions = store._recorded_dimensions()
+        return store
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self, user_id: str | None) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in one transaction on a pooled connection, with `app.user_id` set to `user_id`.
+
+        Every method runs through this. It is public for raw SQL under row-level security (reports,
+        EXPLAIN); as the application role such SQL still sees only `user_id`'s rows.
+        `None` sets no user: user tables then look empty. psycopg errors become `StoreError`.
+        """
+        try:
+            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                if user_id is not None:
+                    cur.execute(_SET_USER, [user_id])
+                yield cur
+        except psycopg.Error as exc:
+            secrets = (password_of(self._raw_url), password_of(self._owner_url or ""))
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *secrets)}") from exc
+
+    def _recorded_dimensions(self) -> int | None:
+        with self.transaction(None) as cur:
+            cur.execute("SELECT value FROM meta WHERE key = 'dimensions'")
+            row = cur.fetchone()
+        return int(row[0]) if row else None
+
+    # -- embedder binding ---------------------------------------------------
+    def bind_embedder(self, name: str, dimensions: int) -> None:
+        with self.transaction(None) as cur:
+            cur.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dimensions')")
+            recorded = dict(cur.fetchall())
+        if recorded:
+            check_embedder(recorded, name, dimensions, self.url)
+        else:
+            target = self._owner_url or self._raw_url
+            try:
+                with psycopg.connect(target, autocommit=True) as owner:
+                    bind_vector_column(owner, name, dimensions, self.url)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot record the embedder in {redact_url(target)}: {exc}") from exc
+        self._dimensions = dimensions
+
+    # -- memories -----------------------------------------------------------
+    def save(
+        self,
+        user_id: str,
+        records: Sequence[MemoryRecord],
+        events: Sequence[HistoryEvent] = (),
+        vectors: Vector | None = None,
+    ) -> None:
+        _check_owned(user_id, records, events)
+        rows = [q.record_params(r) for r in records]
+        if vectors is not None:
+            for params, vector in zip(rows, self._vector_rows(records, vectors), strict=True):
+                params.append(vector)
+        with self.transaction(user_id) as cur:
+            if rows:
+                cur.executemany(q.UPSERT_WITH_VECTOR if vectors is not None else q.UPSERT_KEEP_VECTOR, rows)
+            if events:
+                cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
+
+    def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.ndim != 2 or array.shape[0] != len(records):
+            raise InvalidInput(f"expected {len(records)} vectors, got an array of shape {array.shape}")
+        if self._dimensions is not None and array.shape[1] != self._dimensions:
+            raise EmbeddingMismatch(
+                f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}"
+            )
+        return list(array)
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        if not ids:
+            return []
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                f"SELECT {q.SELECT_COLUMNS} FROM memories m WHERE m.user_id = %s AND m.id = ANY(%s)",
+                [user_id, list(ids)],
+            )
+            by_id = {row[1]: q.record_from_row(row) for row in cur.fetchall()}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def list_memories(
+        self,
+        user_id: str,
+        where: MemoryFilter,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[MemoryRecord]:
+        w = q.Where(user_id, where)
+        with self.transaction(user_id) as cur:
+            cur.execute(q.list_sql(w, newest_first=newest_first), [*w.params, limit, offset])
+            return [q.record_from_row(row) for row in cur.fetchall()]
+
+    def count_memories(self, user_id: str, where: MemoryFilter) -> int:
+        w = q.Where(user_id, where)
+        with self.transaction(user_id) as cur:
+            cur.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params)
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
+
+    def vector_search(
+        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
+    ) -> list[ScoredRow]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if self._dimensions is not None and query.shape[0] != self._dimensions:
+            raise EmbeddingMismatch(
+                f"query vector has {query.shape[0]} dimensions; {self.url} holds {self._dimensions}"
+            )
+        w = q.Where(user_id, where)
+        with self.transaction(user_id) as cur:
+            cur.execute(q.vector_sql(w), [query, *w.params, query, limit])
+            rows = cur.fetchall()
+        return [ScoredRow(q.record_from_row(row), float(row[-1])) for row in rows]
+
+    def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+        terms = q.keyword_terms(query)
+        if not terms:
+            return []
+        w = q.Where(user_id, where)
+        with self.transaction(user_id) as cur:
+            cur.execute(q.keyword_sql(w), [user_id, terms, *w.params, limit])
+            rows = cur.fetchall()
+        return [ScoredRow(q.record_from_row(row), float(row[-1])) for row in rows]
+
+    def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
+        _check_owned(user_id, (), events)
+        if not ids:
+            return 0
+        with self.transaction(user_id) as cur:
+            cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
+            deleted = cur.rowcount
+            cur.execute(
+                "UPDATE history SET before = NULL, after = NULL WHERE user_id = %s AND memory_id = ANY(%s)",
+                [user_id, list(ids)],
+            )
+            if events:
+                cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
+        return int(deleted)
+
+    def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                f"SELECT {q.HISTORY_COLUMNS} FROM history "
+                "WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
+                [user_id, memory_id],
+            )
+            return [q.event_from_row(row) for row in cur.fetchall()]
+
+    def all_history(self, user_id: str) -> list[HistoryEvent]:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq", [user_id]
+            )
+            return [q.event_from_row(row) for row in cur.fetchall()]
+
+    def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        if not ids:
+            return
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s "
+                "WHERE user_id = %s AND id = ANY(%s)",
+                [at, user_id, list(ids)],
+            )
+
+    # -- items ----------------------------------------------------------------
+    def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
+                "updated_at = EXCLUDED.updated_at RETURNING value, updated_at",
+                [user_id, namespace, key, Jsonb(value), utcnow()],
+            )
+            stored, updated_at = _row(cur)
+        return Item(user_id, namespace, key, stored, updated_at)
+
+    def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
+                [user_id, namespace, key],
+            )
+            row = cur.fetchone()
+        return None if row is None else Item(user_id, namespace, key, row[0], row[1])
+
+    def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
+                "ORDER BY updated_at DESC, key LIMIT %s",
+                [user_id, namespace, limit],
+            )
+            return [Item(user_id, namespace, k, v, u) for k, v, u in cur.fetchall()]
+
+    def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
+        with self.transaction(user_id) as cur:
+            cur.execute(
+                "DELETE FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
+                [user_id, namespace, key],
+            )
+            return cur.rowcount > 0
+
+    # -- users ----------------------------------------------------------------
+    def user_ids(self, *, limit: int = 1000) -> list[str]:
+        """Users with memories or items, via the SECURITY DEFINER `memstrata_user_ids` (ids only)."""
+        with self.transaction(None) as cur:
+            cur.execute("SELECT memstrata_user_ids(%s)", [limit])
+            return [row[0] for row in cur.fetchall()]
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Delete the user's rows from every table in one transaction.
+
+        The rows are gone for every reader at commit; their bytes stay in heap pages and WAL until
+        VACUUM reuses the space (see docs/postgres.md, "Erasure").
+        """
+        with self.transaction(user_id) as cur:
+            counts = {}
+            for table in ("memories", "history", "items"):
+                cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
+                counts[table] = int(cur.rowcount)
+        return counts
+
+
+def _probe(url: str, timeout: float, secrets: tuple[str | None, ...]) -> tuple[str, bool]:
+    """Connect once as the application role: (role name, whether RLS applies to it)."""
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=int(timeout)) as conn:
+            row = conn.execute(
+                "SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"cannot connect to PostgreSQL at {redact_url(url)}: {scrub(str(exc), *secrets)}"
+        ) from exc
+    if row is None:  # pragma: no cover - current_user always has a pg_roles row
+        raise StoreError(f"cannot read the current role at {redact_url(url)}")
+    role, superuser, bypass = row
+    enforced = not (superuser or bypass)
+    if not enforced:
+        log.warning(
+            "PostgreSQL role %r is a superuser or has BYPASSRLS: row-level security does not apply to it; "
+            "connect the store as a NOSUPERUSER NOBYPASSRLS application role",
+            role,
+        )
+    return str(role), enforced
+
+
+def _scalar(conn: psycopg.Connection[Any], query: str) -> Any:
+    row = conn.execute(query).fetchone()
+    return None if row is None else row[0]
+
+
+def _row(cur: psycopg.Cursor[Any]) -> tuple[Any, ...]:
+    row = cur.fetchone()
+    if row is None:  # pragma: no cover - INSERT ... RETURNING always returns the row
+        raise StoreError("the database returned no row")
+    return tuple(row)
+
+
+def _check_owned(user_id: str, records: Sequence[MemoryRecord], events: Sequence[HistoryEvent]) -> None:
+    for record in records:
+        if record.user_id != user_id:
+            raise InvalidInput(f"record {record.id} belongs to another user than {user_id!r}")
+    for event in events:
+        if event.user_id != user_id:
+            raise InvalidInput(f"history event {event.id} belongs to another user than {user_id!r}")
