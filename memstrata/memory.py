@@ -5,13 +5,17 @@ from __future__ import annotations
 import builtins
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from .embedders.base import Embedder
+from .llm.base import LLMClient
 from .filters import build_filter
-from .knowledge_api import KnowledgeAPI
+from .errors import InvalidInput
+from .learning import LearnResult
+from .learning_api import LearningAPI, MessageLike
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
 from .semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .settings import Settings
@@ -25,7 +29,7 @@ def as_scope(scope: ScopeLike) -> Scope:
     return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
-class Memory(KnowledgeAPI):
+class Memory(LearningAPI):
     """Layered memory for agents.
 
     >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
@@ -67,7 +71,20 @@ class Memory(KnowledgeAPI):
     def from_settings(cls, settings: Settings | None = None) -> Memory:
         return cls(settings=settings or Settings())
 
+    @cached_property
+    def llm(self) -> LLMClient | None:
+        """The optional LLM (from `llm=` or MEMSTRATA_LLM), resolved on first use; None = fully offline."""
+        if self.llm_spec is None or not isinstance(self.llm_spec, str):
+            return self.llm_spec
+        from .llm.registry import resolve_llm
+
+        return resolve_llm(self.llm_spec)
+
     def close(self) -> None:
+        if "work_queue" in self.__dict__:
+            self.work_queue.stop()
+        if "llm" in self.__dict__ and self.llm is not None:
+            self.llm.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -77,11 +94,27 @@ class Memory(KnowledgeAPI):
         self.close()
 
     # -- semantic memory ---------------------------------------------------
+    @overload
+    def add(
+        self, content: str, *, scope: ScopeLike, infer: Literal[False] = False, kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ..., importance: float = ..., source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ..., pinned: bool = ..., created_at: datetime | None = ...,
+    ) -> MemoryRecord: ...
+
+    @overload
+    def add(
+        self, content: str | Sequence[MessageLike], *, scope: ScopeLike, infer: Literal[True],
+        kind: MemoryKind | str = ..., metadata: Mapping[str, Any] | None = ..., importance: float = ...,
+        source_ids: Sequence[str] = ..., expires_at: datetime | None = ..., pinned: bool = ...,
+        created_at: datetime | None = ...,
+    ) -> LearnResult: ...
+
     def add(
         self,
-        content: str,
+        content: str | Sequence[MessageLike],
         *,
         scope: ScopeLike,
+        infer: bool = False,
         kind: MemoryKind | str = MemoryKind.FACT,
         metadata: Mapping[str, Any] | None = None,
         importance: float = 0.5,
@@ -89,8 +122,16 @@ class Memory(KnowledgeAPI):
         expires_at: datetime | None = None,
         pinned: bool = False,
         created_at: datetime | None = None,
-    ) -> MemoryRecord:
-        """Store one memory verbatim (embedding + full text). Returns the stored (or identical existing) record."""
+    ) -> MemoryRecord | LearnResult:
+        """Store one memory verbatim (embedding + full text) and return it (or the identical existing one).
+
+        With `infer=True`, `content` is one or more messages to learn from instead (see `learn`):
+        extraction, resolution against current memories, entity and profile updates.
+        """
+        if infer:
+            return self.learn(content, scope=scope, source_ids=source_ids)
+        if not isinstance(content, str):
+            raise InvalidInput("add() stores text verbatim; pass infer=True to learn from a list of messages")
         item = NewMemory(
             content=content, kind=MemoryKind.parse(kind), metadata=metadata, importance=importance,
             source_ids=tuple(source_ids), expires_at=expires_at, pinned=pinned, created_at=created_at,

@@ -1,0 +1,114 @@
+"""A durable background queue for slow work (extraction with an LLM), kept in the store.
+
+Each queued job is an item of the user's QUEUE namespace, so it lives (and is erased) with the
+user's data. A job is `pending` until a worker runs it, then `done` (its message text is dropped)
+or `failed` (after MAX_ATTEMPTS, with the error kept and visible in `status()`); nothing is dropped
+silently. Workers pick jobs up from the users that have any (`Store.user_ids`), so a restarted
+process resumes what an earlier one left pending.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import namespaces
+from .errors import MemstrataError
+from .models import Scope, new_id
+from .semantic import Clock
+from .storage.base import Item, Store
+
+MAX_ATTEMPTS = 3
+PENDING, DONE, FAILED = "pending", "done", "failed"
+
+Job = Callable[[Scope, list[dict[str, Any]]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStatus:
+    counts: dict[str, int]
+    failures: list[dict[str, Any]]
+
+
+class WorkQueue:
+    def __init__(self, *, store: Store, clock: Clock, run: Job) -> None:
+        self.store = store
+        self.clock = clock
+        self.run = run
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]]) -> str:
+        job_id = new_id()
+        self.store.put_item(scope.user_id, namespaces.QUEUE, job_id, {
+            "id": job_id, "status": PENDING, "attempts": 0, "error": None,
+            "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id},
+            "messages": list(messages), "created_at": self.clock().isoformat(), "finished_at": None,
+        })  # fmt: skip
+        return job_id
+
+    def process(self, *, limit: int = 100, user_ids: Sequence[str] | None = None) -> int:
+        """Run up to `limit` pending jobs now; return how many ran (succeeded or failed)."""
+        ran = 0
+        with self._lock:
+            for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=100_000):
+                for item in self.store.list_items(user_id, namespaces.QUEUE):
+                    if ran >= limit:
+                        return ran
+                    if item.value.get("status") == PENDING:
+                        self._run_one(item)
+                        ran += 1
+        return ran
+
+    def _run_one(self, item: Item) -> None:
+        job = dict(item.value)
+        s = job["scope"]
+        scope = Scope(s["user_id"], agent_id=s.get("agent_id"), session_id=s.get("session_id"))
+        try:
+            self.run(scope, job["messages"])
+        except MemstrataError as exc:
+            job["attempts"] += 1
+            job["error"] = f"{type(exc).__name__}: {exc}"
+            if job["attempts"] >= MAX_ATTEMPTS:
+                job |= {"status": FAILED, "finished_at": self.clock().isoformat()}
+        else:
+            job |= {"status": DONE, "messages": [], "error": None, "finished_at": self.clock().isoformat()}
+        self.store.put_item(item.user_id, namespaces.QUEUE, item.key, job)
+
+    def status(self, user_ids: Sequence[str] | None = None) -> QueueStatus:
+        counts: Counter[str] = Counter({PENDING: 0, DONE: 0, FAILED: 0})
+        failures = []
+        for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=100_000):
+            for item in self.store.list_items(user_id, namespaces.QUEUE):
+                counts[item.value["status"]] += 1
+                if item.value["status"] == FAILED or item.value.get("error"):
+                    failures.append({k: item.value[k] for k in ("id", "status", "attempts", "error", "created_at")}
+                                    | {"user_id": user_id})  # fmt: skip
+        return QueueStatus(dict(counts), failures)
+
+    # -- background worker ----------------------------------------------------
+    def start(self, *, interval: float = 1.0) -> None:
+        """Process pending jobs every `interval` seconds in a daemon thread until `stop()`."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, args=(interval,), name="memstrata-queue", daemon=True)
+        self._thread.start()
+
+    def _loop(self, interval: float) -> None:
+        while not self._stop.is_set():
+            self.process()
+            self._stop.wait(interval)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
