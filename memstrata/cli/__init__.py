@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import BackendError, MemstrataError, NotFound, UsageError
-from . import bench, memories
+from . import bench, memories, queue
 
-COMMAND_MODULES = (memories, bench)
+COMMAND_MODULES = (memories, queue, bench)
 
 EXIT_CODES: tuple[tuple[type[MemstrataError], int], ...] = (
     (NotFound, 3),

@@ -24,6 +24,12 @@ def register(commands: Any) -> None:
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
     locomo.set_defaults(handler=cmd_locomo)
 
+    extraction = kinds.add_parser("extraction", help="precision/recall of the offline extractor on the labelled set")
+    extraction.add_argument("--data", help="labelled JSONL (default: benchmarks/extraction/labelled.jsonl)")
+    extraction.add_argument("--out", help="also write the result JSON to this directory")
+    extraction.add_argument("--json", action="store_true", help="print only the JSON object")
+    extraction.set_defaults(handler=cmd_extraction)
+
 
 def _ks(raw: str) -> list[int]:
     try:
@@ -46,5 +52,16 @@ def cmd_locomo(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if args.out:
         write_result(args.out, args.name or f"locomo-{args.strategy}", result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_extraction(args: argparse.Namespace) -> int:
+    from ..bench import extraction
+    from ..bench.report import write_result
+
+    result = extraction.main_json(args.data) if args.data else extraction.main_json()
+    if args.out:
+        write_result(args.out, "extraction", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0

@@ -387,13 +387,13 @@ def resolve_date(phrase: str, now: datetime, *, prefer: Prefer | None = None) ->
 
 
 _PAST = re.compile(
-    r"\b(?:ago|yesterday|last|was|were|had|did|went|got|ran|finished|started|visited|saw|met|passed|"
-    r"adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|[a-z]{3,}ed)\b",
+    r"\b(?:ago|yesterday|last|was|were|had|did|went|(?<!'ve )(?<!have )(?<!has )got|ran|finished|started|"
+    r"visited|saw|met|passed|adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|next|tomorrow|tonight|upcoming|coming|plan(?:ning)? to|"
-    r"need to|have to|has to|got to|must|should|remind|schedule[d]?|i'm \w+ing|we're \w+ing|"
+    r"need to|have to|has to|got to|'ve got|have got|must|should|remind|schedule[d]?|i'm \w+ing|we're \w+ing|"
     r"is \w+ing|are \w+ing|starts|begins|leaves|arrives|due|by)\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,172 @@
+"""`memstrata serve | mcp | keys`: the memory server, the stdio MCP server, and API key management."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from ..settings import Settings
+
+
+def register(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the memory server (REST API, MCP at /mcp, Web UI at /ui)")
+    serve.add_argument("--host", help="bind address (default: $MEMSTRATA_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: $MEMSTRATA_PORT or 8420)")
+    serve.add_argument(
+        "--insecure-no-auth", action="store_true",
+        help="DEVELOPMENT ONLY: accept requests without API keys (same as MEMSTRATA_AUTH=off)",
+    )  # fmt: skip
+    serve.add_argument("--tenant", help="tenant of the bootstrap key, and of every request without auth")
+    serve.add_argument("--no-ui", action="store_true", help="do not serve the Web UI")
+    serve.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(handler=cmd_serve)
+
+    mcp = commands.add_parser("mcp", help="run an MCP server on stdio for one user")
+    mcp.add_argument("--user", required=True, help="the user every tool call acts on")
+    mcp.add_argument(
+        "--tenant", default=None, help="tenant of the user (default: $MEMSTRATA_TENANT or 'default')"
+    )
+    mcp.add_argument("--agent", help="agent id to scope memories to")
+    mcp.set_defaults(handler=cmd_mcp)
+
+    keys = commands.add_parser("keys", help="create, list and revoke API keys of the server")
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
+    create = actions.add_parser(
+        "create", help="create a key (the token is printed once; only its hash is stored)"
+    )
+    create.add_argument("--tenant", required=True, help="tenant id: 1-32 of a-z 0-9 -")
+    create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
+    create.add_argument("--name", default="", help="a label to recognise the key by")
+    create.set_defaults(handler=cmd_keys_create)
+    list_ = actions.add_parser("list", help="list keys (never their tokens)")
+    list_.add_argument("--tenant", help="only this tenant")
+    list_.add_argument("--all", action="store_true", help="include revoked keys")
+    list_.set_defaults(handler=cmd_keys_list)
+    revoke = actions.add_parser("revoke", help="revoke a key by id (refused from the next request on)")
+    revoke.add_argument("key_id")
+    revoke.add_argument("--tenant", help="only match a key of this tenant")
+    revoke.set_defaults(handler=cmd_keys_revoke)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {"store": args.store, "embedder": args.embedder}
+    return Settings(**{k: v for k, v in overrides.items() if v})
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..memory import Memory
+    from ..server.app import create_app
+    from ..server.auth import KeyRing
+    from ..server.config import ServerConfig
+    from ..server.tenancy import validate_tenant
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    overrides = {
+        "host": args.host, "port": args.port, "tenant": args.tenant,
+        "auth": False if args.insecure_no_auth else None,
+        "ui": False if args.no_ui else None, "mcp": False if args.no_mcp else None,
+    }  # fmt: skip
+    config = ServerConfig(**{k: v for k, v in overrides.items() if v is not None})
+    validate_tenant(config.tenant)
+    settings = _settings(args)
+    with Memory(settings=settings) as memory:
+        if config.auth_enabled:
+            _bootstrap_key(KeyRing(memory.store), config.tenant)
+        else:
+            print(_INSECURE_BANNER, file=sys.stderr)
+        app = create_app(settings, memory=memory, config=config)
+        print(f"memstrata: store {memory.store.url}", file=sys.stderr)
+        print(
+            f"memstrata: http://{config.host}:{config.port}/ui  (API docs at /docs, MCP at /mcp)",
+            file=sys.stderr,
+        )
+        uvicorn.run(app, host=config.host, port=config.port, log_level=args.log_level, access_log=False)
+    return 0
+
+
+def _bootstrap_key(ring: Any, tenant: str) -> None:
+    """On the very first start (no key at all), make an admin key so the server is usable at once."""
+    if not ring.empty():
+        return
+    key, token = ring.create(tenant, name="bootstrap admin key")
+    print(
+        f"memstrata: no API keys existed; created an admin key for tenant {tenant!r} (id {key.id}).\n"
+        f"           It is shown only now (only its hash is stored):\n\n    {token}\n\n"
+        f"           Use it as 'Authorization: Bearer <key>' or paste it into the Web UI.\n"
+        f"           Revoke it with: memstrata keys revoke {key.id}",
+        file=sys.stderr,
+    )
+
+
+_INSECURE_BANNER = """
+!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+!!  memstrata: AUTHENTICATION IS DISABLED (--insecure-no-auth / MEMSTRATA_AUTH=off)
+!!  Every request acts as the tenant's admin. Development only: never expose
+!!  this server beyond your machine.
+!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
+"""
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..memory import Memory
+    from ..server.config import ServerConfig
+    from ..server.mcp import build_mcp_server, fixed_resolver
+
+    logging.basicConfig(level="WARNING", stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    tenant = args.tenant or ServerConfig().tenant
+    with Memory(settings=_settings(args)) as memory:
+        server = build_mcp_server(fixed_resolver(memory, tenant=tenant, user=args.user, agent=args.agent))
+        server.run("stdio")
+    return 0
+
+
+def _key_ring(args: argparse.Namespace) -> Any:
+    from ..server.auth import KeyRing
+    from ..storage import open_store
+
+    settings = _settings(args)
+    return KeyRing(open_store(settings.store, owner_url=settings.store_owner))
+
+
+def cmd_keys_create(args: argparse.Namespace) -> int:
+    ring = _key_ring(args)
+    try:
+        key, token = ring.create(args.tenant, user=args.user, name=args.name)
+    finally:
+        ring.store.close()
+    bound = f"user {key.user!r}" if key.user else "admin (every user of the tenant)"
+    print(
+        f"created key {key.id} for tenant {key.tenant!r}, {bound}; the token is shown only now:",
+        file=sys.stderr,
+    )
+    print(token)
+    return 0
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    ring = _key_ring(args)
+    try:
+        keys = ring.list(args.tenant, include_revoked=args.all)
+    finally:
+        ring.store.close()
+    for key in keys:
+        state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "active"
+        who = f"user={key.user}" if key.user else "admin"
+        created = f"{key.created_at:%Y-%m-%d %H:%M}"
+        print(f"{key.id}  tenant={key.tenant}  {who}  {state}  created {created}  {key.name}")
+    return 0
+
+
+def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    ring = _key_ring(args)
+    try:
+        key = ring.revoke(args.key_id, tenant=args.tenant)
+    finally:
+        ring.store.close()
+    print(f"revoked key {key.id} (tenant {key.tenant!r})")
+    return 0
