@@ -163,6 +163,9 @@ class MemoryRecord:
     last_accessed_at: datetime | None = None
     content_hash: str = ""
     pinned: bool = False
+    context: str = ""
+    """Text around the memory (e.g. the previous turns of its conversation), indexed for keyword search
+    at a lower weight so that a reply is found through the question it answers; never shown as content."""
 
     @property
     def user_id(self) -> str:
@@ -193,6 +196,7 @@ def new_record(
     pinned: bool = False,
     created_at: datetime | None = None,
     memory_id: str | None = None,
+    context: str = "",
 ) -> MemoryRecord:
     """Build a validated new record (text checked, hash computed, timestamps set)."""
     text = validate_text(content)
@@ -215,6 +219,7 @@ def new_record(
         source_ids=tuple(source_ids),
         content_hash=content_hash(text),
         pinned=pinned,
+        context=context,
     )
 
 

@@ -12,6 +12,8 @@ from enum import StrEnum
 from typing import Any
 
 from .core import scoring
+from .core.retrieval import HybridParams, hybrid_rank
+from .core.text import words
 from .embedders.base import Embedder
 from .errors import InvalidInput, MemoryNotFound
 from .filters import aware
@@ -35,10 +37,15 @@ MAX_K = 1000
 
 
 class Strategy(StrEnum):
+    """How search ranks. `hybrid` (the default) is the measured recipe of `core.retrieval`;
+    `hybrid_weighted` is the seed's 0.7 semantic + 0.3 keyword and `hybrid_rrf` reciprocal-rank
+    fusion (k=60) — both kept for comparison, both lost on LoCoMo (see BENCHMARKS.md)."""
+
     SEMANTIC = "semantic"
     KEYWORD = "keyword"
     HYBRID = "hybrid"
     HYBRID_WEIGHTED = "hybrid_weighted"
+    HYBRID_RRF = "hybrid_rrf"
     TIME_WEIGHTED = "time_weighted"
 
     @classmethod
@@ -63,12 +70,18 @@ class NewMemory:
     pinned: bool = False
     created_at: datetime | None = None
     scope: Scope | None = None
+    context: str = ""
+    """Surrounding text indexed for keyword search only (see `MemoryRecord.context`)."""
 
 
 class SemanticMemory:
     """Long-term memories of one store, embedded with one embedder."""
 
-    def __init__(self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True) -> None:
+    def __init__(
+        self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
+        params: HybridParams | None = None,
+    ) -> None:  # fmt: skip
+        self.params = params or HybridParams()
         self.store = store
         self.embedder = embedder
         self.clock = clock
@@ -105,6 +118,7 @@ class SemanticMemory:
             expires_at=aware(item.expires_at, "expires_at"),
             pinned=item.pinned,
             created_at=aware(item.created_at, "created_at") or now,
+            context=item.context,
         )
 
     def _current_duplicates(
@@ -231,14 +245,17 @@ class SemanticMemory:
         if not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
-        depth = max(k * 5, 50)
+        depth = max(k, self.params.depth)
         semantic = keyword = []  # type: list[ScoredRow]
         if strategy is not Strategy.KEYWORD:
             vector = self.embedder.embed_query(query)
             semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
         if strategy is not Strategy.SEMANTIC:
             keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
-        hits = _rank(strategy, semantic, keyword, now=self.clock(), decay_rate=decay_rate)
+        hits = _rank(
+            strategy, query, semantic, keyword, now=self.clock(), decay_rate=decay_rate, params=self.params,
+            named=[w.casefold() for w in words(query)],
+        )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
         hits = hits[:k]
@@ -256,35 +273,62 @@ def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
     )
 
 
+SEED_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0)
+RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0)
+
+
 def _rank(
-    strategy: Strategy, semantic: Sequence[ScoredRow], keyword: Sequence[ScoredRow], *, now: datetime,
+    strategy: Strategy,
+    query: str,
+    semantic: Sequence[ScoredRow],
+    keyword: Sequence[ScoredRow],
+    *,
+    now: datetime,
     decay_rate: float,
+    params: HybridParams,
+    named: Sequence[str] = (),
 ) -> list[SearchHit]:
+    """Order candidates by `strategy`; every hit keeps its raw and normalized component scores."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
     sem = [(r.record.id, r.score) for r in semantic]
     kw = [(r.record.id, r.score) for r in keyword]
-    components: dict[str, dict[str, float]] = {i: {} for i in records}
-    for i, s in sem:
-        components[i]["semantic"] = s
-    for i, s in kw:
-        components[i]["keyword"] = s
-    if strategy is Strategy.SEMANTIC:
-        final = dict(sem)
-    elif strategy is Strategy.KEYWORD:
-        final = dict(kw)
-    elif strategy is Strategy.HYBRID_WEIGHTED:
-        final = scoring.weighted_fusion(sem, kw)
-    else:
-        final = scoring.rrf_fusion(sem, kw)
+    raw: dict[str, dict[str, float]] = {i: {} for i in records}
+    for i, score in sem:
+        raw[i]["semantic"] = score
+    for i, score in kw:
+        raw[i]["keyword"] = score
+    if strategy in (Strategy.SEMANTIC, Strategy.KEYWORD):
+        ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
+        return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
+    chosen = {Strategy.HYBRID_WEIGHTED: SEED_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+    names = {i: _names(records[i], named) for i in records}
+    ranked = hybrid_rank(kw, sem, query=query, speaker_of=names, params=chosen)
+    hits = []
+    for hit in ranked:
+        scores = {
+            **raw[hit.id], "keyword_norm": hit.components["keyword"], "semantic_norm": hit.components["vector"],
+            "boost": hit.components["speaker_boost"], "hybrid": hit.score,
+        }  # fmt: skip
+        score = hit.score
         if strategy is Strategy.TIME_WEIGHTED:
-            final = {
-                i: scoring.recency_score(records[i].last_accessed_at or records[i].created_at, now,
-                                         decay_rate=decay_rate) + max(components[i].get("semantic", 0.0), 0.0)
-                for i in final
-            }  # fmt: skip
-            for i in final:
-                components[i]["recency"] = final[i] - max(components[i].get("semantic", 0.0), 0.0)
-    return [
-        SearchHit(memory=records[i], score=final[i], scores={**components[i], strategy.value: final[i]})
-        for i in scoring.rank(final)
-    ]
+            record = records[hit.id]
+            recency = scoring.recency_score(record.last_accessed_at or record.created_at, now, decay_rate=decay_rate)
+            relevance = max(raw[hit.id].get("semantic", 0.0), 0.0)  # LangChain's relevance: the similarity
+            score = recency + relevance
+            scores["recency"] = recency
+        scores[strategy.value] = score
+        hits.append(SearchHit(records[hit.id], score, scores))
+    if strategy is Strategy.TIME_WEIGHTED:
+        hits.sort(key=lambda h: -h.score)
+    return hits
+
+
+def _names(record: MemoryRecord, named: Sequence[str]) -> str | None:
+    """The name that links a memory to the query: its speaker, or an entity the query names."""
+    speaker = record.metadata.get("speaker")
+    if isinstance(speaker, str):
+        return speaker
+    linked = record.metadata.get("entities")
+    if isinstance(linked, list):
+        return next((n for n in linked if isinstance(n, str) and n.casefold() in named), None)
+    return None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.retrieval import context_text
 from ..memory import Memory
 from ..models import MemoryKind, Scope
 from ..semantic import NewMemory, Strategy
@@ -24,20 +25,25 @@ Progress = Callable[[str], None]
 
 
 def ingest(memory: Memory, conversation: Conversation) -> Scope:
+    """Store every turn as an episode: its dia_id as provenance, the two previous turns of its session
+    as keyword-indexed context (as `Memory.add_message` does for live conversations)."""
     scope = Scope(user_id=f"locomo-{conversation.sample_id}")
-    items = [
-        NewMemory(
-            content=turn.document,
-            kind=MemoryKind.EPISODE,
-            metadata={
-                "speaker": turn.speaker, "dia_id": turn.dia_id, "session": turn.session,
-                "turn": turn.index, "session_date": turn.session_date,
-            },
-            source_ids=(turn.dia_id,),
-            created_at=turn.at,
+    items = []
+    for position, turn in enumerate(conversation.turns):
+        previous = [t.document for t in conversation.turns[max(0, position - turn.index) : position]]
+        items.append(
+            NewMemory(
+                content=turn.document,
+                kind=MemoryKind.EPISODE,
+                metadata={
+                    "speaker": turn.speaker, "dia_id": turn.dia_id, "session": turn.session,
+                    "turn": turn.index, "session_date": turn.session_date,
+                },  # fmt: skip
+                source_ids=(turn.dia_id,),
+                created_at=turn.at,
+                context=context_text(previous),
+            )
         )
-        for turn in conversation.turns
-    ]  # fmt: skip
     for start in range(0, len(items), 256):
         memory.add_many(items[start : start + 256], scope=scope, dedupe=False)
     return scope
@@ -60,7 +66,10 @@ def run(
 
 
 def _evaluate(
-    memory: Memory, conversations: list[Conversation], strategy: Strategy, ks: list[int],
+    memory: Memory,
+    conversations: list[Conversation],
+    strategy: Strategy,
+    ks: list[int],
     progress: Progress | None,
 ) -> dict[str, Any]:
     started = time.perf_counter()
@@ -79,7 +88,9 @@ def _evaluate(
             hits = memory.search(question.question, scope=scope, k=max(ks), strategy=strategy)
             latencies.append((time.perf_counter() - t) * 1000)
             provenance = [h.memory.source_ids for h in hits]
-            per_question.append((question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks}))
+            per_question.append(
+                (question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks})
+            )
         if progress:
             progress(f"searched {conversation.sample_id} ({len(conversation.questions)} questions)")
     return {
@@ -91,9 +102,7 @@ def _evaluate(
         "turns": sum(len(c.turns) for c in conversations),
         "questions": len(per_question),
         "overall": _mean_recalls([r for _, r in per_question], ks),
-        "by_category": {
-            c: _mean_recalls([r for cat, r in per_question if cat == c], ks) for c in CATEGORIES
-        },
+        "by_category": {c: _mean_recalls([r for cat, r in per_question if cat == c], ks) for c in CATEGORIES},
         "ingest_s": round(ingest_s, 2),
         **latency_summary(latencies, "search_ms"),
     }

@@ -29,13 +29,17 @@ def min_max(ranked: Ranked) -> dict[str, float]:
 
 
 def weighted_fusion(
-    semantic: Ranked, keyword: Ranked, *, semantic_weight: float = SEMANTIC_WEIGHT,
+    semantic: Ranked,
+    keyword: Ranked,
+    *,
+    semantic_weight: float = SEMANTIC_WEIGHT,
     keyword_weight: float = KEYWORD_WEIGHT,
 ) -> dict[str, float]:
     """The seed's `0.7 * semantic + 0.3 * keyword`, on min-max normalized scores; absent = 0."""
     sem, kw = min_max(semantic), min_max(keyword)
     return {
-        i: semantic_weight * sem.get(i, 0.0) + keyword_weight * kw.get(i, 0.0) for i in dict.fromkeys([*sem, *kw])
+        i: semantic_weight * sem.get(i, 0.0) + keyword_weight * kw.get(i, 0.0)
+        for i in dict.fromkeys([*sem, *kw])
     }
 
 

@@ -45,6 +45,8 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             last_accessed_at REAL,
             content_hash TEXT NOT NULL,
             pinned INTEGER NOT NULL DEFAULT 0,
+            context TEXT NOT NULL DEFAULT '',
+            date_text TEXT NOT NULL DEFAULT '',
             embedding BLOB,
             UNIQUE (user_id, id)
         );
@@ -53,19 +55,22 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         CREATE INDEX memories_user_session ON memories (user_id, session_id, created_at);
 
         CREATE VIRTUAL TABLE memories_fts USING fts5(
-            user_id, content, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+            user_id, content, context, date_text,
+            content='memories', content_rowid='rowid', tokenize='porter unicode61'
         );
         CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-            INSERT INTO memories_fts (rowid, user_id, content) VALUES (new.rowid, new.user_id, new.content);
+            INSERT INTO memories_fts (rowid, user_id, content, context, date_text)
+            VALUES (new.rowid, new.user_id, new.content, new.context, new.date_text);
         END;
         CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-            INSERT INTO memories_fts (memories_fts, rowid, user_id, content)
-            VALUES ('delete', old.rowid, old.user_id, old.content);
+            INSERT INTO memories_fts (memories_fts, rowid, user_id, content, context, date_text)
+            VALUES ('delete', old.rowid, old.user_id, old.content, old.context, old.date_text);
         END;
-        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, user_id ON memories BEGIN
-            INSERT INTO memories_fts (memories_fts, rowid, user_id, content)
-            VALUES ('delete', old.rowid, old.user_id, old.content);
-            INSERT INTO memories_fts (rowid, user_id, content) VALUES (new.rowid, new.user_id, new.content);
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, context, date_text, user_id ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, user_id, content, context, date_text)
+            VALUES ('delete', old.rowid, old.user_id, old.content, old.context, old.date_text);
+            INSERT INTO memories_fts (rowid, user_id, content, context, date_text)
+            VALUES (new.rowid, new.user_id, new.content, new.context, new.date_text);
         END;
 
         CREATE TABLE history (

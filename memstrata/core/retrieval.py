@@ -1,0 +1,286 @@
+"""Final ranking of hybrid search candidates (pure functions, no I/O).
+
+The store returns two candidate lists per query, best first: keyword hits (FTS5 `bm25()` /
+`ts_rank`, higher is better) and vector hits (cosine). This module turns them into one ranking.
+It never touches the store; the caller passes the lists and the little per-candidate metadata
+the ranking uses (the speaker of each candidate).
+
+The recommended recipe (`HybridParams()` defaults, measured on the LoCoMo dev split: evidence
+recall@10 0.789 against 0.613 for plain BM25; the numbers and every losing variant are in
+the retrieval study report):
+
+1. Index each turn with three full-text columns (`index_columns`): its own text, the text of the
+   previous `CONTEXT_TURNS` turns of the same session, and its date written out ("8 May 2023").
+   Rank with `bm25(fts, *KEYWORD_COLUMN_WEIGHTS)`. This document expansion is the largest single
+   gain: a reply ("Yes, we won a trophy!") is found through the question it answers.
+2. Take the top `depth` hits of each list, min-max normalize each list, and sum
+   `vector_weight * vector + (1 - vector_weight) * keyword` (absent from a list = 0).
+3. Multiply the score of candidates spoken by a person the query names by `1 + speaker_boost`.
+
+Reciprocal-rank fusion and neighbour smoothing are provided for comparison and for callers that
+want them; on LoCoMo both lost to the recipe above (RRF k=60 by 0.10 recall@10).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Literal
+
+from ..errors import InvalidInput
+from .scoring import min_max, rrf_fusion
+from .text import words
+
+Hits = Sequence[tuple[str, float]]
+"""`(id, score)` pairs, best first, as a store search returns them."""
+
+Normalization = Literal["minmax", "max", "zscore", "rank"]
+NORMALIZATIONS: tuple[Normalization, ...] = ("minmax", "max", "zscore", "rank")
+
+CONTEXT_TURNS = 2
+"""How many previous turns of the same session go into a turn's `context` column."""
+
+KEYWORD_COLUMNS = ("content", "context", "date")
+KEYWORD_COLUMN_WEIGHTS = (1.0, 0.5, 1.0)
+"""`bm25()` weights for `KEYWORD_COLUMNS`, in that order."""
+
+
+@dataclass(frozen=True, slots=True)
+class HybridParams:
+    """Settings of `hybrid_rank`. The defaults are the measured recipe."""
+
+    depth: int = 50
+    """Candidates used from each list (the store should be asked for at least this many)."""
+    vector_weight: float = 0.2
+    """Weight of the vector list; the keyword list gets `1 - vector_weight`."""
+    normalization: Normalization = "minmax"
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    rrf_k: int = 60
+    """RRF constant; with `fusion="rrf"` the lists are weighted `1 - vector_weight` and `vector_weight`."""
+    speaker_boost: float = 1.0
+    """Named-speaker candidates are multiplied by `1 + speaker_boost`; 0 turns it off."""
+    neighbour_weight: float = 0.0
+    """If > 0 and neighbours are given, a turn gains this share of its neighbours' scores."""
+
+    def __post_init__(self) -> None:
+        if self.depth < 1:
+            raise InvalidInput(f"depth must be >= 1, got {self.depth}")
+        if not 0.0 <= self.vector_weight <= 1.0:
+            raise InvalidInput(f"vector_weight must be in [0, 1], got {self.vector_weight}")
+        if self.normalization not in NORMALIZATIONS:
+            raise InvalidInput(f"unknown normalization {self.normalization!r}; use one of {NORMALIZATIONS}")
+        if self.fusion not in ("weighted", "rrf"):
+            raise InvalidInput(f"unknown fusion {self.fusion!r}; use 'weighted' or 'rrf'")
+        if self.rrf_k <= 0:
+            raise InvalidInput(f"rrf_k must be > 0, got {self.rrf_k}")
+        if self.speaker_boost < 0 or self.neighbour_weight < 0:
+            raise InvalidInput("speaker_boost and neighbour_weight must be >= 0")
+
+
+@dataclass(frozen=True, slots=True)
+class RankedHit:
+    """One ranked candidate and why it ranked there.
+
+    `components` holds the normalized `keyword` and `vector` scores (0 when absent from that list)
+    and the multiplier `speaker_boost` that was applied (1.0 when none).
+    """
+
+    id: str
+    score: float
+    components: Mapping[str, float] = field(default_factory=dict)
+
+
+# -- index text ---------------------------------------------------------------
+
+
+def context_text(previous: Sequence[str], turns: int = CONTEXT_TURNS) -> str:
+    """The `context` column of a turn: the last `turns` earlier turns of its session, oldest first.
+
+    `previous` holds the texts before this turn in the same session (only those; a new session
+    starts with an empty context).
+    """
+    if turns < 0:
+        raise InvalidInput(f"turns must be >= 0, got {turns}")
+    return " ".join(previous[max(0, len(previous) - turns) :]) if turns else ""
+
+
+def date_text(when: date | datetime) -> str:
+    """The `date` column: the day written out as words, e.g. `8 May 2023`.
+
+    Queries such as "in June 2022" or "on 6 November 2023" then match with plain full-text search.
+    English month names are used whatever the locale.
+    """
+    return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
+
+
+def index_columns(text: str, previous: Sequence[str], when: date | datetime) -> tuple[str, str, str]:
+    """The values of `KEYWORD_COLUMNS` for one turn: `(content, context, date)`."""
+    return text, context_text(previous), date_text(when)
+
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+# -- normalization and fusion -------------------------------------------------
+
+
+def normalize(hits: Hits, method: Normalization = "minmax") -> dict[str, float]:
+    """Map one list's scores onto a common scale.
+
+    * `minmax`: `(s - min) / (max - min)`, a constant list maps to 1.0;
+    * `max`: `s / max` (for positive scores such as BM25), non-positive max maps to 0.0;
+    * `zscore`: `(s - mean) / stdev` (can be negative);
+    * `rank`: `1 - r / n` for the hit at 0-based rank `r` of `n`, ignoring the scores.
+    """
+    if not hits:
+        return {}
+    if method == "minmax":
+        return min_max(hits)
+    if method == "max":
+        top = max(s for _, s in hits)
+        return {i: s / top if top > 0 else 0.0 for i, s in hits}
+    if method == "zscore":
+        values = [s for _, s in hits]
+        mean = sum(values) / len(values)
+        stdev = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+        return {i: (s - mean) / stdev if stdev > 1e-12 else 0.0 for i, s in hits}
+    if method == "rank":
+        n = len(hits)
+        return {i: 1.0 - r / n for r, (i, _) in enumerate(hits)}
+    raise InvalidInput(f"unknown normalization {method!r}; use one of {NORMALIZATIONS}")
+
+
+def weighted_sum(
+    lists: Mapping[str, Hits], weights: Mapping[str, float], *, normalization: Normalization = "minmax"
+) -> dict[str, float]:
+    """`sum(weights[name] * normalized score in lists[name])` per id; absent from a list counts 0.
+
+    Ids appear in the order first seen (list order of `lists`, then rank), which `rank_scores` keeps
+    for ties.
+    """
+    missing = set(lists) - set(weights)
+    if missing:
+        raise InvalidInput(f"no weight given for {sorted(missing)}")
+    normed = {name: normalize(hits, normalization) for name, hits in lists.items()}
+    ids = dict.fromkeys(i for scores in normed.values() for i in scores)
+    return {i: sum(weights[name] * scores.get(i, 0.0) for name, scores in normed.items()) for i in ids}
+
+
+def reciprocal_rank_fusion(
+    lists: Sequence[Hits], *, k: int = 60, weights: Sequence[float] | None = None
+) -> dict[str, float]:
+    """RRF: per id, the sum over lists of `weight / (k + rank)`, rank starting at 1."""
+    if weights is not None and len(weights) != len(lists):
+        raise InvalidInput(f"{len(weights)} weights for {len(lists)} lists")
+    return rrf_fusion(*lists, k=k, weights=weights)
+
+
+def smooth_neighbours(
+    scores: Mapping[str, float], neighbours: Mapping[str, Sequence[str]], weight: float
+) -> dict[str, float]:
+    """Each id gains `weight` times the score of every scored neighbour (e.g. the adjacent turns
+    of the same session). Neighbours that were not candidates enter with what they gain."""
+    out = dict(scores)
+    for memory_id, score in scores.items():
+        for other in neighbours.get(memory_id, ()):
+            if other != memory_id:
+                out[other] = out.get(other, 0.0) + weight * score
+    return out
+
+
+# -- speakers -----------------------------------------------------------------
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
+    """The speakers whose name occurs in `query` as whole words (case-insensitive; "Maria's" counts)."""
+    query_words = [w.split("'")[0] for w in words(query)]
+    found = set()
+    for speaker in set(speakers):
+        name = [w.split("'")[0] for w in words(speaker)]
+        if name and any(query_words[i : i + len(name)] == name for i in range(len(query_words))):
+            found.add(speaker)
+    return found
+
+
+def boost_speakers(
+    scores: Mapping[str, float], speaker_of: Mapping[str, str | None], named: set[str], boost: float
+) -> dict[str, float]:
+    """Multiply the score of every candidate spoken by a `named` speaker by `1 + boost`.
+
+    Scores must be non-negative for this to favour those candidates (`hybrid_rank` ensures it).
+    """
+    if not named or boost == 0:
+        return dict(scores)
+    return {i: s * (1.0 + boost) if speaker_of.get(i) in named else s for i, s in scores.items()}
+
+
+# -- the whole ranking --------------------------------------------------------
+
+
+def rank_scores(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """`(id, score)` by descending score; ties keep the mapping's order (deterministic)."""
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def hybrid_rank(
+    keyword: Hits,
+    vector: Hits,
+    *,
+    query: str,
+    speaker_of: Mapping[str, str | None] | None = None,
+    neighbours: Mapping[str, Sequence[str]] | None = None,
+    params: HybridParams | None = None,
+    limit: int | None = None,
+) -> list[RankedHit]:
+    """Fuse keyword and vector candidates into one ranking (see the module docstring for the recipe).
+
+    `speaker_of` maps candidate ids to their speaker (metadata); the speakers the query names are
+    found among them, so no list of known people is needed. `neighbours` (ids of the adjacent turns
+    of each candidate) is only used when `params.neighbour_weight > 0`.
+    """
+    p = params or HybridParams()
+    kw, vec = list(keyword[: p.depth]), list(vector[: p.depth])
+    kw_norm, vec_norm = normalize(kw, p.normalization), normalize(vec, p.normalization)
+    if p.fusion == "rrf":
+        fused = reciprocal_rank_fusion([kw, vec], k=p.rrf_k, weights=[1.0 - p.vector_weight, p.vector_weight])
+    else:
+        weights = {"keyword": 1.0 - p.vector_weight, "vector": p.vector_weight}
+        fused = weighted_sum({"keyword": kw, "vector": vec}, weights, normalization=p.normalization)
+    if p.neighbour_weight > 0 and neighbours:
+        fused = smooth_neighbours(fused, neighbours, p.neighbour_weight)
+    if fused and min(fused.values()) < 0:  # zscore: shift so that a multiplicative boost favours
+        low = min(fused.values())
+        fused = {i: s - low for i, s in fused.items()}
+    speakers = speaker_of or {}
+    named = named_speakers(query, (s for s in speakers.values() if s)) if p.speaker_boost else set()
+    boosted = boost_speakers(fused, speakers, named, p.speaker_boost)
+    ranked = rank_scores(boosted)
+    if limit is not None:
+        ranked = ranked[:limit]
+    return [
+        RankedHit(
+            id=i,
+            score=score,
+            components={
+                "keyword": kw_norm.get(i, 0.0),
+                "vector": vec_norm.get(i, 0.0),
+                "speaker_boost": 1.0 + p.speaker_boost if speakers.get(i) in named else 1.0,
+            },
+        )
+        for i, score in ranked
+    ]
