@@ -259,7 +259,7 @@ CONVERSATION = [
 def index() -> Iterator[tuple[sqlite3.Connection, StaticEmbedder, np.ndarray]]:
     db = sqlite3.connect(":memory:")
     db.execute(
-        "CREATE VIRTUAL TABLE fts USING fts5(id UNINDEXED, content, context, date, "
+        "CREATE VIRTUAL TABLE fts USING fts5(id UNINDEXED, content, context, date_text, "
         "tokenize='porter unicode61')"
     )
     previous: list[str] = []
@@ -282,9 +282,9 @@ def search(
     match = fts_query(query)
     assert match is not None
     if expanded:
-        match, weights = match.removeprefix("content:"), ", ".join(map(str, (0.0, *KEYWORD_COLUMN_WEIGHTS)))
+        weights = ", ".join(map(str, (0.0, *KEYWORD_COLUMN_WEIGHTS)))
     else:
-        weights = "0.0, 1.0, 0.0, 0.0"
+        match, weights = "content:" + match.partition(":")[2], "0.0, 1.0, 0.0, 0.0"
     rows = db.execute(
         f"SELECT id, -bm25(fts, {weights}) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, {weights}) LIMIT 50",
         (match,),
