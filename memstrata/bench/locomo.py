@@ -14,13 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from ..core.retrieval import context_text
+from ..errors import InvalidInput
+from ..extraction.base import Message
 from ..memory import Memory
 from ..models import MemoryKind, Scope
 from ..semantic import NewMemory, Strategy
+from ..storage.base import MemoryFilter
 from .locomo_data import CATEGORIES, Conversation, evidence_recall, load
 from .report import latency_summary
 
 DEFAULT_KS = (1, 5, 10, 20)
+MODES = ("turns", "extracted", "both")
+"""What is stored: every turn as an episode, only memories extracted from the turns, or both."""
 Progress = Callable[[str], None]
 
 
@@ -49,6 +54,15 @@ def ingest(memory: Memory, conversation: Conversation) -> Scope:
     return scope
 
 
+def ingest_extracted(memory: Memory, conversation: Conversation) -> Scope:
+    """Learn from every turn (offline extraction + resolution); provenance is the turn's dia_id."""
+    scope = Scope(user_id=f"locomo-{conversation.sample_id}")
+    for turn in conversation.turns:
+        message = Message("user", turn.text, turn.at, turn.speaker)
+        memory.learn([message], scope=scope, known_name=turn.speaker, source_ids=(turn.dia_id,))
+    return scope
+
+
 def run(
     data: str | Path,
     *,
@@ -56,13 +70,19 @@ def run(
     embedder: str | None = None,
     strategy: str = Strategy.HYBRID.value,
     ks: Sequence[int] = DEFAULT_KS,
+    mode: str = "turns",
     progress: Progress | None = None,
 ) -> dict[str, Any]:
+    if mode not in MODES:
+        raise InvalidInput(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
     conversations = load(data)
     with tempfile.TemporaryDirectory(prefix="memstrata-locomo-") as tmp:
         url = store or f"sqlite:///{Path(tmp) / 'locomo.db'}"
         with Memory(store=url, embedder=embedder or "static") as memory:
-            return _evaluate(memory, conversations, Strategy.parse(strategy), sorted(ks), progress)
+            result = _evaluate(memory, conversations, Strategy.parse(strategy), sorted(ks), mode, progress)
+            return {**result, "mode": mode, "memories": sum(
+                memory.store.count_memories(f"locomo-{c.sample_id}", MemoryFilter()) for c in conversations
+            )}  # fmt: skip
 
 
 def _evaluate(
@@ -70,13 +90,18 @@ def _evaluate(
     conversations: list[Conversation],
     strategy: Strategy,
     ks: list[int],
+    mode: str,
     progress: Progress | None,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     scopes = []
     for conversation in conversations:
         memory.store.erase_user(f"locomo-{conversation.sample_id}")
-        scopes.append(ingest(memory, conversation))
+        if mode in ("turns", "both"):
+            ingest(memory, conversation)
+        if mode in ("extracted", "both"):
+            ingest_extracted(memory, conversation)
+        scopes.append(Scope(user_id=f"locomo-{conversation.sample_id}"))
         if progress:
             progress(f"ingested {conversation.sample_id} ({len(conversation.turns)} turns)")
     ingest_s = time.perf_counter() - started
