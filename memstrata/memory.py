@@ -15,6 +15,7 @@ from .llm.base import LLMClient
 from .filters import build_filter
 from .errors import InvalidInput
 from .learning import LearnResult
+from .conversation_api import ConversationAPI
 from .learning_api import LearningAPI, MessageLike
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
 from .semantic import Clock, NewMemory, SemanticMemory, Strategy
@@ -29,7 +30,7 @@ def as_scope(scope: ScopeLike) -> Scope:
     return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
-class Memory(LearningAPI):
+class Memory(ConversationAPI, LearningAPI):
     """Layered memory for agents.
 
     >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
@@ -83,6 +84,7 @@ class Memory(LearningAPI):
     def close(self) -> None:
         if "work_queue" in self.__dict__:
             self.work_queue.stop()
+        self.close_conversation()
         if "llm" in self.__dict__ and self.llm is not None:
             self.llm.close()
         self.store.close()

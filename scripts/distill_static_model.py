@@ -126,8 +126,12 @@ def export(distilled: Path, out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="output folder, e.g. memstrata/embedders/models/m2v-minilm-256")
-    parser.add_argument("--distilled", type=Path, help="reuse an existing model2vec folder instead of distilling")
+    parser.add_argument(
+        "out", type=Path, help="output folder, e.g. memstrata/embedders/models/m2v-minilm-256"
+    )
+    parser.add_argument(
+        "--distilled", type=Path, help="reuse an existing model2vec folder instead of distilling"
+    )
     args = parser.parse_args()
     if args.distilled is not None:
         export(args.distilled, args.out)

@@ -20,6 +20,7 @@ from ..memory import Memory
 from ..models import MemoryKind, Scope
 from ..semantic import NewMemory, Strategy
 from ..storage.base import MemoryFilter
+from .locomo_context import evaluate_context
 from .locomo_data import CATEGORIES, Conversation, evidence_recall, load
 from .report import latency_summary
 
@@ -41,8 +42,11 @@ def ingest(memory: Memory, conversation: Conversation) -> Scope:
                 content=turn.document,
                 kind=MemoryKind.EPISODE,
                 metadata={
-                    "speaker": turn.speaker, "dia_id": turn.dia_id, "session": turn.session,
-                    "turn": turn.index, "session_date": turn.session_date,
+                    "speaker": turn.speaker,
+                    "dia_id": turn.dia_id,
+                    "session": turn.session,
+                    "turn": turn.index,
+                    "session_date": turn.session_date,
                 },  # fmt: skip
                 source_ids=(turn.dia_id,),
                 created_at=turn.at,
@@ -118,7 +122,11 @@ def _evaluate(
             )
         if progress:
             progress(f"searched {conversation.sample_id} ({len(conversation.questions)} questions)")
+    context = evaluate_context(memory, conversations, scopes=scopes) if mode != "extracted" else {}
+    if progress and context:
+        progress("assembled contexts at 500/1000/2000 tokens")
     return {
+        **context,
         "benchmark": "locomo",
         "strategy": strategy.value,
         "store": memory.store.url.split("://")[0],

@@ -2,11 +2,12 @@
 
 Blocks come in priority order; each holds items in its own priority order. Packing walks the blocks
 from the most important, gives each as many of its items as still fit (first-fit, or contiguous for
-blocks whose items only make sense as an unbroken run, like recent turns), renders the kept items in
-display order, and drops a block that cannot fit its header and one item. So when the budget is
-short, lower-priority blocks lose items, then disappear, before a higher-priority block loses
-anything. The result never exceeds the budget: every part is counted again as rendered, and so is
-the final text. Same input, same output.
+blocks whose items only make sense as an unbroken run, like recent turns), and renders the kept items
+in display order. The first block that cannot fit its header and one item is dropped, and so is every
+block after it: the parts kept are always the most important ones. So when the budget is short,
+lower-priority blocks lose items, then disappear, before a higher-priority block loses anything.
+The result never exceeds the budget: every part is counted again as rendered, and so is the final
+text. Same input, same output.
 """
 
 from __future__ import annotations
@@ -148,12 +149,15 @@ def pack(blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joi
     parts: list[PackedPart] = []
     dropped: list[str] = []
     used = 0
+    full = False
     for block in blocks:
+        has_content = bool(block.items) or block.empty is not None
         overhead = joiner_cost if parts else 0
-        packed = _pack_block(block, max_tokens - used - overhead, count_many)
+        packed = None if full else _pack_block(block, max_tokens - used - overhead, count_many)
         if packed is None:
-            if block.items or block.empty is not None:
+            if has_content:  # from the first block that does not fit on, every block is dropped
                 dropped.append(block.name)
+                full = True
             continue
         text, tokens, kept = packed
         parts.append(PackedPart(block.name, text, tokens, kept, len(block.items)))

@@ -207,11 +207,13 @@ def _turn_candidates(turns: Sequence[TurnLike]) -> list[_Candidate]:
 
 
 def _redundant(candidate: _Candidate, kept: Iterable[_Candidate]) -> bool:
+    """Mostly the same content words as a kept line, and no number that line lacks."""
     if not candidate.terms:
         return False
+    numbers = {t for t in candidate.terms if any(ch.isdigit() for ch in t)}
     for other in kept:
         union = candidate.terms | other.terms
-        if union and len(candidate.terms & other.terms) / len(union) >= 0.6:
+        if union and len(candidate.terms & other.terms) / len(union) >= 0.6 and numbers <= other.terms:
             return True
     return False
 

@@ -133,6 +133,10 @@ class LLMClient(Protocol):
         json_mode: bool = False,
     ) -> LLMResponse: ...
 
+    def close(self) -> None:
+        """Release connections; the client is not used afterwards."""
+        ...
+
 
 def check_request(messages: Sequence[ChatMessage], max_tokens: int, temperature: float) -> None:
     """Reject requests no provider would accept, before any network call."""

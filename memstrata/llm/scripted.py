@@ -80,6 +80,9 @@ class ScriptedLLM:
         self.usage.record(response)
         return response
 
+    def close(self) -> None:
+        """Nothing to release; present because every `LLMClient` has it."""
+
     def _reply(self, entry: Reply, messages: Sequence[ChatMessage]) -> LLMResponse:
         if isinstance(entry, BaseException):
             self.usage.record_failure()

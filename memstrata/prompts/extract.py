@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..extraction.base import CATEGORIES, ENTITY_TYPES
 from ..llm.base import ChatMessage
@@ -16,6 +17,15 @@ from .parse import ParsedItems, parse_items
 
 KINDS = ("fact", "preference", "event", "note", "task")
 """The memory kinds an extracted fact may have (a subset of `MemoryKind`)."""
+
+KIND_OF_CATEGORY = {
+    "preference": "preference",
+    "identity": "fact",
+    "relation": "fact",
+    "event": "event",
+    "request": "note",
+    "open_item": "task",
+}
 
 SYSTEM = """\
 You extract long-term memories from a conversation between a user and an assistant.
@@ -185,19 +195,22 @@ class ExtractedFact(BaseModel):
     entities: list[ExtractedEntity] = Field(default_factory=list)
     profile: ExtractedProfile | None = None
     source: int | None = None
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    confidence: float = 0.8
 
-    @field_validator("kind", "category", mode="before")
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_from_category(cls, data: Any) -> Any:
+        """A missing or unknown kind is derived from the category (small models confuse the two)."""
+        if not isinstance(data, dict):
+            return data
+        kind = _lower_choice(data.get("kind"), KINDS, "")
+        category = _lower_choice(data.get("category"), tuple(CATEGORIES), "")
+        return {**data, "kind": kind or KIND_OF_CATEGORY.get(category, "fact")}
+
+    @field_validator("category", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return str(value).strip().lower().replace(" ", "_") if value is not None else value
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        if value not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-        return value
 
     @field_validator("category")
     @classmethod
@@ -228,16 +241,38 @@ class ExtractedFact(BaseModel):
 
     @field_validator("event_date", mode="before")
     @classmethod
-    def _date_part(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            text = value.strip()
-            return text[:10] if text and text.lower() not in ("null", "none", "unknown") else None
-        return value.date() if isinstance(value, datetime) else value
+    def _date_part(cls, value: Any) -> date | None:
+        """An ISO date (a datetime's date part); anything unreadable ("next week") becomes None."""
+        if isinstance(value, datetime):
+            return value.date()
+        if isinstance(value, date):
+            return value
+        try:
+            return date.fromisoformat(str(value).strip()[:10])
+        except ValueError:
+            return None
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source_index(cls, value: Any) -> int | None:
+        match = re.search(r"\d+", str(value)) if value is not None else None
+        return int(match.group()) if match else None
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _clamped(cls, value: Any) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return 0.8
+        return min(1.0, max(0.0, number)) if number == number else 0.8
 
     @field_validator("entities", mode="before")
     @classmethod
     def _entity_names(cls, value: Any) -> Any:
         """Accept bare names; drop entries without a name rather than the whole fact."""
+        if isinstance(value, str):
+            value = [value]
         if not isinstance(value, list):
             return [] if value is None else value
         items = [{"name": item} if isinstance(item, str) else item for item in value]

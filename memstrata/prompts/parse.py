@@ -37,6 +37,7 @@ _WORD = re.compile(r"[A-Za-z_]+")
 _TRAILING = re.compile(r"\s*[}\]]")
 _SINGLE_QUOTE_ESCAPES = {"'": "'", '"': '\\"'}
 _CLOSERS = {"{": "}", "[": "]"}
+_JSON_STARTS = frozenset("\"'{[]}-0123456789")
 _MAX_STARTS = 50
 
 
@@ -172,28 +173,37 @@ def _loads(snippet: str) -> Any:
 _NOT_JSON = object()
 
 
+def _looks_like_json(text: str, start: int) -> bool:
+    """Does the bracket at `start` open JSON (not prose such as "[see below]")?"""
+    rest = text[start + 1 :].lstrip()
+    return rest[:1] in _JSON_STARTS or rest.startswith(("true", "false", "null"))
+
+
+def _unclosed(text: str, body: str) -> LLMOutputError:
+    if body.rstrip()[-1:] in ("}", "]"):
+        reason = "is not valid JSON, even after repair (unbalanced quotes or brackets)"
+    else:
+        reason = "has JSON that never closes; cut off by max_tokens?"
+    return LLMOutputError(f"LLM output {reason} (output was {preview(text)})")
+
+
 def extract_json(text: str) -> Any:
     """The first JSON object or array in raw LLM output, repaired where safe.
 
     Raises `LLMOutputError` when there is none, it never closes (truncated), or it cannot be parsed.
+    A truncated value is an error even if a complete inner object could be salvaged.
     """
     body = strip_fences(strip_reasoning(text))
     starts = [i for i, char in enumerate(body) if char in _CLOSERS][:_MAX_STARTS]
     if not starts:
         raise LLMOutputError(f"LLM output contains no JSON object or array (output was {preview(text)})")
-    unclosed = False
     for start in starts:
         end = balanced_end(body, start)
-        if end < 0:
-            unclosed = True
-            continue
-        value = _loads(body[start:end])
+        if end < 0 and _looks_like_json(body, start):
+            raise _unclosed(text, body)
+        value = _loads(body[start:end]) if end > 0 else _NOT_JSON
         if value is not _NOT_JSON:
             return value
-    if unclosed:
-        raise LLMOutputError(
-            f"LLM output has JSON that never closes; cut off by max_tokens? (output was {preview(text)})"
-        )
     raise LLMOutputError(f"LLM output is not valid JSON, even after repair (output was {preview(text)})")
 
 

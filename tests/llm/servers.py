@@ -28,6 +28,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from memstrata.llm import AnthropicLLM, OpenAICompatibleLLM
+
+API_KEY = "sk-test-secret-0123456789"
+"""The key the fixtures' servers require; tests assert it never appears in error messages."""
 Protocol = Literal["openai", "anthropic"]
 PATHS: dict[Protocol, str] = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
 _FINISH = {"anthropic": {"stop": "end_turn", "length": "max_tokens"}}
@@ -136,7 +140,9 @@ def _error_body(protocol: Protocol, status: int, message: str) -> dict[str, Any]
             status, "api_error" if status >= 500 else "invalid_request_error"
         )
         return {"type": "error", "error": {"type": kind, "message": message}}
-    return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error"}}
+    return {
+        "error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error"}
+    }
 
 
 class _Server(ThreadingHTTPServer):
@@ -255,7 +261,9 @@ class FakeLLMServer:
             if "max_tokens" not in body:
                 return error(400, "max_tokens: Field required")
             if any(m.get("role") not in ("user", "assistant") for m in body["messages"]):
-                return error(400, "messages: roles must be 'user' or 'assistant'; use the top-level system field")
+                return error(
+                    400, "messages: roles must be 'user' or 'assistant'; use the top-level system field"
+                )
         return None
 
     def _next(self, request: RecordedRequest) -> Reply:
@@ -320,3 +328,14 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+def client_for(
+    server: FakeLLMServer, *, api_key: str = API_KEY, **overrides: Any
+) -> OpenAICompatibleLLM | AnthropicLLM:
+    """The memstrata client for `server`'s protocol, with test-sized delays."""
+    options: dict[str, Any] = {"timeout": 5.0, "max_retries": 3, "backoff": 0.01, "max_delay": 2.0}
+    options.update(overrides)
+    if server.protocol == "anthropic":
+        return AnthropicLLM("claude-test", api_key, server.base_url, **options)
+    return OpenAICompatibleLLM(server.base_url, "gpt-test", api_key, **options)

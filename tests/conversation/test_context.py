@@ -1,0 +1,137 @@
+"""`Memory.context()`: parts, formats, budget, priorities, determinism."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from memstrata import namespaces
+from memstrata.context import NO_MEMORIES, PARTS
+from memstrata.core.tokens import count_tokens
+from memstrata.entities import EntityMemory
+from memstrata.errors import InvalidInput
+from memstrata.models import Scope
+from memstrata.procedures import ProceduralMemory
+from memstrata.profile import ProfileMemory
+
+from .conftest import Clock, MemoryFactory
+
+ALICE = Scope("alice")
+S2 = Scope("alice", session_id="s2")
+
+
+@pytest.fixture
+def rich(make_memory: MemoryFactory, clock: Clock) -> Any:
+    """A user with profile facts, memories, episodes of an old session, an entity, a procedure,
+    a user context object and a current session with a summary and recent turns."""
+    memory = make_memory()
+    ProfileMemory(store=memory.store, clock=clock).set_fact("alice", "identity", "name", "Alice")
+    ProfileMemory(store=memory.store, clock=clock).set_fact("alice", "identity", "home_city", "Lisbon")
+    memory.add("Alice prefers short answers", scope=ALICE, kind="preference")
+    memory.add("Alice is training for the Porto marathon in October", scope=ALICE, kind="event")
+    memory.add("Alice is allergic to peanuts", scope=ALICE)
+    old = Scope("alice", session_id="s1")
+    memory.add_message(old, "user", "I ran 30 km on Sunday for marathon training", speaker="Alice")
+    memory.add_message(old, "assistant", "Great long run! Remember to hydrate.")
+    EntityMemory(store=memory.store, clock=clock).upsert(
+        "alice", "Marco", type="person", summary="Alice's running coach", attributes={"city": "Porto"}
+    )
+    ProceduralMemory(semantic=memory.semantic).add(
+        ALICE, "marathon plan", instruction="Answer with a weekly table"
+    )
+    memory.store.put_item(
+        "alice", namespaces.USER_CONTEXT, "user",
+        {"facts": ["Alice has a dog named Rex"], "preferences": {"units": "metric"},
+         "last_topics": ["marathon", "nutrition", "shoes"], "open_items": ["send the race registration"],
+         "last_session": "2026-03-01T10:00:00+00:00"},
+    )  # fmt: skip
+    clock.advance(days=1)
+    for n in range(1, 12):
+        memory.add_message(
+            S2,
+            "user" if n % 2 else "assistant",
+            f"Turn {n}: Marco says the October marathon pace is {n} min.",
+        )
+    return memory
+
+
+def test_all_parts_in_priority_order_with_the_seed_formats(rich: Any) -> None:
+    context = rich.context(S2, "How is my marathon training going with Marco?", 3000)
+    assert [p.name for p in context.parts] == list(PARTS) and context.dropped == ()
+    text = context.text
+    assert text.startswith(
+        "What I know about this user:\n- name: Alice\n- home city: Lisbon\n- units: metric\n"
+    )
+    assert "- Alice has a dog named Rex" in text
+    assert "Relevant memories from past conversations:\n" in text
+    assert "- [2 March 2026] Alice is training for the Porto marathon in October" in text
+    assert "- [2 March 2026] Alice: I ran 30 km on Sunday for marathon training" in text
+    assert "Relevant people, places and things:\n- Marco (person): Alice's running coach; city: Porto" in text
+    assert "Relevant procedures:\n- marathon plan: Answer with a weekly table" in text
+    assert "Pending from last session: send the race registration" in text
+    assert "Last talked about: marathon, nutrition, shoes" in text
+    assert "Summary of earlier in this conversation:\n" in text
+    assert text.endswith("assistant: Turn 10: Marco says the October marathon pace is 10 min.\n"
+                         "user: Turn 11: Marco says the October marathon pace is 11 min.")  # fmt: skip
+    assert context.tokens == count_tokens(text) == sum(p.tokens for p in context.parts)
+    assert str(context) == text and context.part("recent") is not None
+
+
+def test_recent_turns_are_not_repeated_as_memories(rich: Any) -> None:
+    context = rich.context(S2, "marathon pace", 3000)
+    memories = context.part("memories")
+    assert memories is not None and "Turn 11" not in memories.text and "Turn 10" not in memories.text
+    assert "Turn 3" in memories.text  # folded into the summary, still a relevant episode
+
+
+def test_no_relevant_past_context(make_memory: MemoryFactory) -> None:
+    memory = make_memory()
+    memory.add("Alice likes tennis", scope=ALICE)
+    context = memory.context(ALICE, "quantum chromodynamics lecture", 500)
+    assert context.text == f"Relevant memories from past conversations:\n{NO_MEMORIES}"
+    assert memory.context(ALICE, None, 500).text == ""
+
+
+@pytest.mark.parametrize("budget", [1, 7, 15, 30, 60, 100, 160, 250, 400, 700])
+def test_context_never_exceeds_max_tokens(rich: Any, budget: int) -> None:
+    context = rich.context(S2, "marathon training with Marco in Porto", budget)
+    assert context.tokens <= budget and count_tokens(context.text) == context.tokens
+
+
+def test_lower_priority_parts_are_dropped_first(rich: Any) -> None:
+    seen_partial = False
+    for budget in range(10, 900, 10):
+        context = rich.context(S2, "marathon training", budget)
+        names = [p.name for p in context.parts]
+        assert names == list(PARTS[: len(names)]), budget  # always the most important parts
+        assert list(context.dropped) == list(PARTS[len(names) :]), budget
+        last = context.parts[-1] if context.parts else None
+        seen_partial |= last is not None and 0 < last.items < last.total_items
+    assert seen_partial  # a part is trimmed inside before the next one is dropped
+
+
+def test_context_is_deterministic(rich: Any) -> None:
+    first = rich.context(S2, "marathon pace and shoes", 400)
+    second = rich.context(S2, "marathon pace and shoes", 400)
+    assert first == second
+
+
+def test_include_selects_parts_and_arguments_are_validated(rich: Any, clock: Clock) -> None:
+    context = rich.context(S2, "marathon", 2000, include=["recent", "profile"])
+    assert [p.name for p in context.parts] == ["recent", "profile"]  # the given order is the priority
+    with pytest.raises(InvalidInput, match="unknown context part"):
+        rich.context(S2, "marathon", 100, include=["weather"])
+    with pytest.raises(InvalidInput, match="max_tokens"):
+        rich.context(S2, "marathon", 0)
+    user_level = rich.context(ALICE, "marathon", 2000)
+    assert user_level.part("recent") is None and user_level.part("summary") is None
+
+
+def test_memories_are_shown_in_date_order(make_memory: MemoryFactory, clock: Clock) -> None:
+    memory = make_memory()
+    memory.add("Alice visited Rome for a conference", scope=ALICE, created_at=clock.now - timedelta(days=40))
+    memory.add("Alice visited Rome again for holidays", scope=ALICE, created_at=clock.now - timedelta(days=2))
+    text = memory.context(ALICE, "Rome visits", 500).text
+    assert text.index("[21 January 2026]") < text.index("[28 February 2026]")
