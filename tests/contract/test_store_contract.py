@@ -158,6 +158,16 @@ def test_keyword_search_stems_and_ranks(store: Store) -> None:
     assert store.keyword_search("alice", 'AND OR NOT "(*', MemoryFilter(), limit=5) == []
 
 
+def test_keyword_search_matches_context_and_date_but_ranks_content_first(store: Store) -> None:
+    reply = put(store, ALICE, "Bob: Yes, we won it!", context="Alice: Did your team win the chess trophy?",
+                created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))  # fmt: skip
+    direct = put(store, ALICE, "Alice: the chess trophy is on my shelf", created_at=datetime(2023, 6, 1, tzinfo=UTC))
+    rows = store.keyword_search("alice", "chess trophy", MemoryFilter(), limit=5)
+    assert ids(rows) == [direct.id, reply.id]
+    assert [r.record.context for r in rows][1] == "Alice: Did your team win the chess trophy?"
+    assert ids(store.keyword_search("alice", "what happened on 8 May 2023", MemoryFilter(), limit=1)) == [reply.id]
+
+
 def test_keyword_search_filters(store: Store) -> None:
     put(store, ALICE, "jazz concert tickets", kind=MemoryKind.EVENT)
     note = put(store, ALICE, "jazz records to buy", kind=MemoryKind.NOTE)
