@@ -98,7 +98,10 @@ class EntityMemory:
             key = existing.key
             mentioned = normalize_name(name)
             merged_aliases = set(existing.aliases) | alias_keys | ({mentioned} - {key})
-            links = [*existing.memory_ids, *([memory_id] if memory_id and memory_id not in existing.memory_ids else [])]
+            links = [
+                *existing.memory_ids,
+                *([memory_id] if memory_id and memory_id not in existing.memory_ids else []),
+            ]
             entity = Entity(
                 key=key, name=existing.name, type=existing.type if type == "other" else type,
                 first_seen=existing.first_seen, last_seen=max(existing.last_seen, now),

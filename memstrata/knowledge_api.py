@@ -21,6 +21,7 @@ class KnowledgeAPI:
     store: Store
     semantic: SemanticMemory
     clock: Clock
+
     @cached_property
     def profiles(self) -> ProfileMemory:
         return ProfileMemory(store=self.store, clock=self.clock)

@@ -22,7 +22,14 @@ from .semantic import NewMemory, SemanticMemory
 from .storage.base import MemoryFilter
 
 SIMILAR_LIMIT = 8
-_IMPORTANCE = {"identity": 0.8, "relation": 0.7, "preference": 0.7, "request": 0.8, "open_item": 0.6, "event": 0.6}
+_IMPORTANCE = {
+    "identity": 0.8,
+    "relation": 0.7,
+    "preference": 0.7,
+    "request": 0.8,
+    "open_item": 0.6,
+    "event": 0.6,
+}
 _RESOLVABLE = (MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK)
 
 
@@ -88,7 +95,9 @@ class LearningMemory:
             for r, score in similar.values()
         ]
 
-    def _write(self, scope: Scope, candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]) -> Operation:
+    def _write(
+        self, scope: Scope, candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]
+    ) -> Operation:
         store, user = self.semantic.store, scope.user_id
         if decision.kind is DecisionKind.NOOP:
             [record] = store.get(user, [decision.target_ids[0]])

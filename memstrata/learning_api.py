@@ -11,7 +11,7 @@ from .errors import InvalidInput
 from .extraction.base import Extractor, Message
 from .filters import aware
 from .knowledge_api import KnowledgeAPI
-from .learning import LearnResult, LearningMemory
+from .learning import LearningMemory, LearnResult
 from .work_queue import QueueStatus, WorkQueue
 
 if TYPE_CHECKING:
@@ -44,7 +44,9 @@ def to_messages(messages: Sequence[MessageLike] | MessageLike, now: datetime) ->
 
 
 def message_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    return [{"role": m.role, "content": m.content, "at": m.at.isoformat(), "speaker": m.speaker} for m in messages]
+    return [
+        {"role": m.role, "content": m.content, "at": m.at.isoformat(), "speaker": m.speaker} for m in messages
+    ]
 
 
 class LearningAPI(KnowledgeAPI):
@@ -76,7 +78,10 @@ class LearningAPI(KnowledgeAPI):
     @cached_property
     def learning(self) -> LearningMemory:
         return LearningMemory(
-            semantic=self.semantic, entities=self.entity_memory, profiles=self.profiles, extractor=self.extractor
+            semantic=self.semantic,
+            entities=self.entity_memory,
+            profiles=self.profiles,
+            extractor=self.extractor,
         )
 
     @cached_property

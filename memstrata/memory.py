@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import builtins
-
 from collections.abc import Mapping, Sequence
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from .embedders.base import Embedder
-from .llm.base import LLMClient
-from .filters import build_filter
-from .errors import InvalidInput
-from .learning import LearnResult
 from .conversation_api import ConversationAPI
+from .embedders.base import Embedder
+from .embedders.openai_compat import OpenAICompatibleEmbedder
+from .errors import InvalidInput
+from .filters import build_filter
+from .learning import LearnResult
 from .learning_api import LearningAPI, MessageLike
+from .lifecycle_api import LifecycleAPI
+from .llm.base import LLMClient
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
+from .redacting import RedactingEmbedder, RedactingLLM
 from .semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .settings import Settings
 from .storage import Store, open_store
@@ -30,7 +32,7 @@ def as_scope(scope: ScopeLike) -> Scope:
     return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
-class Memory(ConversationAPI, LearningAPI):
+class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
     """Layered memory for agents.
 
     >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
@@ -64,9 +66,13 @@ class Memory(ConversationAPI, LearningAPI):
             else open_store(store or self.settings.store, owner_url=self.settings.store_owner)
         )  # fmt: skip
         self.embedder: Embedder = _resolve_embedder(embedder or self.settings.embedder)
+        if self.settings.redact_pii and isinstance(self.embedder, OpenAICompatibleEmbedder):
+            self.embedder = RedactingEmbedder(self.embedder)  # local embedders see the text anyway
         self.store.bind_embedder(self.embedder.name, self.embedder.dimensions)
         self.clock = clock
-        self.semantic = SemanticMemory(store=self.store, embedder=self.embedder, clock=clock, track_access=track_access)
+        self.semantic = SemanticMemory(
+            store=self.store, embedder=self.embedder, clock=clock, track_access=track_access
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
@@ -76,10 +82,14 @@ class Memory(ConversationAPI, LearningAPI):
     def llm(self) -> LLMClient | None:
         """The optional LLM (from `llm=` or MEMSTRATA_LLM), resolved on first use; None = fully offline."""
         if self.llm_spec is None or not isinstance(self.llm_spec, str):
-            return self.llm_spec
-        from .llm.registry import resolve_llm
+            llm = self.llm_spec
+        else:
+            from .llm.registry import resolve_llm
 
-        return resolve_llm(self.llm_spec)
+            llm = resolve_llm(self.llm_spec)
+        if llm is not None and self.settings.redact_pii:
+            llm = RedactingLLM(llm)
+        return llm
 
     def close(self) -> None:
         if "work_queue" in self.__dict__:
@@ -98,16 +108,33 @@ class Memory(ConversationAPI, LearningAPI):
     # -- semantic memory ---------------------------------------------------
     @overload
     def add(
-        self, content: str, *, scope: ScopeLike, infer: Literal[False] = False, kind: MemoryKind | str = ...,
-        metadata: Mapping[str, Any] | None = ..., importance: float = ..., source_ids: Sequence[str] = ...,
-        expires_at: datetime | None = ..., pinned: bool = ..., created_at: datetime | None = ...,
+        self,
+        content: str,
+        *,
+        scope: ScopeLike,
+        infer: Literal[False] = False,
+        kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ...,
+        importance: float = ...,
+        source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ...,
+        pinned: bool = ...,
+        created_at: datetime | None = ...,
     ) -> MemoryRecord: ...
 
     @overload
     def add(
-        self, content: str | Sequence[MessageLike], *, scope: ScopeLike, infer: Literal[True],
-        kind: MemoryKind | str = ..., metadata: Mapping[str, Any] | None = ..., importance: float = ...,
-        source_ids: Sequence[str] = ..., expires_at: datetime | None = ..., pinned: bool = ...,
+        self,
+        content: str | Sequence[MessageLike],
+        *,
+        scope: ScopeLike,
+        infer: Literal[True],
+        kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ...,
+        importance: float = ...,
+        source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ...,
+        pinned: bool = ...,
         created_at: datetime | None = ...,
     ) -> LearnResult: ...
 
@@ -142,7 +169,9 @@ class Memory(ConversationAPI, LearningAPI):
 
     remember = add
 
-    def add_many(self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True) -> list[MemoryRecord]:
+    def add_many(
+        self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True
+    ) -> list[MemoryRecord]:
         """Store many memories with one embedding batch and one transaction."""
         return self.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
 
@@ -166,7 +195,7 @@ class Memory(ConversationAPI, LearningAPI):
         s = as_scope(scope)
         where = build_filter(
             kinds=kinds, metadata=metadata, agent_id=s.agent_id, session_id=s.session_id,
-            created_after=created_after, created_before=created_before, as_of=as_of,
+            created_after=created_after, created_before=created_before, as_of=as_of or self.clock(),
             include_superseded=include_superseded, include_expired=include_expired,
         )  # fmt: skip
         return self.store.list_memories(s.user_id, where, limit=limit, offset=offset)

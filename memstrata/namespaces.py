@@ -24,4 +24,10 @@ RECEIPT = "receipt"
 SYSTEM_USER = "_system"
 """Reserved owner of non-user data (API keys, erasure receipts). User ids cannot start with '_'."""
 
-ALL_USER_NAMESPACES = (PROFILE, USER_CONTEXT, SESSION, ENTITY, QUEUE)
+LANGGRAPH = "langgraph"
+"""Items written through the LangGraph `BaseStore` adapter; key = namespace path + item key."""
+
+LIFECYCLE = "lifecycle"
+"""Lifecycle bookkeeping per user (turn counters of the consolidation policy)."""
+
+ALL_USER_NAMESPACES = (PROFILE, USER_CONTEXT, SESSION, ENTITY, QUEUE, LANGGRAPH, LIFECYCLE)

@@ -88,7 +88,9 @@ class SemanticMemory:
         self.track_access = track_access
 
     # -- writes ------------------------------------------------------------
-    def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
+    def add_many(
+        self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True
+    ) -> list[MemoryRecord]:
         """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
         (same normalized text and kind) are not stored again; the existing record is returned instead."""
         now = self.clock()
@@ -171,7 +173,12 @@ class SemanticMemory:
         return new
 
     def supersede(
-        self, scope: Scope, memory_id: str, content: str, *, metadata: Mapping[str, Any] | None = None,
+        self,
+        scope: Scope,
+        memory_id: str,
+        content: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
         reason: str = "",
     ) -> MemoryRecord:
         """Retire a memory in favour of a new one: the old record gets `valid_to` and a successor link."""
@@ -183,7 +190,12 @@ class SemanticMemory:
         return self.replace(old.scope, [memory_id], item, reason=reason)
 
     def replace(
-        self, scope: Scope, memory_ids: Sequence[str], item: NewMemory, *, reason: str = "",
+        self,
+        scope: Scope,
+        memory_ids: Sequence[str],
+        item: NewMemory,
+        *,
+        reason: str = "",
         event: EventType = EventType.SUPERSEDE,
     ) -> MemoryRecord:
         """Add `item` and retire every memory in `memory_ids` in its favour, in one transaction.
@@ -245,6 +257,8 @@ class SemanticMemory:
         if not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
+        if where.as_of is None:
+            where = replace(where, as_of=self.clock())
         depth = max(k, self.params.depth)
         semantic = keyword = []  # type: list[ScoredRow]
         if strategy is not Strategy.KEYWORD:
@@ -312,7 +326,9 @@ def _rank(
         score = hit.score
         if strategy is Strategy.TIME_WEIGHTED:
             record = records[hit.id]
-            recency = scoring.recency_score(record.last_accessed_at or record.created_at, now, decay_rate=decay_rate)
+            recency = scoring.recency_score(
+                record.last_accessed_at or record.created_at, now, decay_rate=decay_rate
+            )
             relevance = max(raw[hit.id].get("semantic", 0.0), 0.0)  # LangChain's relevance: the similarity
             score = recency + relevance
             scores["recency"] = recency

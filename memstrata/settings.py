@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_STORE = "sqlite:///.memstrata/memstrata.db"
@@ -23,3 +24,21 @@ class Settings(BaseSettings):
     window_size: int = 10
     summary_threshold: int = 8
     buffer_ttl_seconds: int = 3600
+
+    # -- lifecycle (docs/privacy.md) ---------------------------------------------------------
+    ttl_days: dict[str, float] = {}
+    """Default time to live per memory kind, e.g. {"event": 365}; counted from `created_at`."""
+    episode_retention_days: float | None = None
+    session_retention_days: float | None = None
+    consolidate_older_than_days: float = 30.0
+    consolidate_min_count: int = 10
+    consolidate_every_turns: int | None = 20
+    consolidate_interval_hours: float | None = None
+    consolidate_kinds: tuple[str, ...] = ("fact", "event", "note", "episode")
+    consolidate_window: str = "week"
+    consolidate_max_group: int = 20
+    consolidate_max_chars: int = 1500
+    receipt_secret: SecretStr | None = None
+    """Mixed into erasure-receipt hashes so that a guessed user id cannot be tested against them."""
+    redact_pii: bool = False
+    """Replace emails, phone numbers, card numbers, IBANs... before text reaches a remote LLM/embedder."""

@@ -13,7 +13,6 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from . import namespaces
@@ -97,7 +96,9 @@ class WorkQueue:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, args=(interval,), name="memstrata-queue", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, args=(interval,), name="memstrata-queue", daemon=True
+        )
         self._thread.start()
 
     def _loop(self, interval: float) -> None:
@@ -110,5 +111,3 @@ class WorkQueue:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
-
-

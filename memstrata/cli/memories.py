@@ -100,7 +100,10 @@ def cmd_get(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         records = memory.list(
-            scope=scope_of(args), kinds=args.kinds, limit=args.limit, include_superseded=args.include_superseded
+            scope=scope_of(args),
+            kinds=args.kinds,
+            limit=args.limit,
+            include_superseded=args.include_superseded,
         )
     if args.json:
         print_json(records)

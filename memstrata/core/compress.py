@@ -92,9 +92,12 @@ def eligible(
     cutoff: datetime,
     kinds: Collection[MemoryKind],
     protected: Collection[str] = (),
+    managed_sources: Collection[str] = (),
 ) -> list[MemoryRecord]:
     """Records consolidation may compress: current, unpinned, of `kinds`, created before `cutoff`,
-    not expiring (the sweep removes those), and not referenced by a profile fact (`protected` ids)."""
+    not expiring (the sweep removes those), not referenced by a profile fact (`protected` ids), and
+    not owned by another component (`metadata["source"]` in `managed_sources`, e.g. the vectors of
+    the LangGraph store, which must stay one memory per indexed text)."""
     protected_ids = set(protected)
     return [
         r
@@ -106,11 +109,12 @@ def eligible(
         and r.expires_at is None
         and r.created_at < cutoff
         and r.id not in protected_ids
+        and r.metadata.get("source") not in managed_sources
     ]
 
 
 def plan_groups(
-    records: Sequence[MemoryRecord], *, window: Window = Window.MONTH, max_group: int = 50, min_group: int = 2
+    records: Sequence[MemoryRecord], *, window: Window = Window.WEEK, max_group: int = 20, min_group: int = 2
 ) -> list[Group]:
     """Deterministic groups of `records` (already filtered by `eligible`), oldest window first.
 
@@ -173,7 +177,7 @@ def extractive_summary(
     kind = _PLURAL.get(ordered[0].kind, ordered[0].kind.value)
     span = _day(first) if _day(first) == _day(last) else f"{_day(first)} to {_day(last)}"
     header = f"{COMPRESSED_PREFIX} {len(ordered)} {kind}, {span}"
-    kept = _select(units, budget=max_chars - len(header) - 40)
+    kept = _select(units, budget=max_chars - len(header) - 50)
     omitted = len(ordered) - len(kept)
     if omitted:
         header += f" ({omitted} repeated or less informative left out)"

@@ -18,7 +18,9 @@ def open_store(url: str | Path, *, owner_url: str | None = None) -> Store:
     if text.startswith("sqlite://"):
         text = text.removeprefix("sqlite://").removeprefix("/") or ":memory:"
     elif "://" in text:
-        raise ConfigurationError(f"unknown store URL scheme in {text.split('://')[0]!r}; use sqlite:/// or postgresql://")
+        raise ConfigurationError(
+            f"unknown store URL scheme in {text.split('://')[0]!r}; use sqlite:/// or postgresql://"
+        )
     from .sqlite import SQLiteStore
 
     return SQLiteStore(text)

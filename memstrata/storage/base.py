@@ -108,14 +108,22 @@ class Store(Protocol):
         ...
 
     def list_memories(
-        self, user_id: str, where: MemoryFilter, *, limit: int = 100, offset: int = 0, newest_first: bool = True
+        self,
+        user_id: str,
+        where: MemoryFilter,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        newest_first: bool = True,
     ) -> list[MemoryRecord]:
         """Records matching `where`, by creation time."""
         ...
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int: ...
 
-    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+    def vector_search(
+        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
+    ) -> list[ScoredRow]:
         """Nearest records by cosine similarity, best first."""
         ...
 

@@ -273,9 +273,13 @@ class SQLiteStore:
             return [None] * len(records)
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim != 2 or array.shape[0] > len(records):
-            raise InvalidInput(f"expected at most {len(records)} vectors, got an array of shape {array.shape}")
+            raise InvalidInput(
+                f"expected at most {len(records)} vectors, got an array of shape {array.shape}"
+            )
         if self._dimensions is not None and array.shape[1] != self._dimensions:
-            raise EmbeddingMismatch(f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}")
+            raise EmbeddingMismatch(
+                f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}"
+            )
         return [row.tobytes() for row in array] + [None] * (len(records) - array.shape[0])
 
     def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> None:
@@ -302,8 +306,16 @@ class SQLiteStore:
             "INSERT INTO history (user_id, id, memory_id, event, at, before, after, details) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (e.user_id, e.id, e.memory_id, e.event.value, e.at.timestamp(), e.before, e.after,
-                 json.dumps(e.details))
+                (
+                    e.user_id,
+                    e.id,
+                    e.memory_id,
+                    e.event.value,
+                    e.at.timestamp(),
+                    e.before,
+                    e.after,
+                    json.dumps(e.details),
+                )
                 for e in events
             ],  # fmt: skip
         )
@@ -321,7 +333,13 @@ class SQLiteStore:
         return [by_id[i] for i in ids if i in by_id]
 
     def list_memories(
-        self, user_id: str, where: MemoryFilter, *, limit: int = 100, offset: int = 0, newest_first: bool = True
+        self,
+        user_id: str,
+        where: MemoryFilter,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        newest_first: bool = True,
     ) -> list[MemoryRecord]:
         w = _Where(user_id, where)
         order = "DESC" if newest_first else "ASC"
@@ -334,7 +352,11 @@ class SQLiteStore:
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
         w = _Where(user_id, where)
-        return int(self._read(lambda c: c.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params).fetchone()[0]))
+        return int(
+            self._read(
+                lambda c: c.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params).fetchone()[0]
+            )
+        )
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         match = fts_query(query)
@@ -349,7 +371,9 @@ class SQLiteStore:
         rows = self._read(lambda c: c.execute(sql, (match, *w.params, limit)).fetchall())
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
 
-    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+    def vector_search(
+        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
+    ) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         index = self._user_vectors(user_id)
         if not index.ids:
@@ -368,7 +392,9 @@ class SQLiteStore:
             allowed = {r.id: r for r in self.list_memories(
                 user_id, _with_ids(where, ids), limit=len(ids)
             )}  # fmt: skip
-            hits.extend(ScoredRow(allowed[index.ids[i]], float(sims[i])) for i in chunk if index.ids[i] in allowed)
+            hits.extend(
+                ScoredRow(allowed[index.ids[i]], float(sims[i])) for i in chunk if index.ids[i] in allowed
+            )
             start += batch
             batch *= 4
         return hits[:limit]

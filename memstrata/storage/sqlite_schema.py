@@ -100,7 +100,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             user_id TEXT PRIMARY KEY,
             version INTEGER NOT NULL
         );
-        """
+        """,
     )
 
 

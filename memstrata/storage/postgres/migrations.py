@@ -70,8 +70,14 @@ def m001_tables(cur: Cursor, ctx: Context) -> None:
             last_accessed_at timestamptz,
             content_hash text NOT NULL,
             pinned boolean NOT NULL DEFAULT false,
+            context text NOT NULL DEFAULT '',
+            date_text text NOT NULL DEFAULT '',
             embedding vector,
-            tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED,
+            tsv tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('english'::regconfig, content), 'A')
+                || setweight(to_tsvector('english'::regconfig, context), 'B')
+                || setweight(to_tsvector('english'::regconfig, date_text), 'C')
+            ) STORED,
             PRIMARY KEY (user_id, id)
         );
         CREATE INDEX memories_user_created ON memories (user_id, created_at, seq);
@@ -195,21 +201,19 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
 
 
 def grant_app_role(conn: psycopg.Connection[Any], app_role: str) -> None:
-    """Give the application role what it needs, no more (idempotent; skipped when already granted)."""
+    """Give the application role what it needs, no more (idempotent; skipped when already granted).
+
+    Serialized by the schema advisory lock: concurrent GRANTs on one object fail in PostgreSQL
+    ("tuple concurrently updated").
+    """
     with conn.cursor() as cur:
-        cur.execute(
-            "SELECT has_table_privilege(%s, 'memories', 'SELECT, INSERT, UPDATE, DELETE') "
-            "AND has_table_privilege(%s, 'items', 'SELECT, INSERT, UPDATE, DELETE') "
-            "AND has_table_privilege(%s, 'history', 'SELECT, INSERT, UPDATE, DELETE') "
-            "AND has_table_privilege(%s, 'meta', 'SELECT') "
-            "AND has_function_privilege(%s, 'memstrata_user_ids(integer)', 'EXECUTE') "
-            "AND has_function_privilege(%s, 'memstrata_keyword_matches(text, tsquery)', 'EXECUTE')",
-            [app_role] * 6,
-        )
-        if _one(cur)[0]:
+        if _app_role_ready(cur, app_role):
             return
     role = sql.Identifier(app_role)
     with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || %s))", [_LOCK_KEY])
+        if _app_role_ready(cur, app_role):
+            return
         for table in USER_TABLES:
             cur.execute(
                 sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
@@ -219,6 +223,17 @@ def grant_app_role(conn: psycopg.Connection[Any], app_role: str) -> None:
         cur.execute(sql.SQL("GRANT SELECT ON meta, schema_migrations TO {}").format(role))
         for signature in DEFINER_FUNCTIONS:
             cur.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + signature + " TO {}").format(role))
+
+
+def _app_role_ready(cur: Cursor, app_role: str) -> bool:
+    checks = [
+        *(f"has_table_privilege(%s, '{t}', 'SELECT, INSERT, UPDATE, DELETE')" for t in USER_TABLES),
+        "has_table_privilege(%s, 'meta', 'SELECT')",
+        "has_table_privilege(%s, 'schema_migrations', 'SELECT')",
+        *(f"has_function_privilege(%s, '{f}', 'EXECUTE')" for f in DEFINER_FUNCTIONS),
+    ]
+    cur.execute("SELECT " + " AND ".join(checks), [app_role] * len(checks))
+    return bool(_one(cur)[0])
 
 
 def bind_vector_column(

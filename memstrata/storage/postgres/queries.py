@@ -12,6 +12,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from ...core.retrieval import date_text
 from ...core.text import STOPWORDS, words
 from ...models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from ..base import MemoryFilter
@@ -19,33 +20,37 @@ from ..base import MemoryFilter
 COLUMNS = (
     "user_id", "id", "agent_id", "session_id", "kind", "content", "metadata", "importance", "created_at",
     "updated_at", "valid_from", "valid_to", "superseded_by", "expires_at", "source_ids", "access_count",
-    "last_accessed_at", "content_hash", "pinned",
+    "last_accessed_at", "content_hash", "pinned", "context",
 )  # fmt: skip
 SELECT_COLUMNS = ", ".join(f"m.{c}" for c in COLUMNS)
 """The record columns with table alias `m`, in `record_from_row` order."""
 
 HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
 
-_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS[2:])
+WRITE_COLUMNS = (*COLUMNS, "date_text")
+"""What `record_params` binds: the record, then the date written out (keyword-searchable, see
+`memstrata.core.retrieval.date_text`)."""
+_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in WRITE_COLUMNS[2:])
 UPSERT_WITH_VECTOR = (
-    f"INSERT INTO memories ({', '.join(COLUMNS)}, embedding) "
-    f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 1))}) "
+    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, embedding) "
+    f"VALUES ({', '.join(['%s'] * (len(WRITE_COLUMNS) + 1))}) "
     f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}, embedding = EXCLUDED.embedding"
 )
 UPSERT_KEEP_VECTOR = (
-    f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
+    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * len(WRITE_COLUMNS))}) "
     f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}"
 )
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
 
 def record_params(record: MemoryRecord) -> list[Any]:
-    """Bind parameters for `UPSERT_KEEP_VECTOR` (append the vector for `UPSERT_WITH_VECTOR`)."""
+    """Bind parameters (`WRITE_COLUMNS`) for `UPSERT_KEEP_VECTOR`; add the vector for `UPSERT_WITH_VECTOR`."""
     return [
         record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
         record.content, Jsonb(record.metadata), record.importance, record.created_at, record.updated_at,
         record.valid_from, record.valid_to, record.superseded_by, record.expires_at, list(record.source_ids),
-        record.access_count, record.last_accessed_at, record.content_hash, record.pinned,
+        record.access_count, record.last_accessed_at, record.content_hash, record.pinned, record.context,
+        date_text(record.created_at),
     ]  # fmt: skip
 
 
@@ -60,10 +65,10 @@ def record_from_row(row: Sequence[Any]) -> MemoryRecord:
     """A `MemoryRecord` from the first `len(COLUMNS)` values of a row."""
     (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated,
      valid_from, valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed,
-     chash, pinned) = row[: len(COLUMNS)]  # fmt: skip
+     chash, pinned, context) = row[: len(COLUMNS)]  # fmt: skip
     return MemoryRecord(
         id=id_,
-        scope=Scope(user_id=user_id, agent_id=agent_id, session_id=session_id),
+        scope=Scope.from_storage(user_id, agent_id, session_id),
         kind=MemoryKind(kind),
         content=content,
         created_at=created,
@@ -79,6 +84,7 @@ def record_from_row(row: Sequence[Any]) -> MemoryRecord:
         last_accessed_at=last_accessed,
         content_hash=chash,
         pinned=pinned,
+        context=context,
     )
 
 
@@ -164,25 +170,38 @@ def vector_sql(where: Where) -> str:
 
     The inner ORDER BY `embedding <=> q` is the shape the HNSW index serves; with
     `hnsw.iterative_scan = relaxed_order` the index may return rows slightly out of order,
-    so the materialized CTE is re-sorted outside (pgvector's documented pattern).
+    so the materialized CTE is re-sorted outside (pgvector's documented pattern). A stored
+    all-zero vector has no cosine (NaN): it scores 0, as in the SQLite store.
     """
     return (
         f"WITH nearest AS MATERIALIZED ("
         f"SELECT {SELECT_COLUMNS}, m.embedding <=> %s AS distance FROM memories m "
         f"WHERE {where.sql} AND m.embedding IS NOT NULL "
         f"ORDER BY m.embedding <=> %s LIMIT %s) "
-        f"SELECT *, 1 - distance FROM nearest ORDER BY distance"
+        f"SELECT *, CASE WHEN distance = 'NaN' THEN 0 ELSE 1 - distance END FROM nearest ORDER BY distance"
     )
 
 
 def keyword_sql(where: Where) -> str:
-    """Full-text matches best first. Params: user_id, words, *where.params, limit.
+    """Full-text matches best first. Params: user_id, words, batch, *where.params, limit.
 
-    `memstrata_keyword_matches` (SECURITY DEFINER, see migrations) finds the matches through the
-    GIN index; the join back to `memories` runs under row-level security and applies the filter.
+    `memstrata_keyword_matches` (SECURITY DEFINER, see sql_functions.py) returns the user's `batch`
+    best matches by rank (found through the GIN index) as whole rows aliased `m`; the filter applies
+    to them. Rows: the record columns, rank, seq, then how many matches the batch held; one row of
+    NULLs (but that count) when nothing passed the filter. If fewer than `limit` rows pass and the
+    batch was full, the caller retries with a bigger batch.
     """
     return (
-        f"SELECT {SELECT_COLUMNS}, k.rank FROM memstrata_keyword_matches(%s, memstrata_or_tsquery(%s)) k "
-        f"JOIN memories m ON m.id = k.id WHERE {where.sql} "
-        f"ORDER BY k.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s"
+        "WITH matches AS MATERIALIZED (SELECT * FROM "
+        "memstrata_keyword_matches(%s, memstrata_or_tsquery(%s), %s)), "
+        f"hits AS (SELECT {SELECT_COLUMNS}, m.rank, m.seq FROM matches m WHERE {where.sql} "
+        "ORDER BY m.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s) "
+        "SELECT h.*, c.fetched FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true "
+        "ORDER BY h.rank DESC, h.created_at DESC, h.seq DESC"
     )
+
+
+def keyword_batches(limit: int) -> list[int | None]:
+    """Batch sizes keyword search asks for, in turn: small first, then everything (None)."""
+    first = max(4 * limit, 64)
+    return [first, first * 16, None]

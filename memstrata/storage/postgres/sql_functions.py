@@ -16,6 +16,13 @@ Two kinds:
 
 from __future__ import annotations
 
+from ...core.retrieval import KEYWORD_COLUMN_WEIGHTS
+
+_CONTENT, _CONTEXT, _DATE = KEYWORD_COLUMN_WEIGHTS
+RANK_WEIGHTS = f"'{{0, {_DATE}, {_CONTEXT}, {_CONTENT}}}'::real[]"
+"""ts_rank weights {D, C, B, A}: tsv holds content as A, context as B, the date as C (migrations.py),
+weighted like the SQLite store's bm25 columns (`KEYWORD_COLUMN_WEIGHTS`)."""
+
 CURRENT_ONLY = """
       (m.valid_to IS NULL OR m.valid_to > now())
       AND (m.valid_from IS NULL OR m.valid_from <= now())
@@ -43,9 +50,24 @@ BEGIN
 END
 $fn$"""
 
-KEYWORD_MATCHES = """
-CREATE FUNCTION memstrata_keyword_matches(p_user_id text, p_query tsquery)
-RETURNS TABLE (id text, rank real)
+MATCH_COLUMNS = """m.user_id, m.id, m.seq, m.agent_id, m.session_id, m.kind, m.content, m.metadata,
+           m.importance, m.created_at, m.updated_at, m.valid_from, m.valid_to, m.superseded_by,
+           m.expires_at, m.source_ids, m.access_count, m.last_accessed_at, m.content_hash, m.pinned,
+           m.context"""
+
+KEYWORD_MATCHES = f"""
+CREATE FUNCTION memstrata_keyword_matches(
+  p_user_id text,
+  p_query tsquery,
+  p_limit integer DEFAULT NULL,
+  p_embedding vector DEFAULT NULL
+) RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank real, similarity double precision
+)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
 AS $fn$
@@ -53,14 +75,28 @@ AS $fn$
 BEGIN
   -- Runs as the owner so the GIN index on tsv is usable; isolation is re-established here:
   -- only the user named by this transaction's app.user_id, exactly as the RLS policy does.
+  -- Returns whole rows (without embedding and tsv) so callers filter without a join: the
+  -- p_limit best by rank (all, unordered, when NULL), with the cosine similarity to p_embedding
+  -- when given (NULL otherwise, or when the row has no vector).
   IF p_query IS NULL OR numnode(p_query) = 0
      OR p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
   END IF;
-  RETURN QUERY
-    SELECT m.id, ts_rank(m.tsv, p_query)
-    FROM memories m
-    WHERE m.user_id = p_user_id AND m.tsv @@ p_query;
+  IF p_limit IS NULL THEN
+    RETURN QUERY
+      SELECT {MATCH_COLUMNS}, ts_rank({RANK_WEIGHTS}, m.tsv, p_query),
+             1 - (m.embedding <=> p_embedding)
+      FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ p_query;
+  ELSE
+    RETURN QUERY
+      SELECT r.* FROM (
+        SELECT {MATCH_COLUMNS}, ts_rank({RANK_WEIGHTS}, m.tsv, p_query) AS rank,
+               1 - (m.embedding <=> p_embedding)
+        FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ p_query
+      ) r
+      ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
+      LIMIT p_limit;
+  END IF;
 END
 $fn$"""
 
@@ -138,41 +174,50 @@ AS $fn$
 DECLARE
   q tsquery := memstrata_or_tsquery(tsvector_to_array(to_tsvector('simple', coalesce(query_text, ''))));
 BEGIN
-  -- combined = 0.7 * cosine similarity + 0.3 * ts_rank (0 without a keyword match).
-  -- Exact over the user's current memories: any row outside (vector top-n UNION keyword matches)
-  -- scores 0.7 * similarity, which the n vector-nearest rows already reach or beat.
+  -- combined = 0.7 * cosine similarity + 0.3 * ts_rank (0 without a keyword match), exactly, over
+  -- the user's current memories: a row that matches no query word scores 0.7 * similarity, which
+  -- the n vector-nearest rows reach or beat, so the top n lies in (n nearest UNION keyword matches).
+  -- The keyword matches come with their similarity from one pass (GIN when selective).
   RETURN QUERY
     WITH nearest AS MATERIALIZED (
-      SELECT m.id FROM memories m
+      SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity,
+             CASE WHEN q IS NOT NULL AND m.tsv @@ q THEN ts_rank({RANK_WEIGHTS}, m.tsv, q) ELSE 0 END AS rank
+      FROM memories m
       WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
       ORDER BY m.embedding <=> query_embedding
       LIMIT match_count
     ),
     matches AS MATERIALIZED (
-      SELECT k.id, k.rank FROM memstrata_keyword_matches(p_user_id, q) k
+      SELECT k.id, k.similarity, k.rank
+      FROM memstrata_keyword_matches(p_user_id, q, NULL, query_embedding) k
+      WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")}
     ),
-    candidates AS (
-      SELECT nearest.id FROM nearest UNION SELECT matches.id FROM matches
+    scored AS (
+      SELECT DISTINCT ON (c.id) c.id, 0.7 * c.similarity + 0.3 * c.rank AS score
+      FROM (SELECT n.id, n.similarity, n.rank FROM nearest n
+            UNION ALL SELECT k.id, k.similarity, k.rank FROM matches k) c
+      ORDER BY c.id
+    ),
+    best AS (
+      SELECT s.id, s.score FROM scored s ORDER BY s.score DESC, s.id LIMIT match_count
     )
-    SELECT m.id, m.content,
-           (0.7 * (1 - (m.embedding <=> query_embedding)) + 0.3 * coalesce(k.rank, 0))::double precision
-    FROM candidates c
-    JOIN memories m ON m.user_id = p_user_id AND m.id = c.id
-    LEFT JOIN matches k ON k.id = m.id
-    WHERE m.embedding IS NOT NULL AND {CURRENT_ONLY}
-    ORDER BY 3 DESC, m.id
-    LIMIT match_count;
+    SELECT b.id, m.content, b.score::double precision
+    FROM best b JOIN memories m ON m.user_id = p_user_id AND m.id = b.id
+    ORDER BY b.score DESC, b.id;
 END
 $fn$"""
 
 FUNCTIONS: tuple[tuple[str, str], ...] = (
     ("memstrata_or_tsquery(text[])", OR_TSQUERY),
-    ("memstrata_keyword_matches(text, tsquery)", KEYWORD_MATCHES),
+    ("memstrata_keyword_matches(text, tsquery, integer, vector)", KEYWORD_MATCHES),
     ("memstrata_user_ids(integer)", USER_IDS),
     ("match_memories(vector, double precision, integer, text)", MATCH_MEMORIES),
     ("hybrid_memory_search(text, vector, text, integer)", HYBRID_MEMORY_SEARCH),
 )
 """(signature, CREATE statement) in creation order."""
 
-DEFINER_FUNCTIONS = ("memstrata_keyword_matches(text, tsquery)", "memstrata_user_ids(integer)")
+DEFINER_FUNCTIONS = (
+    "memstrata_keyword_matches(text, tsquery, integer, vector)",
+    "memstrata_user_ids(integer)",
+)
 """EXECUTE revoked from PUBLIC; granted to the application role."""

@@ -75,51 +75,19 @@ class PostgresStore:
             raise ConfigurationError(f"ef_search must be between 1 and 1000, got {ef_search}")
         if pool_size < 1:
             raise ConfigurationError(f"pool_size must be at least 1, got {pool_size}")
+        timeout = max(1, round(connect_timeout))  # libpq: whole seconds, 0 would mean "wait forever"
         secrets = (password_of(url), password_of(owner_url or ""))
-        app_role, enforced = _probe(url, connect_timeout, secrets)
-        target = owner_url or url
-        try:
-            with psycopg.connect(target, autocommit=True, connect_timeout=int(connect_timeout)) as owner:
-                migrate(owner)
-                owner_role = _scalar(owner, "SELECT current_user")
-                if owner_role != app_role:
-                    grant_app_role(owner, app_role)
-                info = TypeInfo.fetch(owner, "vector")
-        except psycopg.Error as exc:
-            raise StoreError(
-                f"cannot prepare the PostgreSQL schema at {redact_url(target)}: {scrub(str(exc), *secrets)}"
-            ) from exc
-        if info is None:  # pragma: no cover - migrate() creates or requires the extension
-            raise StoreError(f"the vector type is missing in {redact_url(url)}")
-
-        def configure(conn: psycopg.Connection[Any]) -> None:
-            register_vector_info(conn, info)
-            conn.execute(
-                "SELECT set_config('plan_cache_mode', 'force_custom_plan', false), "
-                "set_config('hnsw.ef_search', %s, false), "
-                "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
-                "set_config('timezone', 'UTC', false)",
-                [str(ef_search)],
-            )
-
-        pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=pool_size,
-            kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": int(connect_timeout)},
-            configure=configure,
-            open=False,
-            name="memstrata",
+        app_role, enforced = _probe(url, timeout, secrets)
+        info = _prepare_schema(owner_url or url, app_role, timeout, secrets)
+        pool = _open_pool(
+            url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets
         )
-        try:
-            pool.open(wait=True, timeout=connect_timeout)
-        except psycopg.Error as exc:
-            pool.close()
-            raise StoreError(
-                f"cannot open a connection pool to {redact_url(url)}: {scrub(str(exc), *secrets)}"
-            ) from exc
         store = cls(pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced)
-        store._dimensions = store._recorded_dimensions()
+        try:
+            store._dimensions = store._recorded_dimensions()
+        except BaseException:
+            pool.close()
+            raise
         return store
 
     def close(self) -> None:
@@ -145,8 +113,12 @@ class PostgresStore:
                     cur.execute(_SET_USER, [user_id])
                 yield cur
         except psycopg.Error as exc:
-            secrets = (password_of(self._raw_url), password_of(self._owner_url or ""))
-            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *secrets)}") from exc
+            raise StoreError(
+                f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}"
+            ) from exc
+
+    def _secrets(self) -> tuple[str | None, ...]:
+        return (password_of(self._raw_url), password_of(self._owner_url or ""))
 
     def _recorded_dimensions(self) -> int | None:
         with self.transaction(None) as cur:
@@ -167,7 +139,8 @@ class PostgresStore:
                 with psycopg.connect(target, autocommit=True) as owner:
                     bind_vector_column(owner, name, dimensions, self.url)
             except psycopg.Error as exc:
-                raise StoreError(f"cannot record the embedder in {redact_url(target)}: {exc}") from exc
+                message = scrub(str(exc), *self._secrets())
+                raise StoreError(f"cannot record the embedder in {redact_url(target)}: {message}") from exc
         self._dimensions = dimensions
 
     # -- memories -----------------------------------------------------------
@@ -180,19 +153,27 @@ class PostgresStore:
     ) -> None:
         _check_owned(user_id, records, events)
         rows = [q.record_params(r) for r in records]
+        with_vector = 0
         if vectors is not None:
-            for params, vector in zip(rows, self._vector_rows(records, vectors), strict=True):
+            array = self._vector_rows(records, vectors)
+            with_vector = len(array)
+            for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
         with self.transaction(user_id) as cur:
-            if rows:
-                cur.executemany(q.UPSERT_WITH_VECTOR if vectors is not None else q.UPSERT_KEEP_VECTOR, rows)
+            if with_vector:
+                cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
+            if len(rows) > with_vector:  # records past the vectors keep their stored vector
+                cur.executemany(q.UPSERT_KEEP_VECTOR, rows[with_vector:])
             if events:
                 cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
+        """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
         array = np.asarray(vectors, dtype=np.float32)
-        if array.ndim != 2 or array.shape[0] != len(records):
-            raise InvalidInput(f"expected {len(records)} vectors, got an array of shape {array.shape}")
+        if array.ndim != 2 or array.shape[0] > len(records):
+            raise InvalidInput(
+                f"expected at most {len(records)} vectors, got an array of shape {array.shape}"
+            )
         if self._dimensions is not None and array.shape[1] != self._dimensions:
             raise EmbeddingMismatch(
                 f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}"
@@ -239,6 +220,9 @@ class PostgresStore:
             raise EmbeddingMismatch(
                 f"query vector has {query.shape[0]} dimensions; {self.url} holds {self._dimensions}"
             )
+        if not query.any():  # no direction: every cosine is 0 (as in the SQLite store), order is arbitrary
+            records = self.list_memories(user_id, where, limit=limit, newest_first=False)
+            return [ScoredRow(record, 0.0) for record in records]
         w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
             cur.execute(q.vector_sql(w), [query, *w.params, query, limit])
@@ -250,10 +234,15 @@ class PostgresStore:
         if not terms:
             return []
         w = q.Where(user_id, where)
+        sql_text = q.keyword_sql(w)
         with self.transaction(user_id) as cur:
-            cur.execute(q.keyword_sql(w), [user_id, terms, *w.params, limit])
-            rows = cur.fetchall()
-        return [ScoredRow(q.record_from_row(row), float(row[-1])) for row in rows]
+            for batch in q.keyword_batches(limit):
+                cur.execute(sql_text, [user_id, terms, batch, *w.params, limit])
+                rows = cur.fetchall()
+                hits = [row for row in rows if row[0] is not None]
+                if len(hits) >= limit or batch is None or rows[0][-1] < batch:
+                    break
+        return [ScoredRow(q.record_from_row(row), float(row[len(q.COLUMNS)])) for row in hits]
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         _check_owned(user_id, (), events)
@@ -355,10 +344,59 @@ class PostgresStore:
         return counts
 
 
-def _probe(url: str, timeout: float, secrets: tuple[str | None, ...]) -> tuple[str, bool]:
+def _prepare_schema(target: str, app_role: str, timeout: int, secrets: tuple[str | None, ...]) -> TypeInfo:
+    """Migrate through `target` (the owner), grant the application role, return the vector type."""
+    try:
+        with psycopg.connect(target, autocommit=True, connect_timeout=timeout) as owner:
+            migrate(owner)
+            if _scalar(owner, "SELECT current_user") != app_role:
+                grant_app_role(owner, app_role)
+            info = TypeInfo.fetch(owner, "vector")
+    except psycopg.Error as exc:
+        message = scrub(str(exc), *secrets)
+        raise StoreError(f"cannot prepare the PostgreSQL schema at {redact_url(target)}: {message}") from exc
+    if info is None:  # pragma: no cover - migrate() creates or requires the extension
+        raise StoreError(f"the vector type is missing in {redact_url(target)}")
+    return info
+
+
+def _open_pool(
+    url: str, info: TypeInfo, *, ef_search: int, pool_size: int, timeout: int, secrets: tuple[str | None, ...]
+) -> ConnectionPool[psycopg.Connection[Any]]:
+    """The application role's pool; each new connection gets the vector type and the session settings."""
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        register_vector_info(conn, info)
+        conn.execute(
+            "SELECT set_config('plan_cache_mode', 'force_custom_plan', false), "
+            "set_config('hnsw.ef_search', %s, false), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
+            "set_config('timezone', 'UTC', false)",
+            [str(ef_search)],
+        )
+
+    pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=pool_size,
+        kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": timeout},
+        configure=configure,
+        open=False,
+        name="memstrata",
+    )
+    try:
+        pool.open(wait=True, timeout=timeout)
+    except psycopg.Error as exc:
+        pool.close()
+        message = scrub(str(exc), *secrets)
+        raise StoreError(f"cannot open a connection pool to {redact_url(url)}: {message}") from exc
+    return pool
+
+
+def _probe(url: str, timeout: int, secrets: tuple[str | None, ...]) -> tuple[str, bool]:
     """Connect once as the application role: (role name, whether RLS applies to it)."""
     try:
-        with psycopg.connect(url, autocommit=True, connect_timeout=int(timeout)) as conn:
+        with psycopg.connect(url, autocommit=True, connect_timeout=timeout) as conn:
             row = conn.execute(
                 "SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
             ).fetchone()

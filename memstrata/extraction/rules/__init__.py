@@ -1,0 +1,22 @@
+"""Offline, rule-based extraction: regular expressions over user messages (no model, no I/O).
+
+Precision comes before recall: a sentence that is a question, a hypothetical, reported speech,
+code, an error message or small talk yields nothing (`..skip`), and each rule needs an explicit cue
+("I live in", "my manager Sarah", "remind me to", a date plus an event verb...).
+
+Conventions the labelled benchmark follows:
+- "remember that X" yields the structured candidate for X when a rule recognizes X
+  (an identity, relation or preference); otherwise a `request` note holding X (`requests`).
+- A sentence that states an identity, preference, birthday or open item is not also an event;
+  naming a relative ("my friend Kofi ...") does not stop the rest of the sentence being an event.
+- Dates in content are rewritten to absolute dates resolved against the message time (`..render`).
+
+Layout: `extractor` runs the rules over the clauses `..segment` yields; one module per category
+(`identity`, `relations`, `preferences` with `instructions` and `topics`, `open_items`, `requests`,
+`events`); `clause` holds what they share. Word lists and pattern fragments: `..lexicon`.
+"""
+
+from ..render import third_person
+from .extractor import RuleExtractor
+
+__all__ = ["RuleExtractor", "third_person"]

@@ -1,0 +1,90 @@
+"""Event rules: something that happened or will happen to the user on a date ("I moved to Lisbon
+last week", "my interview is next Friday"), worded with the date made absolute.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...models import MemoryKind
+from ..base import Candidate, EntityMention
+from ..dates import DateMention, Prefer, find_dates, guess_tense
+from ..lexicon import EVENT_CUE, EVENT_NOUNS, LOWER, NOT_NAMES, PERSONAL, PLACE, UPPER
+from ..render import absolute_dates, render_date, third_person, without_end_punctuation
+from .clause import Clause, candidate, clean_value
+
+_EVENT_NOUN = re.compile(rf"\b(?:{EVENT_NOUNS})s?\b", re.I)
+_DEADLINE_BEFORE = re.compile(r"\b(?:by|before|until|till|for|due)\s*$", re.I)
+_STATE_ONLY = re.compile(
+    r"^(?:i'm|i am)\s+(?:(?:a bit|so|very|really|quite|pretty|too|kind of)\s+)*[a-z]+"
+    r"(?:\s+(?:for|today|tonight|now))",
+    re.I,
+)
+_DATE_AS_SUBJECT = re.compile(r"\s+(?:was|has|had|has been|had been)\b")
+_DAY_IS = re.compile(r"^(?:today|tonight|tomorrow|yesterday|the day after tomorrow) is (?P<rest>.+)$", re.I)
+_PROGRESSIVE_START = re.compile(rf"^[{UPPER}][{LOWER}]+ing\b")
+_PAST_START = re.compile(
+    rf"^(?:[{UPPER}][{LOWER}]+ed|Took|Went|Had|Got|Made|Saw|Met|Ran|Spent|Bought|Found|Came|Was|Did)\b"
+)
+_PLACE_CUE = re.compile(rf"\b(?:to|in|from|at|near|visit|visiting) (?P<v>{PLACE})")
+
+
+def event_rules(ctx: Clause) -> list[Candidate]:
+    """An event when the clause has an event cue, is about the user or names an event, and has a date."""
+    clause = ctx.clause
+    if not EVENT_CUE.search(clause) or _STATE_ONLY.match(clause):
+        return []
+    if not (PERSONAL.search(clause) or _EVENT_NOUN.search(clause)):
+        return []
+    mentions = _event_dates(ctx, guess_tense(clause))
+    if not mentions:
+        return []
+    first = mentions[0]
+    if first.span[0] == 0 and _DATE_AS_SUBJECT.match(ctx.original[first.span[1] :]):
+        return []  # the date is the grammatical subject ("This week has been busy"): not an event
+    return [
+        candidate(
+            ctx,
+            kind=MemoryKind.EVENT,
+            category="event",
+            content=third_person(_event_text(ctx.original, mentions), ctx.name),
+            attribute="event",
+            value=clean_value(ctx.original),
+            event_time=first.start,
+            entities=_place_entities(ctx.clause),
+            confidence=0.7,
+        )
+    ]
+
+
+def _event_dates(ctx: Clause, prefer: Prefer | None) -> list[DateMention]:
+    """Dates in the clause, except deadlines ("by Friday", "due next week")."""
+    return [
+        mention
+        for mention in find_dates(ctx.original, ctx.at, prefer=prefer)
+        if not _DEADLINE_BEFORE.search(ctx.original[: mention.span[0]])
+    ]
+
+
+def _event_text(original: str, mentions: list[DateMention]) -> str:
+    """The clause with absolute dates, in the first person, ready for `third_person`."""
+    first = mentions[0]
+    text = absolute_dates(original, mentions)
+    leading = _DAY_IS.match(original)
+    if leading and first.span[0] == 0:
+        text = f"{without_end_punctuation(leading.group('rest'))} is on {render_date(first)}"
+    if _PROGRESSIVE_START.match(text):
+        return f"I'm {text[0].lower()}{text[1:]}"
+    if _PAST_START.match(text):
+        return f"I {text[0].lower()}{text[1:]}"
+    return text
+
+
+def _place_entities(clause: str) -> tuple[EntityMention, ...]:
+    """Places named after "to", "in", "from", "at", "near" or "visit"."""
+    found: list[EntityMention] = []
+    for match in _PLACE_CUE.finditer(clause):
+        value = match.group("v")
+        if value.split()[0].casefold() not in NOT_NAMES:
+            found.append(EntityMention(value, "place"))
+    return tuple(found)

@@ -1,0 +1,89 @@
+"""`RuleExtractor`: messages -> clauses -> rules -> de-duplicated candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from ..base import Candidate, Message
+from ..segment import readable_clauses
+from .clause import Clause
+from .events import event_rules
+from .identity import identity_rules
+from .open_items import open_item_rules
+from .preferences import preference_rules
+from .relations import relation_rules
+from .requests import request_rules
+
+
+class RuleExtractor:
+    """Offline `Extractor`: regular-expression rules over user messages.
+
+    Assistant and system messages are skipped unless `include_assistant=True` (then an assistant
+    message is read only for explicit "remember"/"note" requests, never for facts).
+    """
+
+    def __init__(self, *, include_assistant: bool = False) -> None:
+        self.include_assistant = include_assistant
+
+    def extract(self, messages: Sequence[Message], *, known_name: str | None = None) -> list[Candidate]:
+        found: list[Candidate] = []
+        name = known_name
+        for message in messages:
+            if message.role != "user":
+                continue
+            speaker = message.speaker or name
+            for candidate in self.extract_text(message.content, at=message.at, name=speaker):
+                found.append(candidate)
+                if _names_the_user(candidate) and not message.speaker:
+                    name = candidate.value
+        return _dedupe(found)
+
+    def extract_text(self, text: str, *, at: datetime, name: str | None = None) -> list[Candidate]:
+        """Candidates from one user message's text."""
+        found: list[Candidate] = []
+        for masked, original in readable_clauses(text):
+            produced = _clause_candidates(Clause(clause=masked, original=original, at=at, name=name))
+            found.extend(produced)
+            for candidate in produced:
+                if _names_the_user(candidate) and name is None:
+                    name = candidate.value
+        return found
+
+
+def _names_the_user(candidate: Candidate) -> bool:
+    return candidate.attribute == "name" and candidate.category == "identity"
+
+
+def _clause_candidates(ctx: Clause) -> list[Candidate]:
+    """A request's candidates, else open items, else statements (facts, preferences, events)."""
+    requested = request_rules(ctx, _statement_candidates)
+    if requested is not None:
+        return requested
+    tasks = open_item_rules(ctx)
+    if tasks:
+        return tasks
+    return _statement_candidates(ctx)
+
+
+def _statement_candidates(ctx: Clause) -> list[Candidate]:
+    """Identity, relation and preference candidates; an event only when none of them blocks it.
+
+    Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event.
+    """
+    found = identity_rules(ctx) + relation_rules(ctx) + preference_rules(ctx)
+    blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
+    if not blocking:
+        found.extend(event_rules(ctx))
+    return found
+
+
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str | None, str | None, str]] = set()
+    unique = []
+    for candidate in candidates:
+        key = (candidate.category, candidate.attribute, (candidate.value or "").casefold(), candidate.content)
+        if key not in seen:
+            seen.add(key)
+            unique.append(candidate)
+    return unique

@@ -1,0 +1,240 @@
+"""Identity rules: who the user is (name, home, work, languages, age, contact details...)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...models import MemoryKind
+from ..base import Candidate, EntityMention, EntityType, ProfileSlot
+from ..lexicon import (
+    CAP,
+    END,
+    I_AM,
+    I_OR_WE,
+    LANGUAGES,
+    LOWER,
+    NAME,
+    NATIONALITIES,
+    OCCUPATIONS,
+    ORG,
+    PLACE,
+    is_name,
+)
+from ..render import article, month_day
+from .clause import Clause, candidate, clean_value
+
+_NOT_USER_NAMES = NATIONALITIES | LANGUAGES
+_NAME_RULES = (
+    re.compile(rf"\bmy name(?: is|'s) (?P<v>{NAME}){END}", re.I),
+    re.compile(rf"{I_AM} called (?P<v>{NAME}){END}", re.I),
+    re.compile(rf"^(?:please )?call me (?P<v>{NAME}){END}", re.I),
+    re.compile(rf"{I_OR_WE} go by (?P<v>{NAME}){END}", re.I),
+    re.compile(rf"^(?:hi|hello|hey)?[,!]?\s*(?:i'm|i am|this is) (?P<v>{CAP}){END}", re.I),
+)
+"""The last one ("I'm Sam") is the weakest cue: its candidates get a lower confidence."""
+_LOCATION_RULES = (
+    re.compile(
+        rf"{I_OR_WE} (?:currently |now |still )?(?:live|am living|'m living|are living|reside|stay) in "
+        rf"(?P<v>{PLACE}|"
+        rf"(?:a|an|the) [{LOWER} ]{{2,40}}?(?:near|outside(?: of)?|close to|in) {PLACE})",
+        re.I,
+    ),
+    re.compile(
+        rf"{I_OR_WE} (?:just |recently |finally |have |'ve )?(?:moved|relocated) (?:back )?to (?P<v>{PLACE})",
+        re.I,
+    ),
+    re.compile(rf"{I_AM} (?:currently |now )?(?:based|living|located|settled) in (?P<v>{PLACE})", re.I),
+    re.compile(rf"{I_OR_WE} (?:currently )?work (?:remotely )?from (?P<v>{PLACE})", re.I),
+)
+_ORIGIN = re.compile(rf"{I_AM} (?:originally )?from (?P<v>{PLACE})", re.I)
+_EMPLOYER_RULES = (
+    re.compile(rf"{I_OR_WE} (?:currently |now |still )?work (?:at|for) (?P<v>{ORG}){END}", re.I),
+    re.compile(rf"{I_AM} (?:currently |now )?(?:employed|working) (?:at|by|for) (?P<v>{ORG}){END}", re.I),
+    re.compile(
+        rf"{I_OR_WE} (?:just |recently )?(?:started|joined|got) (?:a |my )?(?:new )?(?:job|position|role)? ?"
+        rf"(?:at|with) "
+        rf"(?P<v>{ORG}){END}",
+        re.I,
+    ),
+    re.compile(rf"{I_OR_WE} (?:just |recently )?joined (?P<v>{CAP}(?: {CAP})*){END}", re.I),
+    re.compile(
+        rf"{I_AM} (?:currently |now )?(?:a|an) (?:[\w\-]+ ){{0,4}}?(?:{OCCUPATIONS}) (?:at|for|with) "
+        rf"(?P<v>{ORG}){END}",
+        re.I,
+    ),
+)
+_JOB = rf"(?P<v>(?:[{LOWER}\-]+ ){{0,4}}(?:{OCCUPATIONS})(?: (?:in|of) [{LOWER}]+(?: [{LOWER}]+)?)?)"
+_JOB_RULES = (
+    re.compile(rf"{I_OR_WE} (?:currently |now )?work (?:at|for) .+? as (?:a|an) {_JOB}{END}", re.I),
+    re.compile(rf"{I_AM} (?:currently |now )?(?:a|an) {_JOB}{END}", re.I),
+    re.compile(
+        rf"{I_OR_WE} (?:currently |now )?(?:work|am working|'m working|'ve been working|have been working) "
+        rf"as (?:a|an) (?P<v>[\w\- ]{{2,50}}?){END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bmy (?:job title|job|position|role|title) is (?:a |an )?(?P<v>[\w\- ]{{2,50}}?){END}", re.I
+    ),
+)
+_TIMEZONE_RULES = (
+    re.compile(r"\bmy time ?zone is (?P<v>[A-Za-z]{2,5}(?:[+-]\d{1,2})?|[A-Z][\w/]+(?: time)?)", re.I),
+    re.compile(
+        r"(?:i'm|i am|we're|we are) (?:in|on) (?:the )?(?P<v>[A-Z][\w/]+|[A-Z]{2,5}) time ?zone", re.I
+    ),
+)
+_LANGUAGE = re.compile(
+    r"(?:^|(?<=\s))(?i:i|we) (?:also )?speak "
+    r"(?P<v>[A-Z][a-z]+(?:(?:,| and| as well as)(?: a bit of| some| a little)? "
+    r"[A-Z][a-z]+)*)",
+)
+_NATIVE_LANGUAGE = re.compile(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)", re.I)
+_AGE = re.compile(
+    rf"{I_AM} (?P<v>\d{{1,3}}) (?:years old|yrs old|y/o|yo)\b|{I_OR_WE} just turned (?P<w>\d{{1,3}})\b", re.I
+)
+_BIRTHDAY = re.compile(r"\bmy birthday is (?:on )?(?P<v>.+?)$", re.I)
+_EMAIL = re.compile(r"\bmy (?:e-?mail|e-?mail address) is (?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)", re.I)
+_PHONE = re.compile(r"\bmy (?:phone|cell|mobile)(?: number)? is (?P<v>\+?[\d ()\-]{6,20}\d)", re.I)
+_NATIONALITY = re.compile(rf"{I_AM} (?:a |an )?(?P<v>[A-Z][a-z\-]+)(?: citizen)?{END}")
+_ALLERGY = re.compile(rf"{I_AM} (?:severely |very |mildly )?allergic to (?P<v>[\w\- ]+?){END}", re.I)
+
+ValueOf = Callable[[re.Match[str], Clause], str | None]
+"""The stored value for a match, or None to refuse the match."""
+
+
+def _cleaned(match: re.Match[str], ctx: Clause) -> str | None:
+    return clean_value(match.group("v"))
+
+
+def _employer(match: re.Match[str], ctx: Clause) -> str | None:
+    if match.group("v").casefold() in ("home", "the moment", "the weekend"):
+        return None
+    return clean_value(match.group("v"))
+
+
+def _language(match: re.Match[str], ctx: Clause) -> str | None:
+    return clean_value(match.group("v")) if match.group("v").split()[0].casefold() in LANGUAGES else None
+
+
+def _age(match: re.Match[str], ctx: Clause) -> str | None:
+    return match.group("v") or match.group("w")
+
+
+def _birthday(match: re.Match[str], ctx: Clause) -> str | None:
+    return month_day(match.group("v"), ctx.at)
+
+
+def _as_written(match: re.Match[str], ctx: Clause) -> str | None:
+    return match.group("v")
+
+
+def _phone(match: re.Match[str], ctx: Clause) -> str | None:
+    return match.group("v").strip()
+
+
+def _nationality(match: re.Match[str], ctx: Clause) -> str | None:
+    return match.group("v") if match.group("v").casefold() in NATIONALITIES else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """One single-valued identity attribute: the patterns that state it and how to word it.
+
+    `template` is formatted with `subject`, `value` and `article`. With `retry`, a match whose value
+    is refused lets the next pattern try; without it, only the first pattern that matches counts.
+    """
+
+    attribute: str
+    patterns: tuple[re.Pattern[str], ...]
+    template: str
+    entity: EntityType | None = None
+    value_of: ValueOf = _cleaned
+    retry: bool = True
+
+
+_SLOTS = (
+    _Slot("location", _LOCATION_RULES, "{subject} lives in {value}", entity="place"),
+    _Slot("origin", (_ORIGIN,), "{subject} is originally from {value}", entity="place"),
+    _Slot(
+        "employer", _EMPLOYER_RULES, "{subject} works at {value}", entity="organization", value_of=_employer
+    ),
+    _Slot("job_title", _JOB_RULES, "{subject} works as {article} {value}"),
+    _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}"),
+    _Slot(
+        "language", (_LANGUAGE, _NATIVE_LANGUAGE), "{subject} speaks {value}", value_of=_language, retry=False
+    ),
+    _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age),
+    _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday),
+    _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written),
+    _Slot("phone", (_PHONE,), "{subject}'s phone number is {value}", value_of=_phone),
+    _Slot("nationality", (_NATIONALITY,), "{subject} is {value}", value_of=_nationality),
+    _Slot("allergy", (_ALLERGY,), "{subject} is allergic to {value}"),
+)
+"""In the order their candidates are listed."""
+
+
+def identity_rules(ctx: Clause) -> list[Candidate]:
+    """The user's name, then every identity slot the clause states."""
+    found = _name(ctx)
+    for slot in _SLOTS:
+        hit = _first_value(slot.patterns, ctx, slot.value_of, retry=slot.retry)
+        if hit is not None:
+            value = hit[1]
+            content = slot.template.format(subject=ctx.subject, value=value, article=article(value))
+            found.append(_identity(ctx, slot.attribute, value, content, entity=slot.entity))
+    return found
+
+
+def _first_value(
+    patterns: tuple[re.Pattern[str], ...], ctx: Clause, value_of: ValueOf, *, retry: bool = True
+) -> tuple[re.Match[str], str] | None:
+    """The first match whose value is accepted, with that value (without `retry`: the first match only)."""
+    for pattern in patterns:
+        match = pattern.search(ctx.clause)
+        if match:
+            value = value_of(match, ctx)
+            if value is not None:
+                return match, value
+            if not retry:
+                return None
+    return None
+
+
+def _user_name(match: re.Match[str], ctx: Clause) -> str | None:
+    if not is_name(match.group("v")):
+        return None
+    value = clean_value(match.group("v"))
+    return None if value.casefold() in _NOT_USER_NAMES else value
+
+
+def _name(ctx: Clause) -> list[Candidate]:
+    hit = _first_value(_NAME_RULES, ctx, _user_name)
+    if hit is None:
+        return []
+    match, value = hit
+    confidence = 0.75 if match.re is _NAME_RULES[-1] else 0.95
+    content = f"The user's name is {value}"
+    return [_identity(ctx, "name", value, content, entity="person", confidence=confidence)]
+
+
+def _identity(
+    ctx: Clause,
+    attribute: str,
+    value: str,
+    content: str,
+    *,
+    entity: EntityType | None = None,
+    confidence: float = 0.9,
+) -> Candidate:
+    return candidate(
+        ctx,
+        kind=MemoryKind.FACT,
+        category="identity",
+        content=content,
+        attribute=attribute,
+        value=value,
+        entities=(EntityMention(value, entity),) if entity else (),
+        profile=ProfileSlot("identity", attribute, value),
+        confidence=confidence,
+    )

@@ -1,0 +1,207 @@
+"""Preference rules: likes and dislikes, favorites, diet, habits, and (via `instructions`) standing requests.
+
+`preference_rules` tries its patterns in a fixed order and keeps the first that yields a candidate,
+so a clause gives at most one preference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..base import Candidate
+from ..lexicon import ADVERBS, LOWER, wordset
+from ..render import third_person
+from ..skip import blocked_object, unresolved_referent
+from .clause import Clause, clean_value
+from .instructions import (
+    CONTACT_TIME,
+    INSTRUCTION,
+    KEEP_IT,
+    STANDING_WANT,
+    WHEN_YOU,
+    contact_time,
+    instruction,
+    keep_it,
+    standing_want,
+    when_you,
+)
+from .topics import preference, preferred_object, topic, topic_preference
+
+_LIKE_VERBS = {
+    "love": 1,
+    "adore": 1,
+    "like": 1,
+    "enjoy": 1,
+    "prefer": 1,
+    "hate": -1,
+    "dislike": -1,
+    "detest": -1,
+    "despise": -1,
+    "loathe": -1,
+    "can't stand": -1,
+    "cannot stand": -1,
+    "can't bear": -1,
+    "don't like": -1,
+    "do not like": -1,
+    "don't enjoy": -1,
+    "don't love": -1,
+    "really don't like": -1,
+}
+_LIKE = re.compile(
+    rf"(?:^|(?<=[\s,;:]))i (?:(?:{ADVERBS}|kind of|kinda|sort of|tend to|do) )*"
+    rf"(?P<verb>{'|'.join(sorted(map(re.escape, _LIKE_VERBS), key=len, reverse=True))})s? (?P<v>.+)$",
+    re.I,
+)
+_FAN = re.compile(
+    r"(?:^(?:i'm |i am )?|(?<=[\s,;:])(?:i'm|i am) )(?P<neg>not )?(?:really |such )?(?:a |much of a )?"
+    r"(?:big |huge |massive )?fan of (?P<v>.+)$",
+    re.I,
+)
+_WOULD_RATHER = re.compile(r"(?:^|(?<=[\s,;:]))i(?:'d| would) (?:rather|prefer) (?P<v>.+)$", re.I)
+_OVER_FOR_ME = re.compile(r"^(?P<v>[\w\- ]{2,30}) over (?P<w>[\w\- ]{2,30}) for me\b", re.I)
+_HABIT = re.compile(
+    rf"(?:^|(?<=[\s,;:]))i (?P<adv>usually|always|never|normally|typically|generally) "
+    rf"(?P<verb>[{LOWER}]+)(?P<rest>.*)$",
+    re.I,
+)
+_FAVORITE = re.compile(
+    r"\bmy (?:all-time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<v>[^,.;!?]+)", re.I
+)
+_FAVORITE_INVERSE = re.compile(
+    r"^(?P<v>[\w\- ]{2,40}?) (?:is|are) (?:my|definitely my|probably my) (?:all-time )?favou?rite "
+    r"(?P<what>[a-z]+(?: [a-z]+)?)\b",
+    re.I,
+)
+_DIET = re.compile(
+    r"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:a |an )?(?:strict )?"
+    r"(?P<v>vegetarian|vegan|pescatarian|pescetarian)\b",
+    re.I,
+)
+_NO_EAT = re.compile(
+    r"(?:^|(?<=[\s,;:]))i (?:don't|do not|never|can't|cannot) (?:eat|drink) "
+    r"(?P<v>[\w\- ]+?)(?=$|[,.;!]| anymore| at all)",
+    re.I,
+)
+_NOT_HABITS = wordset(
+    """said say meant mean asked ask told tell thought think knew know understood understand forget forgot
+    wondered wonder get got do did have had am feel felt feels wish hope try tried want wanted"""
+)
+
+Builder = Callable[[Clause, re.Match[str]], Candidate | None]
+
+
+def preference_rules(ctx: Clause) -> list[Candidate]:
+    """The first preference the clause states, in `_ORDER`."""
+    for pattern, builder in _ORDER:
+        match = pattern.search(ctx.clause)
+        if match:
+            found = builder(ctx, match)
+            if found is not None:
+                return [found]
+    return []
+
+
+def _favorite(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    what, value = match.group("what").casefold(), clean_value(match.group("v"))
+    if what.split()[0] in ("part", "thing", "bit", "one", "answer", "example") or blocked_object(value):
+        return None
+    attribute = f"preference:favorite_{what.replace(' ', '_')}"
+    return preference(ctx, f"{ctx.subject}'s favorite {what} is {value}", attribute=attribute, value=value)
+
+
+def _diet(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    value = match.group("v").casefold()
+    return preference(ctx, f"{ctx.subject} is {value}", attribute="diet", value=value)
+
+
+def _no_eat(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    value = clean_value(match.group("v"))
+    content = third_person(ctx.original[match.start() :], ctx.name)
+    return preference(ctx, content, attribute="diet", value=f"no {value}", confidence=0.8)
+
+
+def _would_rather(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    whole = match.group("v")
+    if blocked_object(whole) or whole.casefold().startswith(("not ", "to know", "to ask")):
+        return None
+    found = topic(whole, 1)
+    if found:
+        return topic_preference(ctx, found)
+    value = preferred_object(whole)
+    return preference(
+        ctx, f"{ctx.subject} would rather {value}", attribute="likes", value=value, confidence=0.75
+    )
+
+
+def _over_for_me(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    value, other = clean_value(match.group("v")), clean_value(match.group("w"))
+    return preference(
+        ctx, f"{ctx.subject} prefers {value} over {other}", attribute="likes", value=value, confidence=0.75
+    )
+
+
+def _fan(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    if blocked_object(match.group("v")):
+        return None
+    value = preferred_object(match.group("v"))
+    if not value:
+        return None
+    polarity = -1 if match.group("neg") else 1
+    verb = "is not a fan of" if polarity < 0 else "is a fan of"
+    return preference(ctx, f"{ctx.subject} {verb} {value}", attribute="likes", value=value, polarity=polarity)
+
+
+def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    verb = match.group("verb").casefold()
+    whole = match.group("v")
+    if blocked_object(whole) or unresolved_referent(whole):
+        return None
+    polarity = _LIKE_VERBS[verb]
+    found = topic(whole, polarity)
+    if found:
+        return topic_preference(ctx, found)
+    value = preferred_object(whole)
+    if not value or len(value.split()) > 10:
+        return None
+    value = re.sub(r"^(?:it )?when\b", "when", value)
+    content = third_person(ctx.original[match.start() : match.start("v")] + value, ctx.name)
+    if verb == "prefer":
+        return preference(ctx, content, attribute="likes", value=value, confidence=0.8)
+    return preference(ctx, content, attribute="likes", value=value, polarity=polarity)
+
+
+def _habit(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    rest = match.group("rest").strip()
+    if match.group("verb").casefold() in _NOT_HABITS or rest.startswith("'") or blocked_object(rest):
+        return None
+    text = ctx.original[match.start() :]
+    found = topic(text, -1 if match.group("adv").casefold() == "never" else 1)
+    if found:
+        return topic_preference(ctx, found)
+    return preference(
+        ctx,
+        third_person(text, ctx.name),
+        attribute="habit",
+        value=preferred_object(match.group("rest")),
+        confidence=0.7,
+    )
+
+
+_ORDER: tuple[tuple[re.Pattern[str], Builder], ...] = (
+    (KEEP_IT, keep_it),
+    (CONTACT_TIME, contact_time),
+    (_FAVORITE, _favorite),
+    (_FAVORITE_INVERSE, _favorite),
+    (_DIET, _diet),
+    (_NO_EAT, _no_eat),
+    (INSTRUCTION, instruction),
+    (WHEN_YOU, when_you),
+    (_WOULD_RATHER, _would_rather),
+    (STANDING_WANT, standing_want),
+    (_OVER_FOR_ME, _over_for_me),
+    (_FAN, _fan),
+    (_LIKE, _like),
+    (_HABIT, _habit),
+)
+"""Most specific first: a clause matching several patterns takes the first that yields a candidate."""

@@ -1,0 +1,115 @@
+"""Split a message into the clauses the rules read.
+
+Each clause comes as a pair: the text with quoted passages masked (what rules match against, so
+quoted words are never taken for the user's statements) and the original text at the same
+offsets (what memories are worded from). Code, questions, hypotheticals and reported speech are
+dropped here; greetings and discourse markers are cut off each clause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length
+
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
+_CLAUSE_SPLIT = re.compile(
+    r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
+    r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+",
+    re.IGNORECASE,
+)
+_NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
+_REQUEST_PREFIX_ONLY = re.compile(
+    r"(?:please )?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|for (?:future|your) "
+    r"reference|for the record|just so you know|fyi|save this|store this)[\s:,\-]*",
+    re.IGNORECASE,
+)
+
+
+def readable_clauses(text: str) -> Iterator[tuple[str, str]]:
+    """(masked, original) pairs for the clauses of `text` that may state something about the user."""
+    normalized = normalize(text.replace("\r", ""))
+    if not normalized or looks_like_code_or_error(text):
+        return
+    masked = mask_quotes(normalized)
+    for sentence_masked, sentence in _statement_sentences(masked, normalized):
+        yield from _clause_bodies(sentence_masked, sentence)
+
+
+def normalize(text: str) -> str:
+    """Straight quotes and single spaces."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return " ".join(text.split())
+
+
+def mask_quotes(text: str) -> str:
+    """Replace quoted passages by underscores (same length): quoted words are not the user's statements."""
+
+    def blank(match: re.Match[str]) -> str:
+        return match.group(0)[0] + "_" * (len(match.group(0)) - 2) + match.group(0)[-1]
+
+    text = re.sub(r'"[^"]*"', blank, text)
+    return re.sub(r"(?<![\w])'[^']*'(?![\w])", blank, text)
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of `text`, split at ".", "!", "?", ";" and line breaks (not after "Dr." and kin)."""
+    start = 0
+    for match in re.finditer(r"[.!?]+(?=\s|$)|\n+|;", text):
+        piece = text[start : match.end()]
+        if match.group(0).startswith(".") and _ABBREVIATION.search(text[start : match.start() + 1]):
+            continue
+        if piece.strip():
+            yield piece.strip()
+        start = match.end()
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split at clause boundaries ("..., and I ..."); never inside "my colleagues and I" or after "Note:"."""
+    pieces: list[str] = []
+    cursor = 0
+    for boundary in _CLAUSE_SPLIT.finditer(sentence):
+        left = sentence[cursor : boundary.start()].strip()
+        joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(
+            left
+        )
+        if not left or joined_subject or _REQUEST_PREFIX_ONLY.fullmatch(left):
+            continue
+        pieces.append(left)
+        cursor = boundary.end()
+    pieces.append(sentence[cursor:].strip())
+    return [piece for piece in pieces if piece]
+
+
+def _located(pieces: Iterable[str], text: str) -> Iterator[tuple[str, int]]:
+    """Each piece with its offset in `text` (pieces come in order and do not overlap)."""
+    cursor = 0
+    for piece in pieces:
+        start = text.index(piece, cursor)
+        cursor = start + len(piece)
+        yield piece, start
+
+
+def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]]:
+    """Sentences of the masked text that state something, with the matching slices of the original."""
+    for sentence, start in _located(sentences(masked), masked):
+        if not is_unstated(sentence):
+            yield sentence, original[start : start + len(sentence)]
+
+
+def _clause_bodies(masked: str, original: str) -> Iterator[tuple[str, str]]:
+    """Clauses of one sentence, without small talk and without a polite request's question wrapper."""
+    for clause, start in _located(clauses(masked), masked):
+        body_masked = clause[small_talk_length(clause) :].strip()
+        if not body_masked:
+            continue
+        body_start = masked.index(body_masked, start)
+        body_original = original[body_start : body_start + len(body_masked)]
+        wrapper = question_request_length(body_masked)
+        if wrapper:
+            body_masked = body_masked[wrapper:].rstrip("?").strip()
+            body_original = body_original[wrapper:].rstrip("?").strip()
+        yield body_masked, body_original

@@ -1,0 +1,130 @@
+"""What not to store: code and stack traces, questions, hypotheticals, reported speech, small talk.
+
+Precision comes before recall: a sentence these checks reject yields nothing, however much it
+looks like a statement ("What if I lived in Paris?", "She said she works at Google").
+"""
+
+from __future__ import annotations
+
+import re
+
+_CODE_OR_ERROR = re.compile(
+    r"```|^\s*Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|^\s*at [\w.$<>]+\(.*\)\s*$"
+    r"|^\s*[\w.]*(?:Error|Exception|Warning)\b\s*:|^\s*(?:error|fatal|warning|panic)\b\s*[:!]|\bERR!"
+    r"|\bE[A-Z]{5,}\b|^\s*(?:def|class|import|from \S+ import|function|const|let|var|#include|public|"
+    r"private|return)\b.*[=(){};:]",
+    re.MULTILINE,
+)
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|night)|thanks|thank you|thx|ty|cheers|"
+    r"ok(?:ay)?|sure|great|nice|cool|perfect|awesome|got it|sounds good|lol|haha|hmm+|yes|yeah|yep|no|nope|"
+    r"bye|goodbye|see you)\b[\s!.,:)(]*",
+    re.IGNORECASE,
+)
+_DISCOURSE = re.compile(
+    r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|"
+    r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.)\b[\s,:;!\-]*)+",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^(?:(?:what|who|whom|whose|where|when|why|how|which)(?:'s|'re|'d)?\s+(?:\w+\s+)?"
+    r"(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had)\b"
+    r"|(?:what|who|where|why|how)(?:'s|'re)\b"
+    r"|(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had|isn't|"
+    r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\s+(?:i|you|we|they|he|she|it|my|"
+    r"your|our|the|this|that|there|these|those|anyone|someone)\b)",
+    re.IGNORECASE,
+)
+_TAG_QUESTION = re.compile(
+    r"\b(?:shouldn't|should|isn't|aren't|don't|doesn't|won't|can't|couldn't|wouldn't|didn't|right|no)"
+    r"(?: (?:i|you|we|it|they|he|she))?\s*[.!]*$",
+    re.IGNORECASE,
+)
+_QUESTION_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you (?:please )?(?=remind me (?:to|about|in|on|tomorrow|next)\b|remember\b"
+    r"|note\b"
+    r"|make a note\b|keep in mind\b|save\b)",
+    re.IGNORECASE,
+)
+"""A polite question that is really a request ("Can you remind me to ...?")."""
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if(?! possible| you can| you could| that's ok)|suppose|supposing|imagine|pretend|hypothetically|"
+    r"let's say|lets say|say that|what if|wonder|wondering|maybe|perhaps|might|someday|some day|in theory|"
+    r"assuming|would(?! rather| prefer| like| love)|were i|whether)\b",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"\b(?:said|says|told|tells|claims|claimed|wrote|writes|mentioned|quote|quoted|translate|translation|"
+    r"novel|story|character|the phrase|the sentence|how do i say)\b",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"^(?:\S+ ){0,2}?(?:it|them|this|that|these|those|him|her|one|ones)\b", re.I)
+_BLOCKED_OBJECT = re.compile(
+    r"^(?:(?:that|this|these|those|how|what|which|if|whether|your|yours|you|it(?! when)|them|their|his|her|"
+    r"the idea|"
+    r"the way|the fact|the thought|all the|the look|the colou?rs?|the vibe|the design|the pic|the photo|"
+    r"the picture|the painting|the energy|is|was|are|were|makes|made|has|keeps|gives|helps|means|"
+    r"the sound of that|hearing (?:that|about)|seeing (?:that|this|your)|"
+    r"to (?:ask|know|see|hear|say|think|check|point out|mention|add|clarify|confirm|understand|learn more|"
+    r"thank|share|get your))\b|_)",
+    re.I,
+)
+
+
+def looks_like_code_or_error(text: str) -> bool:
+    """True for code, stack traces, error messages, or text dense with code symbols."""
+    if _CODE_OR_ERROR.search(text):
+        return True
+    symbols = sum(text.count(c) for c in "{}[]();=<>$\\|`")
+    return len(text) > 20 and symbols / len(text) > 0.08
+
+
+def is_question(sentence: str) -> bool:
+    """True for a question: a "?", a question opening, or a closing tag ("..., isn't it")."""
+    stripped = sentence.strip()
+    if stripped.endswith("?") or _QUESTION_START.match(_DISCOURSE.sub("", stripped)):
+        return True
+    return bool(_TAG_QUESTION.search(stripped)) and "," not in stripped[-12:] and len(stripped.split()) > 3
+
+
+def is_unstated(sentence: str) -> bool:
+    """True when `sentence` states nothing about the user: a question, a hypothetical, reported speech.
+
+    A polite question that is a request ("Could you remember that ...?") is not skipped.
+    """
+    question = is_question(sentence) and not _QUESTION_REQUEST.match(_DISCOURSE.sub("", sentence))
+    return bool(question or _HYPOTHETICAL.search(sentence) or _REPORTED.search(sentence))
+
+
+def _strip_greeting(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous = text
+        text = _GREETING.sub("", text, count=1).strip()
+    return text
+
+
+def small_talk_length(clause: str) -> int:
+    """How many leading characters of `clause` are greetings and discourse markers ("Oh, thanks! Also, ")."""
+    stripped = _strip_greeting(clause)
+    offset = len(clause) - len(stripped)
+    lead = _DISCOURSE.match(stripped)
+    if lead:
+        offset += lead.end()
+    return offset
+
+
+def question_request_length(clause: str) -> int:
+    """How many leading characters of `clause` are a polite request's question wrapper ("Can you ")."""
+    lead = _QUESTION_REQUEST.match(clause)
+    return lead.end() if lead else 0
+
+
+def unresolved_referent(text: str) -> bool:
+    """True when the object leans on context we do not have ("seeing them", "making it")."""
+    return bool(_PRONOUN.match(text.strip()))
+
+
+def blocked_object(text: str) -> bool:
+    """True when a liked/wanted "object" is a reaction to the conversation, not a taste ("that you ...")."""
+    return bool(_BLOCKED_OBJECT.match(text))

@@ -1,0 +1,164 @@
+"""Lifecycle and privacy: consolidation, expiry sweeps, erasure, export and import.
+
+`Lifecycle` is the one object the `Memory` facade (through `LifecycleAPI`), the CLI and the server
+use; each job lives in its own module:
+
+* `consolidation` — old memories → "[Compressed memory] …" summaries with provenance; turn and
+  schedule policies;
+* `retention` — `expires_at`, per-kind TTL and episode retention, session state retention;
+* `erasure` — every trace of a user, and a content-free receipt;
+* `portability` — export to / import from the versioned JSON document of `memstrata.export_format`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..core.compress import Window
+from ..embedders.base import Embedder
+from ..export_format import ExportDocument
+from ..llm.base import LLMClient
+from ..models import RESERVED_PREFIX, MemoryKind, validate_id
+from ..storage.base import Store
+from ._paging import all_users
+from .consolidation import ConsolidationReport, Consolidator
+from .erasure import Eraser, ErasureReceipt
+from .policy import LIFECYCLE, LifecyclePolicy
+from .portability import ImportReport, Porter
+from .retention import Sweeper, SweepReport
+
+
+class Lifecycle:
+    """Consolidation, sweeps, erasure and export/import over one store and embedder.
+
+    `llm` and `buffer` may be objects or zero-argument factories. Factories are called on first use,
+    so an erasure never resolves an LLM and a consolidation never connects to Redis.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        embedder: Embedder,
+        clock: Callable[[], datetime],
+        policy: LifecyclePolicy | None = None,
+        llm: LLMClient | Callable[[], LLMClient | None] | None = None,
+        buffer: Any = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.policy = policy or LifecyclePolicy()
+        self._llm_source = llm
+        self._buffer_source = buffer
+        self.consolidator = Consolidator(
+            store=store, embedder=embedder, clock=clock, policy=self.policy, llm=self._llm
+        )
+        self.sweeper = Sweeper(store=store, clock=clock, policy=self.policy)
+        self.eraser = Eraser(store=store, clock=clock, buffer=self._buffer, secret=self.policy.receipt_secret)
+        self.porter = Porter(store=store, embedder=embedder, clock=clock)
+
+    def _llm(self) -> LLMClient | None:
+        source = self._llm_source
+        if source is not None and not isinstance(source, LLMClient):
+            source = self._llm_source = source()
+        return source
+
+    def _buffer(self) -> Any:
+        source = self._buffer_source
+        if source is not None and not hasattr(source, "clear_user") and callable(source):
+            source = self._buffer_source = source()
+        return source
+
+    # -- consolidation ---------------------------------------------------------------------------
+    def consolidate(
+        self,
+        user_id: str,
+        *,
+        older_than_days: timedelta | float | None = None,
+        min_count: int | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        window: Window | str | None = None,
+        use_llm: bool | None = None,
+        dry_run: bool = False,
+    ) -> ConsolidationReport:
+        """Compress the user's memories older than `older_than_days` (default 30; a number of days or
+        a timedelta) into summaries, when at least `min_count` (default 10) qualify.
+
+        `use_llm=None` uses the LLM when one is configured, else the offline extractive summary.
+        `dry_run=True` reports the groups it would compress and writes nothing.
+        """
+        return self.consolidator.consolidate(
+            validate_id(user_id, "user_id"), older_than_days=older_than_days, min_count=min_count,
+            kinds=kinds, window=window, use_llm=use_llm, dry_run=dry_run,
+        )  # fmt: skip
+
+    def after_turns(self, user_id: str, turns: int = 1) -> ConsolidationReport | None:
+        """Count a user's conversation turns; every `consolidate_every_turns` (default 20), consolidate.
+
+        Returns the report when consolidation ran, else None. With an LLM configured, call it from
+        the background worker: compressing may take a model call per group.
+        """
+        return self.consolidator.after_turns(validate_id(user_id, "user_id"), turns)
+
+    def maintain(self, user_ids: Sequence[str] | None = None) -> dict[str, Any]:
+        """Scheduled upkeep: sweep every user (reserved scopes too), then consolidate the users whose
+        last consolidation is older than `consolidate_interval_hours` (none when that is unset).
+        Call it from a timer or cron."""
+        users = (
+            [validate_id(u, "user_id") for u in user_ids] if user_ids is not None else all_users(self.store)
+        )
+        sweep = self.sweeper.sweep(users)
+        now = self.clock()
+        consolidated = {
+            user_id: self.consolidator.run_and_record(user_id)
+            for user_id in users
+            if not user_id.startswith(RESERVED_PREFIX) and self.consolidator.due(user_id, now)
+        }
+        return {"sweep": sweep, "consolidated": consolidated}
+
+    # -- expiry and retention --------------------------------------------------------------------
+    def sweep(self, user_id: str | None = None) -> SweepReport:
+        """Delete what expired (`expires_at`, per-kind TTL, episode and session retention) for one user,
+        or for every user when `user_id` is None. History keeps an EXPIRE event without text."""
+        users = [validate_id(user_id, "user_id")] if user_id is not None else all_users(self.store)
+        return self.sweeper.sweep(users)
+
+    # -- erasure ---------------------------------------------------------------------------------
+    def erase_user(self, user_id: str) -> ErasureReceipt:
+        """Erase every trace of the user in every layer and backend; return the stored receipt.
+
+        Erasing a user who has no data is not an error (the receipt counts zeros).
+        """
+        return self.eraser.erase(validate_id(user_id, "user_id"))
+
+    def receipt(self, request_id: str) -> ErasureReceipt | None:
+        """A stored erasure receipt by its request id."""
+        return self.eraser.receipt(request_id)
+
+    # -- export / import -------------------------------------------------------------------------
+    def export_user(self, user_id: str) -> ExportDocument:
+        """Everything stored about the user as one versioned document (docs/export-format.md)."""
+        return self.porter.export(validate_id(user_id, "user_id"))
+
+    def import_user(
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
+    ) -> ImportReport:
+        """Restore an export (a document, dict or JSON text), re-embedding with this store's embedder.
+
+        Idempotent; `user_id` imports under another id than the document's.
+        """
+        return self.porter.import_(document, validate_id(user_id, "user_id") if user_id is not None else None)
+
+
+__all__ = [
+    "LIFECYCLE",
+    "ConsolidationReport",
+    "ErasureReceipt",
+    "ImportReport",
+    "Lifecycle",
+    "LifecyclePolicy",
+    "SweepReport",
+]

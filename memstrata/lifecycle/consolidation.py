@@ -1,0 +1,225 @@
+"""Consolidation: compress old memories into "[Compressed memory] …" summaries, keeping provenance.
+
+What is compressed and how it is grouped is decided by the pure `core.compress` (current, unpinned
+memories of the chosen kinds older than the cutoff, not behind a profile fact; grouped by agent, kind
+and calendar window). Each group becomes one SUMMARY memory whose `source_ids` are the union of the
+originals' and whose `metadata["replaces"]` lists them. The originals get `valid_to` and
+`superseded_by` (search skips them; `as_of` before the consolidation still finds them) and a COMPRESS
+history event. Summary, retired originals and events are written by one `save` — one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .. import namespaces
+from ..core.compress import (
+    Group,
+    Window,
+    eligible,
+    extractive_summary,
+    merged_source_ids,
+    older_than,
+    plan_groups,
+    summary_id,
+)
+from ..embedders.base import Embedder
+from ..errors import InvalidInput, LLMOutputError
+from ..integrations.langgraph_items import SOURCE as LANGGRAPH_SOURCE
+from ..llm.base import LLMClient
+from ..models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
+from ..prompts.consolidate import COMPRESSED_PREFIX, build_consolidation_messages, parse_consolidation
+from ..storage.base import MemoryFilter, Store
+from ._paging import all_items, all_memories, strings_in
+from .policy import LIFECYCLE, LifecyclePolicy
+
+STATE_KEY = "consolidation"
+MANAGED_SOURCES = (LANGGRAPH_SOURCE,)
+"""`metadata["source"]` values of memories that other components own and consolidation leaves alone."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationReport:
+    user_id: str
+    eligible: int
+    """Memories that met the criteria (kind, age, current, unpinned, not behind a profile fact)."""
+    compressed: int
+    """Memories retired into summaries."""
+    summaries: tuple[str, ...] = ()
+    method: str = "none"
+    """"extractive", "llm", "mixed" (some groups by each), or "none"."""
+    skipped: str | None = None
+    """Why nothing was compressed, when nothing was."""
+    groups: tuple[dict[str, Any], ...] = ()
+    """One entry per summary: id, kind, period, agent_id, how many memories it replaces (dry runs too)."""
+    llm_fallbacks: int = 0
+    """Groups summarized extractively because the LLM's answer was unusable."""
+
+
+class Consolidator:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        embedder: Embedder,
+        clock: Callable[[], datetime],
+        policy: LifecyclePolicy,
+        llm: Callable[[], LLMClient | None],
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.policy = policy
+        self._llm = llm
+
+    def consolidate(
+        self,
+        user_id: str,
+        *,
+        older_than_days: timedelta | float | None = None,
+        min_count: int | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        window: Window | str | None = None,
+        use_llm: bool | None = None,
+        dry_run: bool = False,
+    ) -> ConsolidationReport:
+        policy = self.policy
+        age = older_than(policy.consolidate_older_than_days if older_than_days is None else older_than_days)
+        minimum = policy.consolidate_min_count if min_count is None else min_count
+        if minimum < 1:
+            raise InvalidInput(f"min_count must be at least 1, got {minimum}")
+        chosen = tuple(MemoryKind.parse(k) for k in kinds) if kinds is not None else policy.consolidate_kinds
+        if MemoryKind.SUMMARY in chosen:
+            raise InvalidInput("summaries are not compressed again; leave 'summary' out of kinds")
+        now = self.clock()
+        cutoff = now - age
+        candidates = all_memories(
+            self.store, user_id, MemoryFilter(kinds=chosen, created_before=cutoff, as_of=now)
+        )
+        pool = eligible(
+            candidates, cutoff=cutoff, kinds=chosen, protected=self._profile_references(user_id),
+            managed_sources=MANAGED_SOURCES,
+        )  # fmt: skip
+        if len(pool) < minimum:
+            reason = f"{len(pool)} eligible memories, fewer than min_count={minimum}"
+            return ConsolidationReport(user_id, len(pool), 0, skipped=reason)
+        window = Window.parse(window or policy.consolidate_window)
+        groups = plan_groups(pool, window=window, max_group=policy.consolidate_max_group)
+        if not groups:
+            return ConsolidationReport(user_id, len(pool), 0, skipped="no window holds two or more memories")
+        plan = tuple(_group_info(user_id, g) for g in groups)
+        if dry_run:
+            return ConsolidationReport(user_id, len(pool), 0, skipped="dry run", groups=plan)
+        llm = self._llm() if use_llm is not False else None
+        if use_llm and llm is None:
+            raise InvalidInput("use_llm=True, but no LLM is configured")
+        methods = [self._compress(user_id, group, now, llm) for group in groups]
+        used = {"extractive" if m == "fallback" else m for m in methods}
+        return ConsolidationReport(
+            user_id, len(pool), sum(len(g.records) for g in groups), tuple(info["id"] for info in plan),
+            method=used.pop() if len(used) == 1 else "mixed", groups=plan,
+            llm_fallbacks=methods.count("fallback"),
+        )  # fmt: skip
+
+    def _compress(self, user_id: str, group: Group, now: datetime, llm: LLMClient | None) -> str:
+        text, method = self._summary_text(group, now, llm)
+        summary = _summary_record(user_id, group, text, now, "extractive" if method == "fallback" else method)
+        retired = [replace(r, valid_to=now, superseded_by=summary.id, updated_at=now) for r in group.records]
+        events = [
+            new_event(r, EventType.COMPRESS, before=r.content, at=now, summary_id=summary.id) for r in retired
+        ]
+        events.append(new_event(summary, EventType.ADD, after=text, at=now, replaces=list(group.ids)))
+        # One save, one transaction: the summary with its vector, the originals keeping theirs.
+        self.store.save(
+            user_id, [summary, *retired], events, self.embedder.embed_documents([summary.content])
+        )
+        return method
+
+    def _summary_text(self, group: Group, now: datetime, llm: LLMClient | None) -> tuple[str, str]:
+        max_chars = self.policy.consolidate_max_chars
+        if llm is None:
+            return extractive_summary(group.records, max_chars=max_chars), "extractive"
+        memories = [(r.created_at.date(), r.content) for r in group.records]
+        response = llm.complete(build_consolidation_messages(memories, today=now.date()), max_tokens=1024)
+        try:
+            text = parse_consolidation(response.text)
+            if len(text.encode("utf-8")) > MAX_CONTENT_BYTES // 2:
+                raise LLMOutputError("the compressed memory is too long")
+        except LLMOutputError:
+            return extractive_summary(group.records, max_chars=max_chars), "fallback"
+        first, last = _day(group.records[0].created_at), _day(group.records[-1].created_at)
+        span = first if first == last else f"{first} to {last}"
+        return f"{COMPRESSED_PREFIX} ({span}) {text.removeprefix(COMPRESSED_PREFIX).strip()}", "llm"
+
+    def _profile_references(self, user_id: str) -> set[str]:
+        """Every string in the user's profile facts and user context; memory ids among them are kept."""
+        found: set[str] = set()
+        for namespace in (namespaces.PROFILE, namespaces.USER_CONTEXT):
+            for item in all_items(self.store, user_id, namespace):
+                found.update(strings_in(item.value))
+        return found
+
+    # -- when to run ---------------------------------------------------------------------------------
+    def after_turns(self, user_id: str, turns: int = 1) -> ConsolidationReport | None:
+        every = self.policy.consolidate_every_turns
+        if not every or turns <= 0:
+            return None
+        state = self.state(user_id)
+        count = int(state.get("turns", 0)) + turns
+        if count < every:
+            self.store.put_item(user_id, LIFECYCLE, STATE_KEY, {**state, "turns": count})
+            return None
+        return self.run_and_record(user_id, state)
+
+    def due(self, user_id: str, now: datetime) -> bool:
+        """Whether the scheduled policy (`consolidate_interval_hours`) wants a run now."""
+        interval = self.policy.consolidate_interval_hours
+        if interval is None:
+            return False
+        last = self.state(user_id).get("last_run_at")
+        return last is None or datetime.fromisoformat(last) <= now - timedelta(hours=interval)
+
+    def run_and_record(self, user_id: str, state: dict[str, Any] | None = None) -> ConsolidationReport:
+        report = self.consolidate(user_id)
+        value = {
+            **(state if state is not None else self.state(user_id)), "turns": 0,
+            "last_run_at": self.clock().isoformat(), "last_compressed": report.compressed,
+        }  # fmt: skip
+        self.store.put_item(user_id, LIFECYCLE, STATE_KEY, value)
+        return report
+
+    def state(self, user_id: str) -> dict[str, Any]:
+        item = self.store.get_item(user_id, LIFECYCLE, STATE_KEY)
+        return dict(item.value) if item else {}
+
+
+def _summary_record(user_id: str, group: Group, text: str, now: datetime, method: str) -> MemoryRecord:
+    first, last = group.records[0], group.records[-1]
+    sessions = {r.scope.session_id for r in group.records}
+    session = sessions.pop() if len(sessions) == 1 else None
+    return MemoryRecord(
+        id=summary_id(user_id, group.ids),
+        scope=Scope.from_storage(user_id, group.agent_id, session),
+        kind=MemoryKind.SUMMARY, content=text, created_at=last.created_at, updated_at=now,
+        metadata={
+            "replaces": list(group.ids), "compressed_kind": group.kind.value, "period": group.period,
+            "period_start": first.created_at.isoformat(), "period_end": last.created_at.isoformat(),
+            "method": method,
+        },
+        importance=max(r.importance for r in group.records), valid_from=now,
+        source_ids=merged_source_ids(group.records), content_hash=content_hash(text),
+    )  # fmt: skip
+
+
+def _group_info(user_id: str, group: Group) -> dict[str, Any]:
+    return {
+        "id": summary_id(user_id, group.ids), "kind": group.kind.value, "period": group.period,
+        "agent_id": group.agent_id, "replaces": len(group.records),
+    }  # fmt: skip
+
+
+def _day(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%d")
