@@ -22,6 +22,7 @@ from .llm.base import LLMClient
 from .user_context import UserContextUpdater
 
 if TYPE_CHECKING:
+    from .lifecycle import ConsolidationReport
     from .memory import ScopeLike
     from .models import Scope
     from .semantic import Clock, SemanticMemory
@@ -80,6 +81,9 @@ class ConversationAPI:
         @property
         def llm(self) -> LLMClient | None: ...
 
+        def after_turns(self, *, scope: Scope | str, turns: int = 1) -> ConsolidationReport | None:
+            """The every-N-turns consolidation policy (LifecycleAPI)."""
+
     @cached_property
     def conversation_layers(self) -> ConversationLayers:
         with _INIT_LOCK:  # two threads racing here must not build two buffers
@@ -104,12 +108,16 @@ class ConversationAPI:
         """Append a message to a session (the scope needs a session_id): to the episode log (searchable,
         with its time) and the session buffer; folds the oldest turns into the summary when the buffer
         exceeds its window."""
-        return self.conversation.add_message(_scope(scope), role, content, at=at, speaker=speaker)
+        turn = self.conversation.add_message(_scope(scope), role, content, at=at, speaker=speaker)
+        self.after_turns(scope=scope, turns=1)
+        return turn
 
     def add_messages(self, scope: ScopeLike, messages: Sequence[MessageLike]) -> list[Turn]:
         """Append messages in order (`{"role", "content", "at"?, "speaker"?}` dicts or `(role, content)`
         pairs) with one embedding batch and one transaction."""
-        return self.conversation.add_messages(_scope(scope), messages)
+        turns = self.conversation.add_messages(_scope(scope), messages)
+        self.after_turns(scope=scope, turns=len(turns))
+        return turns
 
     def recent_turns(self, scope: ScopeLike, n: int | None = None) -> list[Turn]:
         """The session's last `n` turns (default: the window size), oldest first."""

@@ -16,6 +16,7 @@ from .errors import InvalidInput
 from .filters import build_filter
 from .learning import LearnResult
 from .learning_api import LearningAPI, MessageLike
+from .lifecycle import LifecyclePolicy
 from .lifecycle_api import LifecycleAPI
 from .llm.base import LLMClient
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
@@ -71,8 +72,9 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
         self.store.bind_embedder(self.embedder.name, self.embedder.dimensions)
         self.clock = clock
         self.semantic = SemanticMemory(
-            store=self.store, embedder=self.embedder, clock=clock, track_access=track_access
-        )
+            store=self.store, embedder=self.embedder, clock=clock, track_access=track_access,
+            default_expiry=LifecyclePolicy.from_settings(self.settings).default_expiry,
+        )  # fmt: skip
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:

@@ -32,6 +32,8 @@ from .models import (
 from .storage.base import MemoryFilter, ScoredRow, Store
 
 Clock = Callable[[], datetime]
+ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
+"""The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
 
@@ -79,9 +81,10 @@ class SemanticMemory:
 
     def __init__(
         self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
-        params: HybridParams | None = None,
+        params: HybridParams | None = None, default_expiry: ExpiryPolicy | None = None,
     ) -> None:  # fmt: skip
         self.params = params or HybridParams()
+        self.default_expiry = default_expiry
         self.store = store
         self.embedder = embedder
         self.clock = clock
@@ -110,16 +113,21 @@ class SemanticMemory:
         return [by_key.get((r.content_hash, r.kind), r) for r in records]
 
     def _build(self, scope: Scope, item: NewMemory, now: datetime) -> MemoryRecord:
+        kind = MemoryKind.parse(item.kind)
+        created = aware(item.created_at, "created_at") or now
+        expires = aware(item.expires_at, "expires_at")
+        if expires is None and self.default_expiry is not None:
+            expires = self.default_expiry(kind, created)
         return new_record(
             scope=scope,
             content=item.content,
-            kind=MemoryKind.parse(item.kind),
+            kind=kind,
             metadata=dict(item.metadata or {}),
             importance=item.importance,
             source_ids=tuple(item.source_ids),
-            expires_at=aware(item.expires_at, "expires_at"),
+            expires_at=expires,
             pinned=item.pinned,
-            created_at=aware(item.created_at, "created_at") or now,
+            created_at=created,
             context=item.context,
         )
 

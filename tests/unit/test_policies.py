@@ -1,0 +1,38 @@
+"""Lifecycle policies wired into the write path: TTL per kind and consolidation every N turns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from memstrata import Memory, MemoryKind, Scope, Settings
+from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.lifecycle.consolidation import STATE_KEY
+from memstrata.namespaces import LIFECYCLE
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_default_ttl_per_kind_stamps_expires_at(tmp_path: Path) -> None:
+    settings = Settings(ttl_days={"event": 7})
+    with Memory(store=f"sqlite:///{tmp_path / 'p.db'}", embedder=HashingEmbedder(64), settings=settings,
+                clock=lambda: T0) as memory:  # fmt: skip
+        event = memory.add("concert on Friday", scope="alice", kind=MemoryKind.EVENT)
+        fact = memory.add("Alice lives in Paris", scope="alice")
+        explicit = memory.add("sale ends", scope="alice", kind="event", expires_at=T0 + timedelta(days=1))
+    assert event.expires_at == T0 + timedelta(days=7)
+    assert fact.expires_at is None
+    assert explicit.expires_at == T0 + timedelta(days=1)
+
+
+def test_messages_count_towards_the_consolidation_policy(tmp_path: Path) -> None:
+    settings = Settings(consolidate_every_turns=5)
+    with Memory(store=f"sqlite:///{tmp_path / 'p.db'}", embedder=HashingEmbedder(64), settings=settings) as memory:
+        session = Scope("alice", session_id="s1")
+        for n in range(3):
+            memory.add_message(session, "user", f"message {n}")
+        state = memory.store.get_item("alice", LIFECYCLE, STATE_KEY)
+        assert state is not None and state.value["turns"] == 3
+        memory.add_messages(session, [{"role": "user", "content": f"later {n}"} for n in range(2)])
+        state = memory.store.get_item("alice", LIFECYCLE, STATE_KEY)
+        assert state is not None and state.value["turns"] == 0 and "last_run_at" in state.value
