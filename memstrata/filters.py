@@ -11,7 +11,7 @@ from .errors import InvalidInput
 from .models import MemoryKind, validate_id
 from .storage.base import MemoryFilter
 
-_METADATA_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}$")
+_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -48,7 +48,7 @@ def build_filter(
     meta = dict(metadata or {})
     for key, value in meta.items():
         if not isinstance(key, str) or not _METADATA_KEY.match(key):
-            raise InvalidInput(f"invalid metadata filter key {key!r}: use letters, digits, _ . - (max 64)")
+            raise InvalidInput(f"invalid metadata filter key {key!r}: use letters, digits and _ (max 64)")
         if not isinstance(value, _SCALARS):
             raise InvalidInput(f"metadata filter {key!r} must be a string, number, boolean or null")
     after, before = aware(created_after, "created_after"), aware(created_before, "created_before")

@@ -121,9 +121,7 @@ class Store(Protocol):
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int: ...
 
-    def vector_search(
-        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
-    ) -> list[ScoredRow]:
+    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         """Nearest records by cosine similarity, best first."""
         ...
 

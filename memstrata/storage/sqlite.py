@@ -12,11 +12,12 @@ The stdlib `sqlite3` driver is enough (FTS5 is compiled in); no extension loadin
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +30,7 @@ from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from .base import Item, MemoryFilter, ScoredRow, Vector
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+from .vector_index import UserVectorIndex
 
 T = TypeVar("T")
 
@@ -112,11 +114,15 @@ def fts_query(text: str) -> str | None:
     return f"{{content context date_text}}:({quoted})"
 
 
-@dataclass
-class _UserVectors:
-    version: int
-    ids: list[str]
-    matrix: np.ndarray
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _json_path_expression(key: str) -> str:
+    """`json_extract(m.metadata, '$."key"')` with the path inlined, so that the expression index on
+    "attribute" applies. Keys are letters, digits and "_" only (checked here), so inlining is safe."""
+    if not _PLAIN_KEY.match(key):
+        raise InvalidInput(f"invalid metadata filter key {key!r}")
+    return f"json_extract(m.metadata, '$.\"{key}\"')"
 
 
 class _Where:
@@ -137,12 +143,12 @@ class _Where:
         if where.session_id is not None:
             self._add("m.session_id = ?", where.session_id)
         for key, value in where.metadata.items():
-            path = "$." + json.dumps(key)
+            extract = _json_path_expression(key)
             if value is None:
-                self._add("json_extract(m.metadata, ?) IS NULL", path)
+                self.clauses.append(f"{extract} IS NULL")
             else:
-                self.clauses.append("json_extract(m.metadata, ?) = ?")
-                self.params.extend([path, int(value) if isinstance(value, bool) else value])
+                self._add(f"{extract} = ?", int(value) if isinstance(value, bool) else value)
+        self.selective = bool(where.ids or where.content_hashes or where.metadata)
         if where.created_after is not None:
             self._add("m.created_at >= ?", where.created_after.timestamp())
         if where.created_before is not None:
@@ -173,14 +179,12 @@ class SQLiteStore:
         self.path = str(path)
         self.url = f"sqlite:///{self.path}"
         self._lock = threading.RLock()
-        self._vectors: dict[str, _UserVectors] = {}
+        self._vectors: dict[str, UserVectorIndex] = {}
         self._dimensions: int | None = None
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path, timeout=timeout, check_same_thread=False, isolation_level=None
-            )
+            self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
             self._configure()
             self._migrate()
         except sqlite3.Error as exc:
@@ -266,20 +270,19 @@ class SQLiteStore:
                 self._upsert(conn, record, blob)
             self._append_events(conn, events)
             if vectors is not None and len(records):
-                _bump_version(conn, user_id)
+                fresh = [r.id for r, blob in zip(records, blobs, strict=True) if blob is not None]
+                index = self._advance_version(conn, user_id)
+                if index is not None:
+                    index.upsert(fresh, np.asarray(vectors, dtype=np.float32)[: len(fresh)])
 
     def _blobs(self, records: Sequence[MemoryRecord], vectors: Vector | None) -> list[bytes | None]:
         if vectors is None:
             return [None] * len(records)
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim != 2 or array.shape[0] > len(records):
-            raise InvalidInput(
-                f"expected at most {len(records)} vectors, got an array of shape {array.shape}"
-            )
+            raise InvalidInput(f"expected at most {len(records)} vectors, got an array of shape {array.shape}")
         if self._dimensions is not None and array.shape[1] != self._dimensions:
-            raise EmbeddingMismatch(
-                f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}"
-            )
+            raise EmbeddingMismatch(f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}")
         return [row.tobytes() for row in array] + [None] * (len(records) - array.shape[0])
 
     def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> None:
@@ -343,9 +346,12 @@ class SQLiteStore:
     ) -> list[MemoryRecord]:
         w = _Where(user_id, where)
         order = "DESC" if newest_first else "ASC"
+        # "+" keeps the planner from walking the (user_id, created_at) index for the ORDER BY when a
+        # selective filter (ids, content hashes, slot) has a better index of its own.
+        created = "+m.created_at" if w.selective else "m.created_at"
         sql = (
             f"SELECT {_M_COLUMNS} FROM memories m WHERE {w.sql} "
-            f"ORDER BY m.created_at {order}, m.rowid {order} LIMIT ? OFFSET ?"
+            f"ORDER BY {created} {order}, m.rowid {order} LIMIT ? OFFSET ?"
         )
         rows = self._read(lambda c: c.execute(sql, (*w.params, limit, offset)).fetchall())
         return [_record(r) for r in rows]
@@ -353,9 +359,7 @@ class SQLiteStore:
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
         w = _Where(user_id, where)
         return int(
-            self._read(
-                lambda c: c.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params).fetchone()[0]
-            )
+            self._read(lambda c: c.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params).fetchone()[0])
         )
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
@@ -371,36 +375,42 @@ class SQLiteStore:
         rows = self._read(lambda c: c.execute(sql, (match, *w.params, limit)).fetchall())
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
 
-    def vector_search(
-        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
-    ) -> list[ScoredRow]:
+    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         index = self._user_vectors(user_id)
-        if not index.ids:
+        if not index.count:
             return []
-        if index.matrix.shape[1] != query.shape[0]:
+        if index.dimensions != query.shape[0]:
             raise EmbeddingMismatch(
-                f"query vector has {query.shape[0]} dimensions; {self.url} holds {index.matrix.shape[1]}"
+                f"query vector has {query.shape[0]} dimensions; {self.url} holds {index.dimensions}"
             )
-        sims = index.matrix @ query
-        order = np.argsort(-sims, kind="stable")
+        sims = index.similarities(query)
         hits: list[ScoredRow] = []
-        start, batch = 0, limit + 16
-        while len(hits) < limit and start < len(order):
-            chunk = order[start : start + batch]
+        for chunk in _best_first_chunks(sims, first=limit + 16):
             ids = [index.ids[i] for i in chunk]
-            allowed = {r.id: r for r in self.list_memories(
-                user_id, _with_ids(where, ids), limit=len(ids)
-            )}  # fmt: skip
-            hits.extend(
-                ScoredRow(allowed[index.ids[i]], float(sims[i])) for i in chunk if index.ids[i] in allowed
-            )
-            start += batch
-            batch *= 4
+            allowed = {r.id: r for r in self.list_memories(user_id, _with_ids(where, ids), limit=len(ids))}
+            hits.extend(ScoredRow(allowed[m], float(sims[i])) for i, m in zip(chunk, ids, strict=True) if m in allowed)
+            if len(hits) >= limit:
+                break
         return hits[:limit]
 
-    def _user_vectors(self, user_id: str) -> _UserVectors:
-        def load(conn: sqlite3.Connection) -> _UserVectors:
+    def _advance_version(self, conn: sqlite3.Connection, user_id: str) -> UserVectorIndex | None:
+        """Bump the user's vector version (inside the write transaction). Returns the cached index when
+        it was current, so the caller applies its own change to it; a stale cache is dropped."""
+        row = conn.execute(
+            "INSERT INTO vector_versions (user_id, version) VALUES (?, 1) "
+            "ON CONFLICT (user_id) DO UPDATE SET version = version + 1 RETURNING version",
+            (user_id,),
+        ).fetchone()
+        index = self._vectors.get(user_id)
+        if index is None or index.version != row[0] - 1:
+            self._vectors.pop(user_id, None)
+            return None
+        index.version = row[0]
+        return index
+
+    def _user_vectors(self, user_id: str) -> UserVectorIndex:
+        def load(conn: sqlite3.Connection) -> UserVectorIndex:
             row = conn.execute("SELECT version FROM vector_versions WHERE user_id = ?", (user_id,)).fetchone()
             version = row[0] if row else 0
             cached = self._vectors.get(user_id)
@@ -409,13 +419,9 @@ class SQLiteStore:
             rows = conn.execute(
                 "SELECT id, embedding FROM memories WHERE user_id = ? AND embedding IS NOT NULL", (user_id,)
             ).fetchall()
-            ids = [r[0] for r in rows]
-            matrix = (
-                np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-                if rows
-                else np.zeros((0, 0), dtype=np.float32)
-            )
-            fresh = _UserVectors(version, ids, matrix)
+            dims = len(rows[0][1]) // 4 if rows else self._dimensions or 0
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dims)
+            fresh = UserVectorIndex(version, [r[0] for r in rows], matrix)
             self._vectors[user_id] = fresh
             return fresh
 
@@ -435,7 +441,9 @@ class SQLiteStore:
                 (user_id, *ids),
             )
             self._append_events(conn, events)
-            _bump_version(conn, user_id)
+            index = self._advance_version(conn, user_id)
+            if index is not None:
+                index.remove(ids)
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
@@ -552,12 +560,20 @@ class SQLiteStore:
             )
 
 
-def _bump_version(conn: sqlite3.Connection, user_id: str) -> None:
-    conn.execute(
-        "INSERT INTO vector_versions (user_id, version) VALUES (?, 1) "
-        "ON CONFLICT (user_id) DO UPDATE SET version = version + 1",
-        (user_id,),
-    )
+def _best_first_chunks(scores: np.ndarray, *, first: int) -> Iterator[np.ndarray]:
+    """Row numbers by descending score, in chunks of growing size: the first chunk comes from a
+    partial sort (cheap at 100k rows), later ones (needed only when filters reject rows) from a full one."""
+    n = len(scores)
+    head = min(first, n)
+    top = np.argpartition(-scores, head - 1)[:head] if head < n else np.arange(n)
+    top = top[np.argsort(-scores[top], kind="stable")]
+    yield top
+    if head < n:
+        order = np.argsort(-scores, kind="stable")
+        start, size = head, head * 4
+        while start < n:
+            yield order[start : start + size]
+            start, size = start + size, size * 4
 
 
 def _with_ids(where: MemoryFilter, ids: list[str]) -> MemoryFilter:

@@ -104,5 +104,12 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial,)
+def m002_slot_index(conn: sqlite3.Connection) -> None:
+    """Resolution looks memories up by their structured slot (metadata subject/attribute)."""
+    conn.execute(
+        """CREATE INDEX memories_user_attribute ON memories (user_id, json_extract(metadata, '$."attribute"'))"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial, m002_slot_index)
 SCHEMA_VERSION = len(MIGRATIONS)

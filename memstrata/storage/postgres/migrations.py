@@ -29,8 +29,7 @@ HNSW_MAX_DIMENSIONS = 2000
 
 _LOCK_KEY = "memstrata.schema"
 _VECTOR_SCHEMA = (
-    "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
-    "WHERE e.extname = 'vector'"
+    "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
 )
 Cursor = psycopg.Cursor[Any]
 
@@ -187,9 +186,7 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
         )
         version = applied_version(cur)
         if version > LATEST:
-            raise StoreError(
-                f"the database schema is at version {version}, newer than this memstrata ({LATEST})"
-            )
+            raise StoreError(f"the database schema is at version {version}, newer than this memstrata ({LATEST})")
         cur.execute("SELECT current_schema(), current_user")
         schema, owner = _one(cur)
         ctx = Context(schema=str(schema), vector_schema=vector_schema, owner=str(owner))
@@ -215,11 +212,7 @@ def grant_app_role(conn: psycopg.Connection[Any], app_role: str) -> None:
         if _app_role_ready(cur, app_role):
             return
         for table in USER_TABLES:
-            cur.execute(
-                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                    sql.Identifier(table), role
-                )
-            )
+            cur.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(sql.Identifier(table), role))
         cur.execute(sql.SQL("GRANT SELECT ON meta, schema_migrations TO {}").format(role))
         for signature in DEFINER_FUNCTIONS:
             cur.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + signature + " TO {}").format(role))
@@ -236,9 +229,7 @@ def _app_role_ready(cur: Cursor, app_role: str) -> bool:
     return bool(_one(cur)[0])
 
 
-def bind_vector_column(
-    conn: psycopg.Connection[Any], name: str, dimensions: int, url: str
-) -> tuple[str, int]:
+def bind_vector_column(conn: psycopg.Connection[Any], name: str, dimensions: int, url: str) -> tuple[str, int]:
     """Record the embedder, or check it against the recorded one; return the recorded (name, dims).
 
     On first use: types the embedding column `vector(dimensions)` and builds the HNSW cosine index.
@@ -257,9 +248,7 @@ def bind_vector_column(
         cur.execute("SET LOCAL lock_timeout = '10s'")
         try:
             with conn.transaction():
-                cur.execute(
-                    sql.SQL("ALTER TABLE memories ALTER COLUMN embedding TYPE vector({})").format(dimensions)
-                )
+                cur.execute(sql.SQL("ALTER TABLE memories ALTER COLUMN embedding TYPE vector({})").format(dimensions))
         except psycopg.errors.DataException as exc:
             raise EmbeddingMismatch(
                 f"{url} already holds vectors of another dimension than {dimensions}: {exc}"

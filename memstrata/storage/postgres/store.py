@@ -79,9 +79,7 @@ class PostgresStore:
         secrets = (password_of(url), password_of(owner_url or ""))
         app_role, enforced = _probe(url, timeout, secrets)
         info = _prepare_schema(owner_url or url, app_role, timeout, secrets)
-        pool = _open_pool(
-            url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets
-        )
+        pool = _open_pool(url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets)
         store = cls(pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced)
         try:
             store._dimensions = store._recorded_dimensions()
@@ -113,9 +111,7 @@ class PostgresStore:
                     cur.execute(_SET_USER, [user_id])
                 yield cur
         except psycopg.Error as exc:
-            raise StoreError(
-                f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}"
-            ) from exc
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     def _secrets(self) -> tuple[str | None, ...]:
         return (password_of(self._raw_url), password_of(self._owner_url or ""))
@@ -171,13 +167,9 @@ class PostgresStore:
         """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim != 2 or array.shape[0] > len(records):
-            raise InvalidInput(
-                f"expected at most {len(records)} vectors, got an array of shape {array.shape}"
-            )
+            raise InvalidInput(f"expected at most {len(records)} vectors, got an array of shape {array.shape}")
         if self._dimensions is not None and array.shape[1] != self._dimensions:
-            raise EmbeddingMismatch(
-                f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}"
-            )
+            raise EmbeddingMismatch(f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}")
         return list(array)
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
@@ -212,9 +204,7 @@ class PostgresStore:
             row = cur.fetchone()
         return int(row[0]) if row else 0
 
-    def vector_search(
-        self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int
-    ) -> list[ScoredRow]:
+    def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if self._dimensions is not None and query.shape[0] != self._dimensions:
             raise EmbeddingMismatch(
@@ -262,17 +252,14 @@ class PostgresStore:
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
         with self.transaction(user_id) as cur:
             cur.execute(
-                f"SELECT {q.HISTORY_COLUMNS} FROM history "
-                "WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
+                f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
                 [user_id, memory_id],
             )
             return [q.event_from_row(row) for row in cur.fetchall()]
 
     def all_history(self, user_id: str) -> list[HistoryEvent]:
         with self.transaction(user_id) as cur:
-            cur.execute(
-                f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq", [user_id]
-            )
+            cur.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq", [user_id])
             return [q.event_from_row(row) for row in cur.fetchall()]
 
     def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
@@ -401,9 +388,7 @@ def _probe(url: str, timeout: int, secrets: tuple[str | None, ...]) -> tuple[str
                 "SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
             ).fetchone()
     except psycopg.Error as exc:
-        raise StoreError(
-            f"cannot connect to PostgreSQL at {redact_url(url)}: {scrub(str(exc), *secrets)}"
-        ) from exc
+        raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {scrub(str(exc), *secrets)}") from exc
     if row is None:  # pragma: no cover - current_user always has a pg_roles row
         raise StoreError(f"cannot read the current role at {redact_url(url)}")
     role, superuser, bypass = row
