@@ -113,9 +113,7 @@ def render_turn(turn: Turn) -> str:
 
 
 def render_entity(entity: Entity) -> str:
-    head = (
-        f"- {entity.name} ({entity.type})" if entity.type and entity.type != "other" else f"- {entity.name}"
-    )
+    head = f"- {entity.name} ({entity.type})" if entity.type and entity.type != "other" else f"- {entity.name}"
     details = [_one_line(entity.summary)] if entity.summary else []
     details += [f"{k}: {v}" for k, v in sorted(entity.attributes.items()) if v not in (None, "")]
     return f"{head}: {'; '.join(details)}" if details else head
@@ -173,14 +171,8 @@ class ContextAssembler:
         include: Sequence[str] | None = None,
     ) -> Context:
         """Assemble the parts named in `include` (default: all, in `PARTS` priority order)."""
-        if (
-            isinstance(max_tokens, bool)
-            or not isinstance(max_tokens, int)
-            or not 1 <= max_tokens <= MAX_TOKENS_LIMIT
-        ):
-            raise InvalidInput(
-                f"max_tokens must be an integer between 1 and {MAX_TOKENS_LIMIT}, got {max_tokens!r}"
-            )
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= MAX_TOKENS_LIMIT:
+            raise InvalidInput(f"max_tokens must be an integer between 1 and {MAX_TOKENS_LIMIT}, got {max_tokens!r}")
         names = tuple(include) if include is not None else PARTS
         unknown = [n for n in names if n not in PARTS]
         if unknown:
@@ -220,13 +212,9 @@ class ContextAssembler:
             )  # fmt: skip
         if name == "entities":
             text = " ".join([query or "", *(t.content for t in recent)])
-            return Block(
-                "entities", ENTITIES_HEADER, [render_entity(e) for e in self._entities(user_id, query, text)]
-            )
+            return Block("entities", ENTITIES_HEADER, [render_entity(e) for e in self._entities(user_id, query, text)])
         if name == "procedures":
-            return (
-                Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query)) if query else None
-            )
+            return Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query)) if query else None
         if name == "pending":
             items = [_one_line(str(i)) for i in about.get("open_items") or []]
             return Block("pending", PENDING_HEADER, items, separator="; ", inline=True)
@@ -269,20 +257,14 @@ class ContextAssembler:
         for kinds in (_LONG_TERM_KINDS, (MemoryKind.EPISODE,)):
             if not self._has(target, kinds):  # a count is far cheaper than a search that finds nothing
                 continue
-            hits = self.semantic.search(
-                target, query, k=k, strategy=Strategy.HYBRID, where=MemoryFilter(kinds=kinds)
-            )
-            groups.append(
-                [h for h in hits if h.memory.id not in exclude and is_relevant(h, self.min_similarity)]
-            )
+            hits = self.semantic.search(target, query, k=k, strategy=Strategy.HYBRID, where=MemoryFilter(kinds=kinds))
+            groups.append([h for h in hits if h.memory.id not in exclude and is_relevant(h, self.min_similarity)])
         return merge_hits(groups)
 
     def _entities(self, user_id: str, query: str | None, text: str) -> list[Entity]:
         mentioned = self.entities.mentioned_in(user_id, text)
         in_query = {e.key for e in self.entities.mentioned_in(user_id, query)} if query else set()
-        return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[
-            :MAX_ENTITIES
-        ]
+        return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[:MAX_ENTITIES]
 
     def _procedure_lines(self, scope: Scope, query: str) -> list[str]:
         wanted = set(content_terms(query))

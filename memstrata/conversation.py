@@ -200,8 +200,7 @@ class Conversation:
             raise InvalidInput(f"window_size must be a positive integer, got {window_size!r}")
         if not isinstance(summary_threshold, int) or not 1 <= summary_threshold <= window_size:
             raise InvalidInput(
-                f"summary_threshold must be between 1 and window_size ({window_size}), "
-                f"got {summary_threshold!r}"
+                f"summary_threshold must be between 1 and window_size ({window_size}), got {summary_threshold!r}"
             )
         self.store = store
         self.semantic = semantic
@@ -243,9 +242,7 @@ class Conversation:
                 raise InvalidInput(f"unknown message role {role!r}; known: {', '.join(CHAT_ROLES)}")
             if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
                 raise InvalidInput("speaker must be a non-empty string")
-            parsed.append(
-                (role, validate_text(content), aware(at, "at") or now, speaker.strip() if speaker else None)
-            )
+            parsed.append((role, validate_text(content), aware(at, "at") or now, speaker.strip() if speaker else None))
         # each episode's keyword context: the turns just before it in the session (see core/retrieval.py)
         previous = [_context_line(t.content, t.speaker) for t in self.window(scope)[-CONTEXT_TURNS:]]
         items = []
@@ -302,9 +299,7 @@ class Conversation:
             self._outage(scope, BufferUnavailable(f"buffer at {self.buffer.url} recently failed"))
             return None
         try:
-            result = self.buffer.append(
-                scope, turns, max_turns=self.window_size + self.summary_threshold + len(turns)
-            )
+            result = self.buffer.append(scope, turns, max_turns=self.window_size + self.summary_threshold + len(turns))
             if result.existed and not self._is_stale(scope):
                 return result.turns
             return self._refresh(scope, result.turns)
@@ -431,9 +426,7 @@ class Conversation:
         )
         found: list[MemoryRecord] = []
         while True:
-            page = self.store.list_memories(
-                scope.user_id, where, limit=_PAGE, offset=len(found), newest_first=False
-            )
+            page = self.store.list_memories(scope.user_id, where, limit=_PAGE, offset=len(found), newest_first=False)
             found.extend(page)
             if len(page) < _PAGE:
                 return found

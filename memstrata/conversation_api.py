@@ -132,17 +132,13 @@ class ConversationAPI:
         self.conversation.clear_session(_scope(scope))
 
     # -- sessions ----------------------------------------------------------------------------
-    def end_session(
-        self, scope: ScopeLike, *, background: bool = False
-    ) -> dict[str, Any] | Future[dict[str, Any]]:
+    def end_session(self, scope: ScopeLike, *, background: bool = False) -> dict[str, Any] | Future[dict[str, Any]]:
         """Close a session and update the user context object (facts, preferences, last topics, open
         items, last session). Adds no latency to turns: it runs only here, and with `background=True`
         on a worker thread (returns a Future). If the update fails the previous context stays intact
         and the error is raised (or set on the Future)."""
         layers = self.conversation_layers
-        return layers.conversation.end_session(
-            _scope(scope), layers.user_context.update, background=background
-        )
+        return layers.conversation.end_session(_scope(scope), layers.user_context.update, background=background)
 
     def user_context(self, scope: ScopeLike) -> dict[str, Any]:
         """The user's context object (seed 004): facts, preferences, last_topics, open_items, last_session."""
@@ -156,9 +152,7 @@ class ConversationAPI:
         """One prompt block from every layer within `max_tokens` (profile, relevant memories with dates,
         entities, procedures, pending items, last topics, session summary, recent turns), with its parts
         and their token counts. Never exceeds the budget; lower-priority parts give way first."""
-        return self.conversation_layers.assembler.build(
-            _scope(scope), query, max_tokens=max_tokens, include=include
-        )
+        return self.conversation_layers.assembler.build(_scope(scope), query, max_tokens=max_tokens, include=include)
 
     def close_conversation(self) -> None:
         """Wait for background session-end updates and close the buffer if this Memory opened it.

@@ -167,8 +167,7 @@ def parse_document(raw: ExportDocument | dict[str, Any] | str | bytes) -> Export
             return ExportDocument.model_validate(raw)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'document'}: {error['msg']}"
-            for error in exc.errors()[:5]
+            f"{'.'.join(str(p) for p in error['loc']) or 'document'}: {error['msg']}" for error in exc.errors()[:5]
         )
         raise InvalidInput(f"not a valid memstrata export document: {problems}") from None
     raise InvalidInput(f"an export document must be JSON text or a dict, got {type(raw).__name__}")

@@ -95,9 +95,7 @@ class LearningMemory:
             for r, score in similar.values()
         ]
 
-    def _write(
-        self, scope: Scope, candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]
-    ) -> Operation:
+    def _write(self, scope: Scope, candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]) -> Operation:
         store, user = self.semantic.store, scope.user_id
         if decision.kind is DecisionKind.NOOP:
             [record] = store.get(user, [decision.target_ids[0]])

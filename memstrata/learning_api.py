@@ -44,9 +44,7 @@ def to_messages(messages: Sequence[MessageLike] | MessageLike, now: datetime) ->
 
 
 def message_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    return [
-        {"role": m.role, "content": m.content, "at": m.at.isoformat(), "speaker": m.speaker} for m in messages
-    ]
+    return [{"role": m.role, "content": m.content, "at": m.at.isoformat(), "speaker": m.speaker} for m in messages]
 
 
 class LearningAPI(KnowledgeAPI):

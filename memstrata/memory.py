@@ -171,9 +171,7 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
 
     remember = add
 
-    def add_many(
-        self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True
-    ) -> list[MemoryRecord]:
+    def add_many(self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True) -> list[MemoryRecord]:
         """Store many memories with one embedding batch and one transaction."""
         return self.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
 

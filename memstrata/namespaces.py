@@ -21,6 +21,9 @@ QUEUE = "queue"
 RECEIPT = "receipt"
 """Content-free erasure receipts (kept under a reserved system user)."""
 
+API_KEY = "apikey"
+"""API keys of the server (hashes only), kept under SYSTEM_USER; key = key id."""
+
 SYSTEM_USER = "_system"
 """Reserved owner of non-user data (API keys, erasure receipts). User ids cannot start with '_'."""
 

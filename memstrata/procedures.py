@@ -74,14 +74,10 @@ class ProceduralMemory:
     ) -> Procedure:
         if not task or not task.strip():
             raise InvalidInput("procedure task is empty")
-        type_: ProcedureType = (
-            "example" if example_input is not None or example_output is not None else "instruction"
-        )
+        type_: ProcedureType = "example" if example_input is not None or example_output is not None else "instruction"
         text, metadata = procedure_text(task.strip(), type_, instruction, example_input, example_output)
         target = self._target(scope, agent_wide)
-        [record] = self.semantic.add_many(
-            target, [NewMemory(text, kind=MemoryKind.PROCEDURE, metadata=metadata)]
-        )
+        [record] = self.semantic.add_many(target, [NewMemory(text, kind=MemoryKind.PROCEDURE, metadata=metadata)])
         return Procedure(record)
 
     def _target(self, scope: Scope, agent_wide: bool) -> Scope:

@@ -52,9 +52,7 @@ class ProfileMemory:
         self.store = store
         self.clock = clock
 
-    def set_fact(
-        self, user_id: str, category: str, key: str, value: str, *, source: str | None = None
-    ) -> ProfileFact:
+    def set_fact(self, user_id: str, category: str, key: str, value: str, *, source: str | None = None) -> ProfileFact:
         category, key = _name(category, "category"), _name(key, "key")
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput("profile value must be a non-empty string")
@@ -66,9 +64,7 @@ class ProfileMemory:
         previous: list[dict[str, Any]] = list(existing.value.get("previous", [])) if existing else []
         if existing and existing.value["value"] != value:
             old = existing.value
-            previous.insert(
-                0, {"value": old["value"], "updated_at": old["updated_at"], "replaced_at": now.isoformat()}
-            )
+            previous.insert(0, {"value": old["value"], "updated_at": old["updated_at"], "replaced_at": now.isoformat()})
         payload = {
             "category": category, "key": key, "value": value, "source": source,
             "updated_at": now.isoformat(), "previous": previous[:MAX_PREVIOUS],
@@ -82,17 +78,13 @@ class ProfileMemory:
         return sorted((f for f in facts if wanted in (None, f.category)), key=lambda f: (f.category, f.key))
 
     def get_fact(self, user_id: str, category: str, key: str) -> ProfileFact:
-        item = self.store.get_item(
-            user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}"
-        )
+        item = self.store.get_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")
         if item is None:
             raise NotFound(f"no profile fact {category}/{key}")
         return _fact(item)
 
     def delete_fact(self, user_id: str, category: str, key: str) -> bool:
-        return self.store.delete_item(
-            user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}"
-        )
+        return self.store.delete_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")
 
 
 def _fact(item: Item) -> ProfileFact:

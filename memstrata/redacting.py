@@ -58,9 +58,7 @@ class RedactingLLM:
     the system prompt and in the conversation). `restore=False` returns the answer as the model wrote it.
     """
 
-    def __init__(
-        self, inner: LLMClient, *, kinds: Collection[PIIKind] = ALL_KINDS, restore: bool = True
-    ) -> None:
+    def __init__(self, inner: LLMClient, *, kinds: Collection[PIIKind] = ALL_KINDS, restore: bool = True) -> None:
         self.inner = inner
         self.kinds = tuple(kinds)
         self.restore = restore
@@ -90,9 +88,7 @@ class RedactingLLM:
     ) -> LLMResponse:
         redaction = redact([m.content for m in messages], self.kinds)
         sent = [ChatMessage(m.role, text) for m, text in zip(messages, redaction.texts, strict=True)]
-        response = self.inner.complete(
-            sent, max_tokens=max_tokens, temperature=temperature, json_mode=json_mode
-        )
+        response = self.inner.complete(sent, max_tokens=max_tokens, temperature=temperature, json_mode=json_mode)
         if not self.restore or not redaction.originals:
             return response
         return replace(response, text=redaction.restore(response.text))

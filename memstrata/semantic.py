@@ -91,9 +91,7 @@ class SemanticMemory:
         self.track_access = track_access
 
     # -- writes ------------------------------------------------------------
-    def add_many(
-        self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True
-    ) -> list[MemoryRecord]:
+    def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
         """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
         (same normalized text and kind) are not stored again; the existing record is returned instead."""
         now = self.clock()
@@ -334,9 +332,7 @@ def _rank(
         score = hit.score
         if strategy is Strategy.TIME_WEIGHTED:
             record = records[hit.id]
-            recency = scoring.recency_score(
-                record.last_accessed_at or record.created_at, now, decay_rate=decay_rate
-            )
+            recency = scoring.recency_score(record.last_accessed_at or record.created_at, now, decay_rate=decay_rate)
             relevance = max(raw[hit.id].get("semantic", 0.0), 0.0)  # LangChain's relevance: the similarity
             score = recency + relevance
             scores["recency"] = recency

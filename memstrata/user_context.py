@@ -99,8 +99,7 @@ def derive_update(
 def session_text(snapshot: SessionSnapshot) -> str:
     """The session as the LLM prompt sees it: the rolling summary, then the unfolded turns."""
     lines = [
-        format_line(t.speaker or t.role, t.at.date().isoformat(), " ".join(t.content.split()))
-        for t in snapshot.recent
+        format_line(t.speaker or t.role, t.at.date().isoformat(), " ".join(t.content.split())) for t in snapshot.recent
     ]
     parts = [snapshot.summary.strip()] if snapshot.summary.strip() else []
     if lines:
@@ -162,9 +161,7 @@ class UserContextUpdater:
         if self.llm is None:
             return derive_update(snapshot.turns, candidates, context)
         facts = [c.content for c in candidates if c.category in FACT_CATEGORIES]
-        messages = build_user_context_messages(
-            context, session_text(snapshot), facts, today=self.clock().date()
-        )
+        messages = build_user_context_messages(context, session_text(snapshot), facts, today=self.clock().date())
         response = self.llm.complete(messages, max_tokens=800, json_mode=True)
         return parse_user_context_update(response.text)
 

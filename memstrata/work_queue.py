@@ -96,9 +96,7 @@ class WorkQueue:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop.clear()
-        self._thread = threading.Thread(
-            target=self._loop, args=(interval,), name="memstrata-queue", daemon=True
-        )
+        self._thread = threading.Thread(target=self._loop, args=(interval,), name="memstrata-queue", daemon=True)
         self._thread.start()
 
     def _loop(self, interval: float) -> None:

@@ -41,9 +41,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         finally:
             backend.close()
         return
-    from tests.support.pg import postgres_urls
-
     from memstrata.storage.postgres import PostgresStore
+    from tests.support.pg import postgres_urls
 
     with postgres_urls() as (app_url, owner_url):
         backend = PostgresStore.open(app_url, owner_url=owner_url)

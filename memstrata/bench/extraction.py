@@ -99,9 +99,7 @@ def _match(predicted: Sequence[Candidate], gold: Sequence[GoldItem]) -> list[tup
     pairs = []
     for item in sorted(gold, key=lambda g: (g.attribute is None, g.value is None)):
         options = [
-            c
-            for c in free
-            if c.category == item.category and (item.attribute is None or c.attribute == item.attribute)
+            c for c in free if c.category == item.category and (item.attribute is None or c.attribute == item.attribute)
         ]
         if not options:
             continue

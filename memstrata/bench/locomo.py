@@ -117,9 +117,7 @@ def _evaluate(
             hits = memory.search(question.question, scope=scope, k=max(ks), strategy=strategy)
             latencies.append((time.perf_counter() - t) * 1000)
             provenance = [h.memory.source_ids for h in hits]
-            per_question.append(
-                (question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks})
-            )
+            per_question.append((question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks}))
         if progress:
             progress(f"searched {conversation.sample_id} ({len(conversation.questions)} questions)")
     context = evaluate_context(memory, conversations, scopes=scopes) if mode != "extracted" else {}

@@ -69,11 +69,7 @@ def evaluate_context(
     """
     counter = counter or default_counter()
     budgets = sorted(set(budgets))
-    scopes = (
-        list(scopes)
-        if scopes is not None
-        else [Scope(user_id=f"locomo-{c.sample_id}") for c in conversations]
-    )
+    scopes = list(scopes) if scopes is not None else [Scope(user_id=f"locomo-{c.sample_id}") for c in conversations]
     recalls: dict[int, list[tuple[str, float]]] = {b: [] for b in budgets}
     tokens: dict[int, list[int]] = {b: [] for b in budgets}
     full: list[int] = []
@@ -87,9 +83,7 @@ def evaluate_context(
                 context = memory.context(scope, question.question, budget)
                 latencies.append((time.perf_counter() - started) * 1000)
                 tokens[budget].append(context.tokens)
-                recalls[budget].append(
-                    (question.category, context_recall(question.evidence, documents, context.text))
-                )
+                recalls[budget].append((question.category, context_recall(question.evidence, documents, context.text)))
         if progress:
             progress(f"context for {conversation.sample_id} ({len(conversation.questions)} questions)")
     full_mean = sum(full) / len(full) if full else 0.0

@@ -81,9 +81,7 @@ def open_buffer(
 
         extra: dict[str, Any] = {"prefix": options.get("prefix", prefix or "")}
         return RedisBuffer(url, ttl_seconds=ttl, **extra)
-    raise ConfigurationError(
-        f"unknown buffer spec {spec.split('://')[0]!r}; use memory:// or redis://host:port/db"
-    )
+    raise ConfigurationError(f"unknown buffer spec {spec.split('://')[0]!r}; use memory:// or redis://host:port/db")
 
 
 __all__ = ["AppendResult", "Buffer", "InProcessBuffer", "Turn", "buffer_fallback", "open_buffer"]

@@ -61,9 +61,7 @@ class InProcessBuffer:
         self._writes += 1
         if self._writes % _SWEEP_EVERY == 0:
             now = self._now()
-            for key in [
-                k for k, s in self._sessions.items() if s.expires_at is not None and s.expires_at <= now
-            ]:
+            for key in [k for k, s in self._sessions.items() if s.expires_at is not None and s.expires_at <= now]:
                 del self._sessions[key]
 
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:

@@ -101,9 +101,7 @@ class RedisBuffer:
         """`client` may be an existing `redis.Redis` (decode_responses=True); otherwise one is built
         from `url` with `timeout` seconds for connecting and for each command, and two quick retries."""
         if redis is None:
-            raise ConfigurationError(
-                "the Redis buffer needs the redis package: pip install 'memstrata[redis]'"
-            )
+            raise ConfigurationError("the Redis buffer needs the redis package: pip install 'memstrata[redis]'")
         self.url = redact_url(url)
         self.ttl_seconds = check_ttl(ttl_seconds)
         self.prefix = check_prefix(prefix)
@@ -197,9 +195,7 @@ class RedisBuffer:
 
     def clear_user(self, user_id: str) -> int:
         """UNLINK every `{prefix}user:{<user_id>}:*` key (found by SCAN, never KEYS)."""
-        pattern = (
-            _GLOB_SPECIALS.sub(r"\\\1", user_key_prefix(self.prefix, validate_id(user_id, "user_id"))) + "*"
-        )
+        pattern = _GLOB_SPECIALS.sub(r"\\\1", user_key_prefix(self.prefix, validate_id(user_id, "user_id"))) + "*"
         removed = 0
         with self._errors("clear user"):
             keys = list(dict.fromkeys(self._redis.scan_iter(match=pattern, count=500)))

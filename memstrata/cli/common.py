@@ -16,9 +16,7 @@ from ..settings import Settings
 
 def open_memory(args: argparse.Namespace) -> Memory:
     settings = Settings()
-    return Memory(
-        store=args.store or settings.store, embedder=args.embedder or settings.embedder, settings=settings
-    )
+    return Memory(store=args.store or settings.store, embedder=args.embedder or settings.embedder, settings=settings)
 
 
 def add_scope_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,14 +41,10 @@ def register(commands: Any) -> None:
     consolidate = commands.add_parser("consolidate", help="compress a user's old memories into summaries")
     consolidate.add_argument("--user", required=True, help="user id")
     consolidate.add_argument("--older-than-days", type=float, help="age in days (default: settings, 30)")
-    consolidate.add_argument(
-        "--min-count", type=int, help="least number of old memories (default: settings, 10)"
-    )
+    consolidate.add_argument("--min-count", type=int, help="least number of old memories (default: settings, 10)")
     consolidate.add_argument("--kind", action="append", dest="kinds", help="kind to compress (repeatable)")
     consolidate.add_argument("--window", choices=["day", "week", "month"], help="grouping window")
-    consolidate.add_argument(
-        "--no-llm", action="store_true", help="offline extractive summary even with an LLM"
-    )
+    consolidate.add_argument("--no-llm", action="store_true", help="offline extractive summary even with an LLM")
     consolidate.add_argument("--dry-run", action="store_true", help="show the groups, change nothing")
     consolidate.set_defaults(handler=cmd_consolidate)
 

@@ -37,7 +37,5 @@ def cmd_work(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         ran = memory.process_queue(limit=args.limit)
         status = memory.queue_status()
-    print_json({"ran": ran, "counts": status.counts}) if args.json else print(
-        f"ran {ran} job(s); {status.counts}"
-    )
+    print_json({"ran": ran, "counts": status.counts}) if args.json else print(f"ran {ran} job(s); {status.counts}")
     return 0

@@ -26,17 +26,13 @@ def register(commands: Any) -> None:
 
     mcp = commands.add_parser("mcp", help="run an MCP server on stdio for one user")
     mcp.add_argument("--user", required=True, help="the user every tool call acts on")
-    mcp.add_argument(
-        "--tenant", default=None, help="tenant of the user (default: $MEMSTRATA_TENANT or 'default')"
-    )
+    mcp.add_argument("--tenant", default=None, help="tenant of the user (default: $MEMSTRATA_TENANT or 'default')")
     mcp.add_argument("--agent", help="agent id to scope memories to")
     mcp.set_defaults(handler=cmd_mcp)
 
     keys = commands.add_parser("keys", help="create, list and revoke API keys of the server")
     actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
-    create = actions.add_parser(
-        "create", help="create a key (the token is printed once; only its hash is stored)"
-    )
+    create = actions.add_parser("create", help="create a key (the token is printed once; only its hash is stored)")
     create.add_argument("--tenant", required=True, help="tenant id: 1-32 of a-z 0-9 -")
     create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
     create.add_argument("--name", default="", help="a label to recognise the key by")

@@ -46,9 +46,7 @@ class Block:
 
     def __post_init__(self) -> None:
         if self.order is not None and len(self.order) != len(self.items):
-            raise InvalidInput(
-                f"block {self.name!r}: order has {len(self.order)} keys for {len(self.items)} items"
-            )
+            raise InvalidInput(f"block {self.name!r}: order has {len(self.order)} keys for {len(self.items)} items")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +166,7 @@ def pack(blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joi
         dropped.append(parts.pop().name)
         text = joiner.join(p.text for p in parts)
         tokens = count_many([text])[0] if text else 0
-    return Packing(
-        text=text, tokens=tokens, max_tokens=max_tokens, parts=tuple(parts), dropped=tuple(dropped)
-    )
+    return Packing(text=text, tokens=tokens, max_tokens=max_tokens, parts=tuple(parts), dropped=tuple(dropped))
 
 
 __all__ = ["Block", "CountMany", "PackedPart", "Packing", "pack"]

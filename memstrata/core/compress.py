@@ -127,9 +127,7 @@ def plan_groups(
         key = (record.scope.agent_id or "", record.kind.value, period_of(record.created_at, window))
         buckets.setdefault(key, []).append(record)
     groups: list[Group] = []
-    for (agent, kind, period), members in sorted(
-        buckets.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])
-    ):
+    for (agent, kind, period), members in sorted(buckets.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
         if len(members) < min_group:
             continue
         for chunk in _balanced_chunks(members, max_group):
@@ -159,9 +157,7 @@ def merged_source_ids(records: Sequence[MemoryRecord]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(source for r in records for source in r.source_ids))
 
 
-def extractive_summary(
-    records: Sequence[MemoryRecord], *, max_chars: int = 1500, unit_chars: int = 280
-) -> str:
+def extractive_summary(records: Sequence[MemoryRecord], *, max_chars: int = 1500, unit_chars: int = 280) -> str:
     """ "[Compressed memory] 12 events, 2024-03-02 to 2024-03-28: 2024-03-02: … | 2024-03-05: …".
 
     Records are oldest first and of one kind. At most `max_chars` characters (the header included);

@@ -121,9 +121,7 @@ _IPV4 = re.compile(
     r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)"
 )
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?(?![\w:])")
-_PHONE = re.compile(
-    r"(?<![\w+])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{2,14}(?:[ .-]\d{2,8}){0,5}(?![\w])"
-)
+_PHONE = re.compile(r"(?<![\w+])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{2,14}(?:[ .-]\d{2,8}){0,5}(?![\w])")
 _PHONE_CONTEXT = re.compile(
     r"\b(?:phone|tel|telephone|mobile|cell|call|text|sms|whatsapp|signal|fax|number|nummer|numéro)\b",
     re.IGNORECASE,

@@ -162,16 +162,12 @@ def decide(
         elif not multi:
             retire.append(memory.id)  # one slot, new value ("lives in Paris" -> "lives in Berlin")
     if retire:
-        return Decision(
-            DecisionKind.SUPERSEDE, tuple(retire), f"new value for {new.subject}'s {new.attribute}"
-        )
+        return Decision(DecisionKind.SUPERSEDE, tuple(retire), f"new value for {new.subject}'s {new.attribute}")
     for memory in sorted(existing, key=lambda m: m.similarity, reverse=True):
         if memory.similarity < duplicate_similarity:
             break
         if memory.kind == candidate.kind and _near_duplicate(new, _slot_of_memory(memory)):
-            return Decision(
-                DecisionKind.NOOP, (memory.id,), f"near duplicate (similarity {memory.similarity:.2f})"
-            )
+            return Decision(DecisionKind.NOOP, (memory.id,), f"near duplicate (similarity {memory.similarity:.2f})")
     return Decision(DecisionKind.ADD, (), "new information")
 
 
@@ -253,9 +249,7 @@ def validate_llm_decision(
         return Decision(DecisionKind.ADD, (), f"unknown action {raw_action!r}; added instead")
     if kind is DecisionKind.ADD:
         return Decision(DecisionKind.ADD, (), "the model proposed a new memory")
-    raw_index = next(
-        (proposal[k] for k in ("index", "indices", "target", "targets", "id") if k in proposal), None
-    )
+    raw_index = next((proposal[k] for k in ("index", "indices", "target", "targets", "id") if k in proposal), None)
     indices = _indices(raw_index)
     if indices is None or any(not 0 <= i < len(existing) for i in indices):
         return Decision(
@@ -267,16 +261,12 @@ def validate_llm_decision(
         return Decision(DecisionKind.NOOP, ids[:1], "the model found it already stored")
     unrelated = [m.id for m in targets if not _related(candidate, m, related_similarity=related_similarity)]
     if unrelated:
-        return Decision(
-            DecisionKind.ADD, (), f"refused to {kind.value} unrelated memories {unrelated}; added instead"
-        )
+        return Decision(DecisionKind.ADD, (), f"refused to {kind.value} unrelated memories {unrelated}; added instead")
     if kind is DecisionKind.UPDATE:
         content = proposal.get("content") or proposal.get("text") or candidate.content
         if not isinstance(content, str) or not content.strip():
             content = candidate.content
-        return Decision(
-            DecisionKind.UPDATE, ids[:1], "the model merged it into an existing memory", content.strip()
-        )
+        return Decision(DecisionKind.UPDATE, ids[:1], "the model merged it into an existing memory", content.strip())
     return Decision(DecisionKind.SUPERSEDE, ids, "the model found it replaces an existing memory")
 
 

@@ -37,10 +37,7 @@ def weighted_fusion(
 ) -> dict[str, float]:
     """The seed's `0.7 * semantic + 0.3 * keyword`, on min-max normalized scores; absent = 0."""
     sem, kw = min_max(semantic), min_max(keyword)
-    return {
-        i: semantic_weight * sem.get(i, 0.0) + keyword_weight * kw.get(i, 0.0)
-        for i in dict.fromkeys([*sem, *kw])
-    }
+    return {i: semantic_weight * sem.get(i, 0.0) + keyword_weight * kw.get(i, 0.0) for i in dict.fromkeys([*sem, *kw])}
 
 
 def rrf_fusion(*lists: Ranked, k: int = RRF_K, weights: Sequence[float] | None = None) -> dict[str, float]:

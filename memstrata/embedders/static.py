@@ -60,9 +60,7 @@ class _LoadedModel:
             tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
             table = np.load(model_dir / "embeddings.npy", allow_pickle=False)
         except Exception as exc:  # tokenizers raises a bare Exception on a bad file
-            raise ConfigurationError(
-                f"static embedding model in {model_dir} cannot be loaded: {exc}"
-            ) from exc
+            raise ConfigurationError(f"static embedding model in {model_dir} cannot be loaded: {exc}") from exc
         if table.ndim != 2 or table.shape != (tokenizer.get_vocab_size(), config.dimensions):
             raise ConfigurationError(
                 f"static embedding model in {model_dir}: embeddings.npy has shape {table.shape}, expected "
@@ -166,9 +164,7 @@ class StaticEmbedder:
         return self.embed_documents([text])[0]
 
     def __repr__(self) -> str:
-        return (
-            f"StaticEmbedder(name={self.name!r}, dimensions={self.dimensions}, model_dir='{self._model_dir}')"
-        )
+        return f"StaticEmbedder(name={self.name!r}, dimensions={self.dimensions}, model_dir='{self._model_dir}')"
 
 
 def as_text_list(texts: Sequence[str]) -> list[str]:

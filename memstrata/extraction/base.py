@@ -25,9 +25,7 @@ CATEGORIES = ("preference", "identity", "relation", "event", "request", "open_it
 ROLES: tuple[Role, ...] = ("user", "assistant", "system")
 ENTITY_TYPES: tuple[EntityType, ...] = ("person", "place", "organization", "project", "other")
 
-MULTI_VALUED_ATTRIBUTES = frozenset(
-    {"likes", "habit", "allergy", "language", "diet", "plan", "task", "note", "event"}
-)
+MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "habit", "allergy", "language", "diet", "plan", "task", "note", "event"})
 """Attributes that hold many values at once: a new value never replaces another.
 
 "likes" carries both likes and dislikes: `value` names the object, `polarity` says which

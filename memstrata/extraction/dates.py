@@ -177,9 +177,7 @@ def _fixed_offset(days: int) -> Handler:
     return handle
 
 
-def _relative_weekday(
-    match: re.Match[str], now: datetime, prefer: Prefer | None
-) -> tuple[datetime, Granularity]:
+def _relative_weekday(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity]:
     modifier = (match.group("modifier") or "").casefold()
     weekday = _weekday_index(match.group("weekday"))
     today = now.date()
@@ -199,9 +197,7 @@ def _relative_weekday(
     return _midnight(day, now), "day"
 
 
-def _relative_period(
-    match: re.Match[str], now: datetime, prefer: Prefer | None
-) -> tuple[datetime, Granularity]:
+def _relative_period(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity]:
     modifier = match.group("modifier").casefold()
     period = match.group("period").casefold()
     step = {"next": 1, "coming": 1, "last": -1, "past": -1, "previous": -1}.get(modifier, 0)
@@ -217,9 +213,7 @@ def _relative_period(
 
 
 def _offset(sign: int) -> Handler:
-    def handle(
-        match: re.Match[str], now: datetime, prefer: Prefer | None
-    ) -> tuple[datetime, Granularity] | None:
+    def handle(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
         count = _number(match.group("count"))
         if count is None:
             return None
@@ -240,9 +234,7 @@ def _offset(sign: int) -> Handler:
     return handle
 
 
-def _month_day(
-    match: re.Match[str], now: datetime, prefer: Prefer | None
-) -> tuple[datetime, Granularity] | None:
+def _month_day(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
     month = _month_number(match.group("month"))
     if month is None:
         return None
@@ -256,9 +248,7 @@ def _month_day(
     return _midnight(day, now), "day"
 
 
-def _month_only(
-    match: re.Match[str], now: datetime, prefer: Prefer | None
-) -> tuple[datetime, Granularity] | None:
+def _month_only(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
     month = _month_number(match.group("month"))
     if month is None:
         return None
@@ -274,9 +264,7 @@ def _month_only(
     return _midnight(first, now), "month"
 
 
-def _ordinal_only(
-    match: re.Match[str], now: datetime, prefer: Prefer | None
-) -> tuple[datetime, Granularity] | None:
+def _ordinal_only(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
     today = now.date()
     number = int(match.group("day"))
     day = _safe_date(today.year, today.month, number)
@@ -374,9 +362,7 @@ def find_dates(text: str, now: datetime, *, prefer: Prefer | None = None) -> lis
         if timed is not None:
             when, end = timed
             granularity = "minute"
-        mentions.append(
-            DateMention(text=text[start:end], start=when, granularity=granularity, span=(start, end))
-        )
+        mentions.append(DateMention(text=text[start:end], start=when, granularity=granularity, span=(start, end)))
     return mentions
 
 

@@ -147,6 +147,4 @@ PERSONAL = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|our|us)\b"
 def is_name(value: str) -> bool:
     """True when no word of `value` is a weekday, month, pronoun or other word that is never a name."""
     tokens = [token.strip(".").casefold() for token in value.split()]
-    return bool(tokens) and not any(
-        token in NOT_NAMES for token in tokens if token not in ("dr", "mr", "mrs")
-    )
+    return bool(tokens) and not any(token in NOT_NAMES for token in tokens if token not in ("dr", "mr", "mrs"))

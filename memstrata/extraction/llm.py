@@ -52,9 +52,7 @@ def _subject(fact: ExtractedFact, known_name: str | None) -> str:
     return "user" if known_name and fact.subject == known_name.strip().lower() else fact.subject
 
 
-def to_candidate(
-    fact: ExtractedFact, messages: Sequence[Message], known_name: str | None = None
-) -> Candidate:
+def to_candidate(fact: ExtractedFact, messages: Sequence[Message], known_name: str | None = None) -> Candidate:
     """The `Candidate` for a validated fact; raises `InvalidInput` if the fact breaks its rules."""
     source = messages[fact.source] if fact.source is not None and 0 <= fact.source < len(messages) else None
     profile = fact.profile
@@ -135,9 +133,7 @@ class LLMExtractor:
             retry = reask_messages(prompt, response.text, exc)
             return parse_extraction(self.llm.complete(retry, max_tokens=budget, json_mode=True).text)
 
-    def _fall_back(
-        self, messages: Sequence[Message], known_name: str | None, error: ProviderError
-    ) -> list[Candidate]:
+    def _fall_back(self, messages: Sequence[Message], known_name: str | None, error: ProviderError) -> list[Candidate]:
         if self.fallback is None:
             raise error
         log.warning("LLM extraction failed, using the fallback extractor: %s", error)

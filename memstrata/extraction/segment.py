@@ -73,9 +73,7 @@ def clauses(sentence: str) -> list[str]:
     cursor = 0
     for boundary in _CLAUSE_SPLIT.finditer(sentence):
         left = sentence[cursor : boundary.start()].strip()
-        joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(
-            left
-        )
+        joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(left)
         if not left or joined_subject or _REQUEST_PREFIX_ONLY.fullmatch(left):
             continue
         pieces.append(left)

@@ -76,9 +76,7 @@ def to_turn_dict(message: BaseMessage) -> dict[str, Any]:
         role = "assistant"
         calls = getattr(message, "tool_calls", None) or []
         if calls:
-            rendered = "; ".join(
-                f"{c['name']}({json.dumps(c.get('args', {}), sort_keys=True)})" for c in calls
-            )
+            rendered = "; ".join(f"{c['name']}({json.dumps(c.get('args', {}), sort_keys=True)})" for c in calls)
             text = f"{text}\n[tool calls] {rendered}".strip()
     elif kind == "chat" and getattr(message, "role", None) in ("user", "assistant", "system"):
         role = str(message.role)  # type: ignore[attr-defined]

@@ -207,9 +207,7 @@ class MemstrataStore(BaseStore):
             for item, score in page
         ]
 
-    def _similarities(
-        self, owner: str, items: Sequence[StoredItem], query: np.ndarray, need: int
-    ) -> dict[str, float]:
+    def _similarities(self, owner: str, items: Sequence[StoredItem], query: np.ndarray, need: int) -> dict[str, float]:
         """Scores of the best vectors of `items`: enough to rank the `need` best items exactly, ties
         included (vectors come best first, so an item's first vector carries its max-pooled score).
         Items left out rank below every item returned."""
@@ -232,9 +230,7 @@ class MemstrataStore(BaseStore):
         prefixes = [path for kind, path in conditions if kind == "prefix"]
         owners = reader.owners(prefixes[0] if prefixes else ())
         namespaces = (item.namespace for owner in owners for item in live(reader.items(owner), now))
-        return list_namespaces(
-            namespaces, conditions, max_depth=op.max_depth, limit=op.limit, offset=op.offset
-        )
+        return list_namespaces(namespaces, conditions, max_depth=op.max_depth, limit=op.limit, offset=op.offset)
 
     def _embed_queries(self, ops: Sequence[Op]) -> dict[str, np.ndarray]:
         if self.index_config is None:
@@ -273,9 +269,7 @@ class MemstrataStore(BaseStore):
             metadata = vector_metadata(item.namespace, item.key, path)
             previous = existing.get(memory_id)
             if previous is not None and previous.content == text:  # same text: keep its vector
-                plan.unchanged.append(
-                    previous.evolve(expires_at=item.expires_at, metadata=metadata, updated_at=now)
-                )
+                plan.unchanged.append(previous.evolve(expires_at=item.expires_at, metadata=metadata, updated_at=now))
                 continue
             try:
                 record = new_record(
@@ -292,9 +286,7 @@ class MemstrataStore(BaseStore):
             )
         return plan
 
-    def _texts(
-        self, value: dict[str, Any], index: Literal[False] | list[str] | None
-    ) -> list[tuple[str, str]]:
+    def _texts(self, value: dict[str, Any], index: Literal[False] | list[str] | None) -> list[tuple[str, str]]:
         """(path name, text) of every text to embed, named as LangGraph names its vectors."""
         if self.index_config is None or index is False:
             return []
@@ -328,9 +320,7 @@ class MemstrataStore(BaseStore):
             if current is None or current.updated_at != item.updated_at:
                 continue  # rewritten meanwhile: that write set its own TTL
             fresh = item.refreshed(now)
-            self.store.put_item(
-                owner, ITEM_NAMESPACE, document_key(item.namespace, item.key), fresh.to_value()
-            )
+            self.store.put_item(owner, ITEM_NAMESPACE, document_key(item.namespace, item.key), fresh.to_value())
             records = self.store.get(owner, list(item.vector_ids))
             if records:
                 self.store.save(owner, [r.evolve(expires_at=fresh.expires_at) for r in records])
@@ -353,9 +343,7 @@ class MemstrataStore(BaseStore):
     async def asweep_ttl(self) -> int:
         return await anyio.to_thread.run_sync(self.sweep_ttl)
 
-    def start_ttl_sweeper(
-        self, sweep_interval_minutes: float | None = None
-    ) -> concurrent.futures.Future[None]:
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> concurrent.futures.Future[None]:
         """Sweep expired items every `sweep_interval_minutes` (default: the TTL config's, else 5) on a
         daemon thread. Returns a Future: cancelling it, or `stop_ttl_sweeper()`, stops the thread."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -470,9 +458,7 @@ def _check_op(op: Op) -> None:
     if isinstance(op, GetOp | PutOp):
         labels: Sequence[str] = op.namespace
         if isinstance(op, PutOp) and (not op.namespace or op.namespace[0] == "langgraph"):
-            raise InvalidNamespaceError(
-                f"a put needs a non-empty namespace not rooted at 'langgraph': {op.namespace}"
-            )
+            raise InvalidNamespaceError(f"a put needs a non-empty namespace not rooted at 'langgraph': {op.namespace}")
     elif isinstance(op, SearchOp):
         labels = op.namespace_prefix
     elif isinstance(op, ListNamespacesOp):

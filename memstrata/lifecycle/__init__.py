@@ -53,9 +53,7 @@ class Lifecycle:
         self.policy = policy or LifecyclePolicy()
         self._llm_source = llm
         self._buffer_source = buffer
-        self.consolidator = Consolidator(
-            store=store, embedder=embedder, clock=clock, policy=self.policy, llm=self._llm
-        )
+        self.consolidator = Consolidator(store=store, embedder=embedder, clock=clock, policy=self.policy, llm=self._llm)
         self.sweeper = Sweeper(store=store, clock=clock, policy=self.policy)
         self.eraser = Eraser(store=store, clock=clock, buffer=self._buffer, secret=self.policy.receipt_secret)
         self.porter = Porter(store=store, embedder=embedder, clock=clock)
@@ -107,9 +105,7 @@ class Lifecycle:
         """Scheduled upkeep: sweep every user (reserved scopes too), then consolidate the users whose
         last consolidation is older than `consolidate_interval_hours` (none when that is unset).
         Call it from a timer or cron."""
-        users = (
-            [validate_id(u, "user_id") for u in user_ids] if user_ids is not None else all_users(self.store)
-        )
+        users = [validate_id(u, "user_id") for u in user_ids] if user_ids is not None else all_users(self.store)
         sweep = self.sweeper.sweep(users)
         now = self.clock()
         consolidated = {

@@ -96,9 +96,7 @@ class Consolidator:
             raise InvalidInput("summaries are not compressed again; leave 'summary' out of kinds")
         now = self.clock()
         cutoff = now - age
-        candidates = all_memories(
-            self.store, user_id, MemoryFilter(kinds=chosen, created_before=cutoff, as_of=now)
-        )
+        candidates = all_memories(self.store, user_id, MemoryFilter(kinds=chosen, created_before=cutoff, as_of=now))
         pool = eligible(
             candidates, cutoff=cutoff, kinds=chosen, protected=self._profile_references(user_id),
             managed_sources=MANAGED_SOURCES,
@@ -128,14 +126,10 @@ class Consolidator:
         text, method = self._summary_text(group, now, llm)
         summary = _summary_record(user_id, group, text, now, "extractive" if method == "fallback" else method)
         retired = [replace(r, valid_to=now, superseded_by=summary.id, updated_at=now) for r in group.records]
-        events = [
-            new_event(r, EventType.COMPRESS, before=r.content, at=now, summary_id=summary.id) for r in retired
-        ]
+        events = [new_event(r, EventType.COMPRESS, before=r.content, at=now, summary_id=summary.id) for r in retired]
         events.append(new_event(summary, EventType.ADD, after=text, at=now, replaces=list(group.ids)))
         # One save, one transaction: the summary with its vector, the originals keeping theirs.
-        self.store.save(
-            user_id, [summary, *retired], events, self.embedder.embed_documents([summary.content])
-        )
+        self.store.save(user_id, [summary, *retired], events, self.embedder.embed_documents([summary.content]))
         return method
 
     def _summary_text(self, group: Group, now: datetime, llm: LLMClient | None) -> tuple[str, str]:

@@ -81,9 +81,7 @@ class ErasureReceipt:
 
 
 def user_hash(user_id: str, salt: bytes, secret: str | None) -> str:
-    return hashlib.pbkdf2_hmac(
-        "sha256", user_id.encode("utf-8"), salt + (secret or "").encode(), ITERATIONS
-    ).hex()
+    return hashlib.pbkdf2_hmac("sha256", user_id.encode("utf-8"), salt + (secret or "").encode(), ITERATIONS).hex()
 
 
 class Eraser:
@@ -109,18 +107,14 @@ class Eraser:
             salt=salt.hex(), algorithm=f"pbkdf2-sha256:{ITERATIONS}" + (":keyed" if self.secret else ""),
             counts=counts, duration_ms=round((time.perf_counter() - started) * 1000, 2),
         )  # fmt: skip
-        self.store.put_item(
-            namespaces.SYSTEM_USER, namespaces.RECEIPT, receipt.request_id, receipt.to_value()
-        )
+        self.store.put_item(namespaces.SYSTEM_USER, namespaces.RECEIPT, receipt.request_id, receipt.to_value())
         return receipt
 
     def _layer_counts(self, user_id: str) -> tuple[dict[str, int], int]:
         """Rows per layer before the erasure, and the number of items in known namespaces."""
         counts = dict.fromkeys(LAYERS, 0)
         for kind in MemoryKind:
-            counts[LAYER_OF_KIND[kind]] += self.store.count_memories(
-                user_id, replace(EVERYTHING, kinds=(kind,))
-            )
+            counts[LAYER_OF_KIND[kind]] += self.store.count_memories(user_id, replace(EVERYTHING, kinds=(kind,)))
         items = 0
         for namespace in user_namespaces():
             found = len(all_items(self.store, user_id, namespace))

@@ -69,9 +69,7 @@ class Porter:
             items=items,
         )
 
-    def import_(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None
-    ) -> ImportReport:
+    def import_(self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None) -> ImportReport:
         doc = parse_document(document)
         target = validate_id(user_id or doc.user_id, "user_id")
         records = [m.to_record(target) for m in doc.memories]
@@ -106,9 +104,7 @@ class Porter:
     def _existing(self, user_id: str, records: list[MemoryRecord]) -> dict[str, MemoryRecord]:
         found: dict[str, MemoryRecord] = {}
         for start in range(0, len(records), PAGE):
-            found.update(
-                (r.id, r) for r in self.store.get(user_id, [r.id for r in records[start : start + PAGE]])
-            )
+            found.update((r.id, r) for r in self.store.get(user_id, [r.id for r in records[start : start + PAGE]]))
         return found
 
 

@@ -141,7 +141,5 @@ def merge_turns(messages: Iterable[ChatMessage]) -> list[dict[str, Any]]:
 def _text_blocks(data: dict[str, Any], url: str) -> str:
     content = data.get("content")
     if not isinstance(content, list):
-        raise ProviderError(
-            f"LLM endpoint {_http.safe_url(url)} returned no content blocks: {str(data)[:200]!r}"
-        )
+        raise ProviderError(f"LLM endpoint {_http.safe_url(url)} returned no content blocks: {str(data)[:200]!r}")
     return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")

@@ -110,9 +110,7 @@ class TokenUsage:
 
     def __repr__(self) -> str:
         t = self.snapshot()
-        return (
-            f"TokenUsage(calls={t.calls}, failures={t.failures}, in={t.input_tokens}, out={t.output_tokens})"
-        )
+        return f"TokenUsage(calls={t.calls}, failures={t.failures}, in={t.input_tokens}, out={t.output_tokens})"
 
 
 @runtime_checkable

@@ -108,9 +108,7 @@ class OpenAICompatibleLLM:
     @staticmethod
     def _rejects_response_format(response: httpx.Response, payload: dict[str, Any]) -> bool:
         return (
-            response.status_code in (400, 422)
-            and "response_format" in payload
-            and "response_format" in response.text
+            response.status_code in (400, 422) and "response_format" in payload and "response_format" in response.text
         )
 
     def _parse(self, response: httpx.Response) -> LLMResponse:

@@ -34,8 +34,7 @@ def build_consolidation_messages(
         ChatMessage("system", SYSTEM.format(max_sentences=max_sentences)),
         ChatMessage(
             "user",
-            f"Today is {day(today)}.\n\n"
-            f"Memories to compress ({len(memories)}):\n{numbered(lines)}\n\nSummary:",
+            f"Today is {day(today)}.\n\nMemories to compress ({len(memories)}):\n{numbered(lines)}\n\nSummary:",
         ),
     ]
 

@@ -223,9 +223,7 @@ def parse_model(text: str, model: type[M]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise LLMOutputError(
-            f"LLM JSON does not match {model.__name__}: {describe_validation(exc)}"
-        ) from None
+        raise LLMOutputError(f"LLM JSON does not match {model.__name__}: {describe_validation(exc)}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +254,7 @@ def parse_items(text: str, item_model: type[M], *, key: str) -> ParsedItems[M]:
     """
     items = _item_list(extract_json(text), key)
     if items is None:
-        raise LLMOutputError(
-            f'LLM JSON is neither a list nor {{"{key}": [...]}} (output was {preview(text)})'
-        )
+        raise LLMOutputError(f'LLM JSON is neither a list nor {{"{key}": [...]}} (output was {preview(text)})')
     valid: list[M] = []
     rejected: list[str] = []
     for position, item in enumerate(items):

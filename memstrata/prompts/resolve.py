@@ -38,9 +38,7 @@ Reply with ONLY: {"decisions": [{"fact": <new fact number>, "action": "ADD|UPDAT
 "target": <existing number or null>, "content": <merged sentence or null>}]}"""
 
 
-def build_resolution_messages(
-    new_facts: Sequence[str], existing: Sequence[str], *, today: date
-) -> list[ChatMessage]:
+def build_resolution_messages(new_facts: Sequence[str], existing: Sequence[str], *, today: date) -> list[ChatMessage]:
     """Messages asking for one decision per new fact; both lists are numbered from 0."""
     if not new_facts:
         raise InvalidInput("resolution needs at least one new fact")

@@ -18,9 +18,7 @@ against the date of the turn that says them. Write in the third person ("The use
 Reply with the summary text only: no heading, no list, no quotes."""
 
 
-def build_summary_messages(
-    previous_summary: str | None, turns: Sequence[Turn], *, today: date
-) -> list[ChatMessage]:
+def build_summary_messages(previous_summary: str | None, turns: Sequence[Turn], *, today: date) -> list[ChatMessage]:
     """Messages asking to fold `turns` into `previous_summary` (None or "" when there is none yet)."""
     require_turns(turns, "summarization")
     previous = (previous_summary or "").strip() or "(no summary yet)"

@@ -25,6 +25,7 @@ from tests.conftest import service_missing
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
+
 class Clock:
     def __init__(self, start: datetime = T0) -> None:
         self.now = start
@@ -48,9 +49,7 @@ def redis_url() -> str:
 def redis_client() -> Any:
     """A client of the test Redis, or skip (fail under CI) when it does not answer."""
     redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url(
-        redis_url(), decode_responses=True, socket_connect_timeout=1, socket_timeout=2
-    )
+    client = redis.Redis.from_url(redis_url(), decode_responses=True, socket_connect_timeout=1, socket_timeout=2)
     try:
         client.ping()
     except redis.exceptions.RedisError as exc:

@@ -21,10 +21,7 @@ def test_the_loop_recalls_prompts_and_saves_both_turns(memory: Any) -> None:
     assert agent.chat("Can you suggest a snack without peanuts?") == "reply 2"
     system, user = llm.calls[0].messages
     assert system.role == "system" and system.content.startswith("You are a helpful assistant.")
-    assert (
-        "Relevant memories from past conversations:" in system.content
-        and "allergic to peanuts" in system.content
-    )
+    assert "Relevant memories from past conversations:" in system.content and "allergic to peanuts" in system.content
     assert user.content == "Can you suggest a snack without peanuts?"
     assert [t.content for t in memory.recent_turns(S1)] == [
         "Can you suggest a snack without peanuts?",

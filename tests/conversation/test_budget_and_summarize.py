@@ -25,9 +25,7 @@ def test_the_counter_is_the_shipped_wordpiece_tokenizer() -> None:
     assert count_tokens("Hello, World! 2023-05-08") == 10
     counter = HFTokenCounter()
     assert counter.count("") == 0
-    assert counter.count("unbelievable") == len(
-        counter._load().encode("unbelievable", add_special_tokens=False).ids
-    )
+    assert counter.count("unbelievable") == len(counter._load().encode("unbelievable", add_special_tokens=False).ids)
     long_text = "word " * 2000
     assert counter.count(long_text) == 2000  # no 512-token truncation
     assert counter.count_many(["a b", "a b", "c"]) == [2, 2, 1]
@@ -66,9 +64,7 @@ def test_packing_never_exceeds_the_budget(budget: int) -> None:
 def test_a_big_budget_keeps_everything_in_display_order() -> None:
     packed = pack(blocks(), 1000, count_many)
     assert [p.name for p in packed.parts] == ["profile", "memories", "recent"] and packed.dropped == ()
-    assert packed.text.startswith(
-        "What I know about this user:\n- name: Alice\n- city: Lisbon\n\nRelevant memories:"
-    )
+    assert packed.text.startswith("What I know about this user:\n- name: Alice\n- city: Lisbon\n\nRelevant memories:")
     assert packed.text.endswith("user: turn 4\nuser: turn 5")
 
 
@@ -94,8 +90,7 @@ def test_display_order_and_empty_text_and_inline_blocks() -> None:
     block = Block("m", "Memories:", items, order=[2.0, 1.0, 3.0])
     assert pack([block], 100, count_many).text == "Memories:\n- first\n- second (most relevant)\n- third"
     assert (
-        pack([Block("m", "Memories:", [], empty="Nothing found.")], 100, count_many).text
-        == "Memories:\nNothing found."
+        pack([Block("m", "Memories:", [], empty="Nothing found.")], 100, count_many).text == "Memories:\nNothing found."
     )
     inline = Block("topics", "Last talked about:", ["hiking", "Lisbon"], inline=True, separator=", ")
     assert pack([inline], 100, count_many).text == "Last talked about: hiking, Lisbon"

@@ -96,9 +96,7 @@ def test_scope_without_session_is_refused(buffer: Buffer) -> None:
 
 
 @pytest.mark.parametrize("backend", ["memory", pytest.param("redis", marks=pytest.mark.redis)])
-def test_ttl_expires_idle_sessions_and_writes_refresh_it(
-    backend: str, request: pytest.FixtureRequest
-) -> None:
+def test_ttl_expires_idle_sessions_and_writes_refresh_it(backend: str, request: pytest.FixtureRequest) -> None:
     if backend == "memory":
         short: Buffer = InProcessBuffer(ttl_seconds=0.3)
     else:

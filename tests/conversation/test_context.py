@@ -38,9 +38,7 @@ def rich(make_memory: MemoryFactory, clock: Clock) -> Any:
     EntityMemory(store=memory.store, clock=clock).upsert(
         "alice", "Marco", type="person", summary="Alice's running coach", attributes={"city": "Porto"}
     )
-    ProceduralMemory(semantic=memory.semantic).add(
-        ALICE, "marathon plan", instruction="Answer with a weekly table"
-    )
+    ProceduralMemory(semantic=memory.semantic).add(ALICE, "marathon plan", instruction="Answer with a weekly table")
     memory.store.put_item(
         "alice", namespaces.USER_CONTEXT, "user",
         {"facts": ["Alice has a dog named Rex"], "preferences": {"units": "metric"},
@@ -61,9 +59,7 @@ def test_all_parts_in_priority_order_with_the_seed_formats(rich: Any) -> None:
     context = rich.context(S2, "How is my marathon training going with Marco?", 3000)
     assert [p.name for p in context.parts] == list(PARTS) and context.dropped == ()
     text = context.text
-    assert text.startswith(
-        "What I know about this user:\n- name: Alice\n- home city: Lisbon\n- units: metric\n"
-    )
+    assert text.startswith("What I know about this user:\n- name: Alice\n- home city: Lisbon\n- units: metric\n")
     assert "- Alice has a dog named Rex" in text
     assert "Relevant memories from past conversations:\n" in text
     assert "- [2 March 2026] Alice is training for the Porto marathon in October" in text

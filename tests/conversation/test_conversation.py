@@ -72,9 +72,7 @@ def test_every_message_goes_to_the_episode_log_with_time_role_and_speaker(memory
     assert first.id == turn.id and first.kind is MemoryKind.EPISODE
     assert first.scope == S1 and first.created_at == said_at
     assert first.metadata == {"role": "user", "speaker": "Alice"}
-    assert episodes[0].metadata == {"role": "assistant"} and episodes[0].created_at == T0 + timedelta(
-        minutes=1
-    )
+    assert episodes[0].metadata == {"role": "assistant"} and episodes[0].created_at == T0 + timedelta(minutes=1)
     hits = memory.search("Lisbon move", scope="alice", kinds="episode")
     assert turn.id in [h.memory.id for h in hits]
 
@@ -82,9 +80,7 @@ def test_every_message_goes_to_the_episode_log_with_time_role_and_speaker(memory
 def test_add_messages_is_one_embedding_batch(make_memory: MemoryFactory) -> None:
     embedder = CountingEmbedder()
     memory = make_memory(embedder=embedder)
-    turns = memory.add_messages(
-        S1, [("user", "one"), {"role": "assistant", "content": "two"}, ("user", "three")]
-    )
+    turns = memory.add_messages(S1, [("user", "one"), {"role": "assistant", "content": "two"}, ("user", "three")])
     assert contents(turns) == ["one", "two", "three"]
     assert embedder.batches == [3]
     assert contents(memory.recent_turns(S1)) == ["one", "two", "three"]
@@ -197,9 +193,7 @@ def test_summaries_persist_across_processes(tmp_path: Path, make_memory: MemoryF
         """
     )
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     child = json.loads(done.stdout.strip().splitlines()[-1])
     # the child rebuilt turns 9..11 from the log, added 12..19, folded 9..16 into the parent's summary

@@ -80,9 +80,7 @@ def test_evaluate_context_on_an_ingested_conversation(memory: Any) -> None:
     assert 0 < result["context_tokens_mean@40"] <= 40
     assert result["context_recall@1000"] == 1.0  # everything relevant fits in 1000 tokens
     assert result["context_recall@40"] < result["context_recall@1000"]
-    assert result["context_fraction@1000"] == pytest.approx(
-        result["context_tokens_mean@1000"] / full, abs=1e-3
-    )
+    assert result["context_fraction@1000"] == pytest.approx(result["context_tokens_mean@1000"] / full, abs=1e-3)
     assert result["context_tokens_mean"] == result["context_tokens_mean@1000"]
     assert set(result["context_recall_by_category@1000"]) == {"1", "2", "3", "4"}
     assert result["context_ms_p50"] > 0

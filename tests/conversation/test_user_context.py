@@ -47,18 +47,14 @@ def test_end_session_builds_the_context_object_offline(memory: Any, clock: Clock
     # the wording comes from the rule extractor; what matters is what was captured
     assert any("Alice" in f and "name" in f for f in context["facts"])
     assert any("Berlin" in f for f in context["facts"])
-    assert {"answer_length": "short", "hiking": "likes", "coffee": "dislikes"}.items() <= context[
-        "preferences"
-    ].items()
+    assert {"answer_length": "short", "hiking": "likes", "coffee": "dislikes"}.items() <= context["preferences"].items()
     [item] = context["open_items"]
     assert "call the dentist" in item and "3 March 2026" in item  # "tomorrow" resolved at the message time
     assert context["last_topics"][0] == "hiking" and len(context["last_topics"]) == 3
     assert context["last_session"] == (T0.replace(hour=10)).isoformat()
     stored = memory.store.get_item("alice", namespaces.USER_CONTEXT, "user")
     assert stored is not None and stored.value == context
-    assert (
-        memory.store.get_item("alice", namespaces.SESSION, "s1").value["ended_at"] == context["last_session"]
-    )
+    assert memory.store.get_item("alice", namespaces.SESSION, "s1").value["ended_at"] == context["last_session"]
 
 
 def test_a_later_session_resolves_open_items_and_keeps_facts(memory: Any, clock: Clock) -> None:
@@ -104,9 +100,7 @@ def test_llm_update_uses_the_prompt_and_caps_facts(make_memory: MemoryFactory) -
     assert llm.calls == []  # no LLM work during the turns (no fold yet)
     context = memory.end_session(S1)
     call = llm.calls[0]
-    assert (
-        call.json_mode and "Today is 2026-03-02 (Monday)" in call.prompt and "call the dentist" in call.prompt
-    )
+    assert call.json_mode and "Today is 2026-03-02 (Monday)" in call.prompt and "call the dentist" in call.prompt
     assert "Facts learned this session:\n0. " in call.prompt  # rule-extracted facts are offered to the model
     assert context["facts"] == facts[-20:]  # at most 20, the oldest dropped
     assert context["preferences"] == {"contact_time": "Tuesday afternoon"}

@@ -186,9 +186,7 @@ def test_hybrid_rank_fuses_and_explains() -> None:
     vector = [("v1", 0.9), ("both", 0.7), ("k2", 0.1)]
     hits = hybrid_rank(keyword, vector, query="anything", params=HybridParams(speaker_boost=0.0))
     scores = {h.id: h.score for h in hits}
-    assert scores == pytest.approx(
-        {"k1": 0.8, "both": 0.8 * 0.6 + 0.2 * 0.75, "k2": 0.0, "v1": 0.2}, abs=1e-9
-    )
+    assert scores == pytest.approx({"k1": 0.8, "both": 0.8 * 0.6 + 0.2 * 0.75, "k2": 0.0, "v1": 0.2}, abs=1e-9)
     assert [h.id for h in hits] == ["k1", "both", "v1", "k2"]
     both = next(h for h in hits if h.id == "both")
     assert both.components == pytest.approx({"keyword": 0.6, "vector": 0.75, "speaker_boost": 1.0})
@@ -259,8 +257,7 @@ CONVERSATION = [
 def index() -> Iterator[tuple[sqlite3.Connection, StaticEmbedder, np.ndarray]]:
     db = sqlite3.connect(":memory:")
     db.execute(
-        "CREATE VIRTUAL TABLE fts USING fts5(id UNINDEXED, content, context, date_text, "
-        "tokenize='porter unicode61')"
+        "CREATE VIRTUAL TABLE fts USING fts5(id UNINDEXED, content, context, date_text, tokenize='porter unicode61')"
     )
     previous: list[str] = []
     session = 0
@@ -290,9 +287,7 @@ def search(
         (match,),
     ).fetchall()
     cosine = vectors @ embedder.embed_query(query)
-    vector = sorted(
-        ((row[0], float(s)) for row, s in zip(CONVERSATION, cosine, strict=True)), key=lambda x: -x[1]
-    )
+    vector = sorted(((row[0], float(s)) for row, s in zip(CONVERSATION, cosine, strict=True)), key=lambda x: -x[1])
     speakers = {row[0]: row[1] for row in CONVERSATION}
     return hybrid_rank(rows, vector, query=query, speaker_of=speakers)
 

@@ -108,9 +108,7 @@ def _handler(server: EmbeddingsServer) -> type[BaseHTTPRequestHandler]:
                 payload = json.loads(raw)
             except ValueError:
                 payload = None
-            server.record(
-                RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, payload)
-            )
+            server.record(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, payload))
             if self.path != "/v1/embeddings":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
             if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
@@ -128,9 +126,7 @@ def _handler(server: EmbeddingsServer) -> type[BaseHTTPRequestHandler]:
             if reply.raw is not None:
                 return self._send(reply.status, reply.raw, reply.headers)
             if reply.body is not None or reply.status != 200:
-                body = (
-                    reply.body if reply.body is not None else {"error": {"message": f"status {reply.status}"}}
-                )
+                body = reply.body if reply.body is not None else {"error": {"message": f"status {reply.status}"}}
                 return self._send(reply.status, body, reply.headers)
             dimensions = reply.dimensions or payload.get("dimensions") or server.dimensions
             return self._send(200, server.embed(inputs, int(dimensions)), reply.headers)

@@ -137,23 +137,17 @@ def test_malformed_json_is_a_provider_error_without_retry(server: EmbeddingsServ
         pytest.param(Reply(body={"object": "list"}), "no 'data' list", id="no-data"),
         pytest.param(Reply(body={"data": []}), "0 embeddings for 2 inputs", id="wrong-count"),
         pytest.param(
-            Reply(
-                body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 0, "embedding": [1.0] * 8}]}
-            ),
+            Reply(body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 0, "embedding": [1.0] * 8}]}),
             "duplicate or out-of-range index",
             id="duplicate-index",
         ),
         pytest.param(
-            Reply(
-                body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 1, "embedding": ["a"] * 8}]}
-            ),
+            Reply(body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 1, "embedding": ["a"] * 8}]}),
             "non-numbers",
             id="non-numeric",
         ),
         pytest.param(
-            Reply(
-                body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 1, "embedding": [1.0] * 7}]}
-            ),
+            Reply(body={"data": [{"index": 0, "embedding": [1.0] * 8}, {"index": 1, "embedding": [1.0] * 7}]}),
             "different or zero lengths",
             id="ragged",
         ),

@@ -76,9 +76,7 @@ def test_openai_spec_reads_os_environ_when_resolving(monkeypatch: pytest.MonkeyP
         pytest.param("e5:large", {}, "takes no argument", id="e5-arg"),
         pytest.param("openai", {}, "needs a model name", id="openai-no-model"),
         pytest.param("openai:text-embedding-3-small", {}, "OPENAI_API_KEY", id="openai-no-key"),
-        pytest.param(
-            "openai:m", {"MEMSTRATA_EMBEDDER_BASE_URL": "localhost:11434"}, "http", id="openai-bad-url"
-        ),
+        pytest.param("openai:m", {"MEMSTRATA_EMBEDDER_BASE_URL": "localhost:11434"}, "http", id="openai-bad-url"),
     ],
 )
 def test_bad_specs_are_configuration_errors(spec: str, environ: dict[str, str], match: str) -> None:

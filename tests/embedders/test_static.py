@@ -111,9 +111,7 @@ def test_similar_texts_are_closer_than_unrelated(
 
 
 def test_batches_equal_single_calls() -> None:
-    texts = [
-        f"text number {i} about {topic}" for i, topic in enumerate(["tea", "dogs", "rain", "music", "code"])
-    ]
+    texts = [f"text number {i} about {topic}" for i, topic in enumerate(["tea", "dogs", "rain", "music", "code"])]
     small_batches = StaticEmbedder(batch_size=2)
     batched = small_batches.embed_documents(texts)
     singles = np.stack([small_batches.embed_query(text) for text in texts])

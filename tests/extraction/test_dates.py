@@ -20,9 +20,7 @@ JAN_31 = datetime(2024, 1, 31, 12, 0, tzinfo=UTC)
         pytest.param("yesterday", WEDNESDAY, None, date(2024, 5, 7), id="yesterday"),
         pytest.param("tomorrow", WEDNESDAY, None, date(2024, 5, 9), id="tomorrow"),
         pytest.param("the day after tomorrow", WEDNESDAY, None, date(2024, 5, 10), id="day-after-tomorrow"),
-        pytest.param(
-            "the day before yesterday", WEDNESDAY, None, date(2024, 5, 6), id="day-before-yesterday"
-        ),
+        pytest.param("the day before yesterday", WEDNESDAY, None, date(2024, 5, 6), id="day-before-yesterday"),
         pytest.param("last night", WEDNESDAY, None, date(2024, 5, 7), id="last-night"),
         pytest.param("this morning", WEDNESDAY, None, date(2024, 5, 8), id="this-morning"),
         pytest.param("last Saturday", SUNDAY, None, date(2025, 7, 12), id="last-saturday-from-sunday"),

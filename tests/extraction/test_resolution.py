@@ -234,12 +234,8 @@ def test_llm_noop_and_update(berlin_case):
 
 def test_llm_unstructured_target_needs_similarity():
     new = candidate_from("Note that the garage code is 2580.")
-    close = ExistingMemory(
-        id="c", content="garage code 1234", content_hash="h1", kind=MemoryKind.NOTE, similarity=0.8
-    )
-    far = ExistingMemory(
-        id="f", content="likes jazz", content_hash="h2", kind=MemoryKind.NOTE, similarity=0.1
-    )
+    close = ExistingMemory(id="c", content="garage code 1234", content_hash="h1", kind=MemoryKind.NOTE, similarity=0.8)
+    far = ExistingMemory(id="f", content="likes jazz", content_hash="h2", kind=MemoryKind.NOTE, similarity=0.1)
     assert validate_llm_decision({"action": "SUPERSEDE", "index": 0}, new, [close]).target_ids == ("c",)
     assert validate_llm_decision({"action": "SUPERSEDE", "index": 0}, new, [far]).kind is DecisionKind.ADD
 

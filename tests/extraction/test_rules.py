@@ -29,17 +29,11 @@ def test_is_an_extractor():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param(
-            "I prefer short answers.", [("preference", "preference:answer_length", "short")], id="prefer"
-        ),
+        pytest.param("I prefer short answers.", [("preference", "preference:answer_length", "short")], id="prefer"),
         pytest.param("I love hiking.", [("preference", "likes", "hiking")], id="love"),
         pytest.param("I can't stand cilantro.", [("preference", "likes", "cilantro")], id="cant-stand"),
-        pytest.param(
-            "My favorite color is green.", [("preference", "preference:favorite_color", "green")], id="fav"
-        ),
-        pytest.param(
-            "Never use emojis in your answers.", [("preference", "preference:emojis", "no")], id="never"
-        ),
+        pytest.param("My favorite color is green.", [("preference", "preference:favorite_color", "green")], id="fav"),
+        pytest.param("Never use emojis in your answers.", [("preference", "preference:emojis", "no")], id="never"),
         pytest.param("I'm vegetarian.", [("preference", "diet", "vegetarian")], id="diet"),
     ],
 )
@@ -86,9 +80,7 @@ def test_identity_carries_profile_slot_and_entity():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param(
-            "My manager Sarah wants the report by Friday.", ("relation:manager", "Sarah"), id="apposition"
-        ),
+        pytest.param("My manager Sarah wants the report by Friday.", ("relation:manager", "Sarah"), id="apposition"),
         pytest.param("My wife is Ana.", ("relation:wife", "Ana"), id="copula"),
         pytest.param("My boss is called David Kim.", ("relation:manager", "David Kim"), id="boss-is-manager"),
         pytest.param("Sarah is my sister.", ("relation:sister", "Sarah"), id="inverse"),
@@ -126,9 +118,7 @@ def test_relation_and_event_in_one_sentence():
 
 
 def test_identity_with_a_date_is_not_also_an_event():
-    assert slots(extract("I started a new job at Shopify last month.")) == [
-        ("identity", "employer", "Shopify")
-    ]
+    assert slots(extract("I started a new job at Shopify last month.")) == [("identity", "employer", "Shopify")]
 
 
 @pytest.mark.parametrize(
@@ -138,9 +128,7 @@ def test_identity_with_a_date_is_not_also_an_event():
         pytest.param("Note that the wifi password is 'pinecone'.", "request", id="note-that-keeps-quote"),
         pytest.param("Just so you know, I'm colorblind.", "request", id="just-so-you-know"),
         pytest.param("Remind me to call the plumber tomorrow.", "open_item", id="remind-me"),
-        pytest.param(
-            "Can you remind me to send the invoice on Friday?", "open_item", id="question-form-remind"
-        ),
+        pytest.param("Can you remind me to send the invoice on Friday?", "open_item", id="question-form-remind"),
         pytest.param("I need to renew my passport before August.", "open_item", id="need-to"),
         pytest.param("Follow up with Jenna about the contract next week.", "open_item", id="follow-up"),
         pytest.param("TODO: migrate the database.", "open_item", id="todo"),
@@ -174,9 +162,7 @@ def test_open_item_due_date_and_task_kind():
     [
         pytest.param("Actually my sister's name is Ana, not Anna.", "relation:sister", "Ana", id="relation"),
         pytest.param("Actually I live in Munich now, not Berlin.", "location", "Munich", id="location"),
-        pytest.param(
-            "Sorry, my mistake - I work at Siemens, not Bosch.", "employer", "Siemens", id="employer"
-        ),
+        pytest.param("Sorry, my mistake - I work at Siemens, not Bosch.", "employer", "Siemens", id="employer"),
         pytest.param("Dana is my manager now, not Paul.", "relation:manager", "Dana", id="inverse-relation"),
     ],
 )
@@ -272,9 +258,7 @@ def test_source_text_is_the_clause():
         pytest.param("I really enjoy jazz", None, "The user really enjoys jazz.", id="adverb"),
         pytest.param("I went home", None, "The user went home.", id="past-unchanged"),
         pytest.param("I watch films", None, "The user watches films.", id="es-verb"),
-        pytest.param(
-            "my sister visits me", None, "The user's sister visits them.", id="object-after-possessive"
-        ),
+        pytest.param("my sister visits me", None, "The user's sister visits them.", id="object-after-possessive"),
         pytest.param("we're getting married", None, "The user and others are getting married.", id="we"),
     ],
 )

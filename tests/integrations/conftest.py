@@ -124,9 +124,7 @@ def make_store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Calla
     """`make_store((kind, mode), fields=[...], ttl={...})` → a fresh `StoreApi`; closed after the test."""
     stack = ExitStack()
 
-    def make(
-        param: tuple[str, str], *, fields: list[str] | None = None, ttl: dict[str, Any] | None = None
-    ) -> StoreApi:
+    def make(param: tuple[str, str], *, fields: list[str] | None = None, ttl: dict[str, Any] | None = None) -> StoreApi:
         name, mode = param
         kind = KINDS[name]
         portal = stack.enter_context(start_blocking_portal()) if mode == "async" else None

@@ -78,9 +78,7 @@ def test_mcp_client_config_starts_a_working_stdio_server(tmp_path: Path) -> None
             "tools/call", {"name": "add_memory", "arguments": {"content": "Alice prefers short answers"}}
         )
         assert not added.get("isError"), added
-        found = client.request(
-            "tools/call", {"name": "search_memories", "arguments": {"query": "short answers"}}
-        )
+        found = client.request("tools/call", {"name": "search_memories", "arguments": {"query": "short answers"}})
         assert "Alice prefers short answers" in json.dumps(found)
     assert (tmp_path / "memstrata-memories.db").exists()
 

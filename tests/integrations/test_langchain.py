@@ -197,9 +197,7 @@ def test_two_processes_share_a_session_through_the_redis_buffer(tmp_path: Path) 
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     buffer = f"{redis_url}?prefix={prefix}"
     chats = [
-        MemstrataChatMessageHistory(
-            "s1", user_id="alice", store=url, buffer=buffer, embedder="hashing", ttl=60
-        )
+        MemstrataChatMessageHistory("s1", user_id="alice", store=url, buffer=buffer, embedder="hashing", ttl=60)
         for _ in range(2)
     ]
     try:
@@ -269,9 +267,7 @@ def test_retriever_returns_documents_with_ids_and_scores(stocked: Any) -> None:
 )
 def test_retriever_options(stocked: Any, options: dict[str, Any], expected: list[str]) -> None:
     retriever = MemstrataRetriever(memory=stocked, user_id="alice", **options)
-    assert [d.page_content for d in retriever.invoke("who is the manager Sarah?")][
-        : len(expected) or None
-    ] == expected
+    assert [d.page_content for d in retriever.invoke("who is the manager Sarah?")][: len(expected) or None] == expected
 
 
 def test_time_weighted_strategy_favours_recently_accessed_memories(stocked: Any, clock: Clock) -> None:

@@ -58,20 +58,16 @@ def test_user_namespaces_are_that_users_memories(store: MemstrataStore, memory: 
         "source": "langgraph", "langgraph_namespace": "users/alice/memories", "langgraph_key": "pref",
         "langgraph_path": "text",
     }  # fmt: skip
-    assert [h.memory.content for h in memory.search("answers", scope="bob", k=5)] == [
-        "I prefer long detailed answers"
-    ]
+    assert [h.memory.content for h in memory.search("answers", scope="bob", k=5)] == ["I prefer long detailed answers"]
     assert memory.store.get_item("alice", ITEM_NAMESPACE, '["users","alice","memories","pref"]') is not None
 
 
-def test_other_namespaces_belong_to_a_shared_owner_no_user_sees(
-    store: MemstrataStore, memory: Memory
-) -> None:
+def test_other_namespaces_belong_to_a_shared_owner_no_user_sees(store: MemstrataStore, memory: Memory) -> None:
     store.put(("docs",), "python", {"text": "python tutorial"})
     assert memory.search("python tutorial", scope="alice", k=5) == []
-    assert [
-        r.record.content for r in memory.store.keyword_search(SHARED_OWNER, "python", _any(), limit=5)
-    ] == ["python tutorial"]
+    assert [r.record.content for r in memory.store.keyword_search(SHARED_OWNER, "python", _any(), limit=5)] == [
+        "python tutorial"
+    ]
     assert store.get(("docs",), "python") is not None
 
 
@@ -103,9 +99,7 @@ def test_custom_user_labels(memory: Memory) -> None:
     assert [h.memory.content for h in memory.search("green tea", scope="carol")] == ["Carol likes green tea"]
 
 
-def test_overwrite_keeps_created_at_and_replaces_vectors(
-    store: MemstrataStore, memory: Memory, clock: Clock
-) -> None:
+def test_overwrite_keeps_created_at_and_replaces_vectors(store: MemstrataStore, memory: Memory, clock: Clock) -> None:
     store.put(ALICE, "doc", {"text": "green tea", "tags": ["brewing", "leaves"]}, index=["text", "tags[*]"])
     first = store.get(ALICE, "doc")
     assert len(memory.list(scope="alice", kinds="note")) == 3  # text, tags.0, tags.1
@@ -198,9 +192,7 @@ def test_expired_items_are_never_returned_and_sweep_deletes_them(
     notes = memory.list(scope="alice", kinds="note", as_of=clock.now)
     assert [r.content for r in notes] == ["black tea"]  # the expired item's vector is hidden too
     assert store.sweep_ttl() == 1
-    assert [r.content for r in memory.list(scope="alice", kinds="note", include_expired=True)] == [
-        "black tea"
-    ]
+    assert [r.content for r in memory.list(scope="alice", kinds="note", include_expired=True)] == ["black tea"]
     clock.advance(minutes=61)
     assert store.sweep_ttl() == 1
     assert store.list_namespaces() == []
@@ -225,9 +217,7 @@ def test_ttl_sweeper_thread_starts_and_stops(store: MemstrataStore) -> None:
 def test_items_survive_a_restart(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'restart.db'}"
     with Memory(store=url, embedder=HashingEmbedder(64)) as first:
-        MemstrataStore(first, index={"fields": ["text"]}).put(
-            ALICE, "pref", {"text": "I prefer short answers"}
-        )
+        MemstrataStore(first, index={"fields": ["text"]}).put(ALICE, "pref", {"text": "I prefer short answers"})
     with Memory(store=url, embedder=HashingEmbedder(64)) as second:
         [hit] = MemstrataStore(second, index={"fields": ["text"]}).search(ALICE, query="short answers")
         assert hit.value == {"text": "I prefer short answers"}
@@ -235,13 +225,9 @@ def test_items_survive_a_restart(tmp_path: Path) -> None:
 
 def test_async_memory_and_batch_ops(tmp_path: Path) -> None:
     async def main() -> None:
-        async with AsyncMemory(
-            store=f"sqlite:///{tmp_path / 'a.db'}", embedder=HashingEmbedder(64)
-        ) as memory:
+        async with AsyncMemory(store=f"sqlite:///{tmp_path / 'a.db'}", embedder=HashingEmbedder(64)) as memory:
             store = MemstrataStore(memory, index={"fields": ["text"]})
-            await store.abatch(
-                [PutOp(ALICE, "a", {"text": "green tea"}), PutOp(BOB, "b", {"text": "coffee"})]
-            )
+            await store.abatch([PutOp(ALICE, "a", {"text": "green tea"}), PutOp(BOB, "b", {"text": "coffee"})])
             got, found, spaces = await store.abatch(
                 [
                     GetOp(ALICE, "a"),
@@ -324,9 +310,7 @@ def test_rewriting_the_same_text_reuses_its_vector(tmp_path: Path, clock: Clock)
         store.put(ALICE, "k", {"text": "green tea", "title": "Tea", "views": 1})
         store.put(ALICE, "k", {"text": "green tea", "title": "Teas", "views": 2}, ttl=5)
         assert embedder.documents == [["green tea", "Tea"], ["Teas"]]
-        [record] = [
-            r for r in memory.list(scope="alice", kinds="note", as_of=clock.now) if r.content == "green tea"
-        ]
+        [record] = [r for r in memory.list(scope="alice", kinds="note", as_of=clock.now) if r.content == "green tea"]
         assert record.expires_at == clock.now + timedelta(minutes=5)
         assert [e.event for e in memory.history(record.id, scope="alice")] == ["add"]
         assert store.search(ALICE, query="green tea")[0].value["views"] == 2

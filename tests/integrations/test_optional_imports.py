@@ -10,9 +10,7 @@ import pytest
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_importing_memstrata_imports_no_framework() -> None:
@@ -29,9 +27,7 @@ def test_importing_memstrata_imports_no_framework() -> None:
 @pytest.mark.parametrize(
     ("module", "blocked", "extra"),
     [
-        pytest.param(
-            "memstrata.integrations.langchain", "langchain_core", "memstrata[langchain]", id="langchain"
-        ),
+        pytest.param("memstrata.integrations.langchain", "langchain_core", "memstrata[langchain]", id="langchain"),
         pytest.param("memstrata.integrations.langgraph", "langgraph", "memstrata[langgraph]", id="langgraph"),
     ],
 )

@@ -110,7 +110,4 @@ def test_through_the_langgraph_store(tmp_path: Path) -> None:
             "text": "The user prefers short answers.",
             "category": "preference",
         }
-        assert (
-            "The user prefers short answers."
-            in memory.context(Scope("alice", session_id="s3"), QUESTION).text
-        )
+        assert "The user prefers short answers." in memory.context(Scope("alice", session_id="s3"), QUESTION).text

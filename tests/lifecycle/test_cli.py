@@ -28,14 +28,9 @@ def run(capsys: pytest.CaptureFixture[str], store: str, *args: str) -> tuple[int
 def test_consolidate_export_erase_import_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = f"sqlite:///{tmp_path / 'cli.db'}"
     for i in range(3):
-        assert (
-            run(capsys, store, "add", f"Alice visited museum {i}", "--user", "alice", "--kind", "event")[0]
-            == 0
-        )
+        assert run(capsys, store, "add", f"Alice visited museum {i}", "--user", "alice", "--kind", "event")[0] == 0
 
-    code, out, _ = run(
-        capsys, store, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "3"
-    )
+    code, out, _ = run(capsys, store, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "3")
     report = json.loads(out)
     assert code == 0 and report["compressed"] == 3 and len(report["summaries"]) == 1
 

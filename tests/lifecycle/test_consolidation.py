@@ -18,9 +18,7 @@ from tests.lifecycle.conftest import T0, Clock, use_policy
 USER = "alice"
 
 
-def old_events(
-    memory: Any, count: int, *, days_ago: float = 45, kind: str = "event", **extra: Any
-) -> list[Any]:
+def old_events(memory: Any, count: int, *, days_ago: float = 45, kind: str = "event", **extra: Any) -> list[Any]:
     """`count` memories `days_ago` days old (one hour apart), each with its own provenance id."""
     items = [
         NewMemory(
@@ -162,9 +160,7 @@ def test_interrupted_consolidation_rewrites_its_own_summary(memory: Any) -> None
     """A summary saved without its retirements (a crash between writes) is overwritten, not doubled."""
     originals = old_events(memory, 10)
     orphan_id = summary_id(USER, [r.id for r in originals])
-    orphan = new_record(
-        scope=originals[0].scope, content="half written", kind=MemoryKind.SUMMARY, memory_id=orphan_id
-    )
+    orphan = new_record(scope=originals[0].scope, content="half written", kind=MemoryKind.SUMMARY, memory_id=orphan_id)
     memory.store.save(USER, [orphan], (), memory.embedder.embed_documents([orphan.content]))
     memory.consolidate(scope=USER)
     [summary] = memory.list(scope=USER, kinds="summary")
@@ -247,9 +243,7 @@ def test_extractive_summary_keeps_rare_facts_within_budget(memory: Any) -> None:
 
 def test_plan_groups_ignores_singletons_and_sorts_by_window() -> None:
     records = [
-        new_record(
-            scope=_scope(), content=f"note {i}", kind=MemoryKind.NOTE, created_at=T0 - timedelta(days=d)
-        )
+        new_record(scope=_scope(), content=f"note {i}", kind=MemoryKind.NOTE, created_at=T0 - timedelta(days=d))
         for i, d in enumerate([40, 41, 100])
     ]
     groups = plan_groups(records, window=Window.MONTH)

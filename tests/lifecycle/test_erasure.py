@@ -69,9 +69,7 @@ def populate(memory: Any, conversation: Conversation, marks: Markers) -> None:
     forgotten = memory.add(f"{user} regrets {marks.new(removed=True)}", scope=user)
     memory.forget(forgotten.id, scope=user)
     memory.add(f"{user} agent note {marks.new()}", scope=Scope(user, agent_id="helper"))
-    memory.add(
-        f"{user} short-lived {marks.new(removed=True)}", scope=user, expires_at=T0 - timedelta(minutes=1)
-    )
+    memory.add(f"{user} short-lived {marks.new(removed=True)}", scope=user, expires_at=T0 - timedelta(minutes=1))
     assert memory.sweep(scope=user).expired == 1
     session = Scope(user, session_id="s1")
     conversation.add_messages(
@@ -101,9 +99,7 @@ def populate(memory: Any, conversation: Conversation, marks: Markers) -> None:
     memory.store.put_item(user, "context", "user", {"facts": [marks.new()], "last_topics": [marks.new()]})
     memory.add_procedure(f"task {marks.new()}", instruction=f"always {marks.new()}", scope=user)
     memory.store.put_item(user, "queue", f"job-{user}", {"text": marks.new(), "status": "pending"})
-    memory.store.put_item(
-        user, "langgraph", f'["users", "{user}", "notes"]', {"value": {"text": marks.new()}}
-    )
+    memory.store.put_item(user, "langgraph", f'["users", "{user}", "notes"]', {"value": {"text": marks.new()}})
     memory.after_turns(scope=scope)
     assert conversation.buffer.window(session)  # the Redis buffer holds the latest turns
     assert conversation.summary(session)  # the rolling summary was folded
@@ -160,8 +156,7 @@ def postgres_tables(backend: Backend) -> bytes:
     assert backend.app_url is not None
     with connect_admin(database_of(backend.app_url)) as admin:
         tables = admin.execute(
-            "SELECT schemaname, tablename FROM pg_tables "
-            "WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+            "SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
         ).fetchall()
         chunks: list[bytes] = []
         for schema, table in tables:

@@ -42,14 +42,10 @@ def populate(memory: Any) -> None:
     memory.update(tea.id, scope=USER, content="Alice prefers jasmine tea")
     gone = memory.add("Alice's passport number is X1234567", scope=USER)
     memory.forget(gone.id, scope=USER)
-    memory.add(
-        "Alice visits Porto in May", scope=Scope(USER, agent_id="travel", session_id="s1"), kind="event"
-    )
+    memory.add("Alice visits Porto in May", scope=Scope(USER, agent_id="travel", session_id="s1"), kind="event")
     memory.add("Alice's temporary code 8841", scope=USER, expires_at=T0 + timedelta(days=1))
     memory.set_fact("home", "city", "Lisbon", scope=USER)
-    memory.upsert_entity(
-        "Dana", scope=USER, type="person", summary="hiking friend", attributes={"city": "Porto"}
-    )
+    memory.upsert_entity("Dana", scope=USER, type="person", summary="hiking friend", attributes={"city": "Porto"})
     memory.store.put_item(USER, "context", "user", {"facts": ["works at Globex"], "last_topics": ["tea"]})
     memory.store.put_item(USER, "queue", "job-1", {"kind": "extract", "status": "pending"})
     memory.store.put_item(USER, "langgraph", '["users", "alice", "prefs"]', {"value": {"theme": "dark"}})
@@ -104,9 +100,7 @@ def test_import_twice_changes_nothing(memory: Any) -> None:
     again = memory.import_user(document)
     assert (again.memories_written, again.events_written, again.items_written) == (0, 0, 0)
     assert again.memories_unchanged == len(document.memories) and again.items_unchanged == len(document.items)
-    assert memory.export_user(USER).model_dump(exclude={"exported_at"}) == rows.model_dump(
-        exclude={"exported_at"}
-    )
+    assert memory.export_user(USER).model_dump(exclude={"exported_at"}) == rows.model_dump(exclude={"exported_at"})
 
 
 def test_import_into_a_live_store_only_adds_what_is_missing(memory: Any) -> None:
@@ -133,12 +127,10 @@ def test_import_into_the_other_store_type(
     assert destination.store.all_history(USER) == origin.store.all_history(USER)
     for query in QUERIES:  # the same vectors: the same semantic scores on both backends (ties in any order)
         want = sorted(
-            (round(h.score, 5), h.memory.id)
-            for h in origin.search(query, scope=USER, k=50, strategy="semantic")
+            (round(h.score, 5), h.memory.id) for h in origin.search(query, scope=USER, k=50, strategy="semantic")
         )
         got = sorted(
-            (round(h.score, 5), h.memory.id)
-            for h in destination.search(query, scope=USER, k=50, strategy="semantic")
+            (round(h.score, 5), h.memory.id) for h in destination.search(query, scope=USER, k=50, strategy="semantic")
         )
         assert got == want, query
     assert document.source.store == ("sqlite" if source == "sqlite" else "postgresql")

@@ -44,9 +44,7 @@ PII_VALUES = [EMAIL, PHONE, CARD, IBAN, "192.168.1.20", "123-45-6789"]
             "Refund to [IBAN_1] please, not to DE89 3704 0044 0532 0130 01.",
             id="iban-checksum",
         ),
-        pytest.param(
-            "Wire it to GB82WEST12345698765432 today.", "Wire it to [IBAN_1] today.", id="iban-compact"
-        ),
+        pytest.param("Wire it to GB82WEST12345698765432 today.", "Wire it to [IBAN_1] today.", id="iban-compact"),
         pytest.param(
             "The NAS is on 192.168.1.20 and the router on fe80::1ff:fe23:4567:890a.",
             "The NAS is on [IP_1] and the router on [IP_2].",
@@ -129,9 +127,7 @@ def test_redacting_embedder_sends_no_pii_and_stored_text_is_unchanged(
 ) -> None:
     texts = [f"Dana's email is {EMAIL}", f"Pay to {IBAN} from card {CARD}", "Dana lives in Porto"]
     with embeddings_server(dimensions=16, api_key="k") as server:
-        remote = OpenAICompatibleEmbedder(
-            server.base_url, "fake-embed", api_key="k", dimensions=16, timeout=5.0
-        )
+        remote = OpenAICompatibleEmbedder(server.base_url, "fake-embed", api_key="k", dimensions=16, timeout=5.0)
         with remote:
             memory = make_memory("redact", embedder=RedactingEmbedder(remote))
             records = memory.add_many([NewMemory(t) for t in texts], scope="dana")

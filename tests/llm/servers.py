@@ -140,9 +140,7 @@ def _error_body(protocol: Protocol, status: int, message: str) -> dict[str, Any]
             status, "api_error" if status >= 500 else "invalid_request_error"
         )
         return {"type": "error", "error": {"type": kind, "message": message}}
-    return {
-        "error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error"}
-    }
+    return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error"}}
 
 
 class _Server(ThreadingHTTPServer):
@@ -261,9 +259,7 @@ class FakeLLMServer:
             if "max_tokens" not in body:
                 return error(400, "max_tokens: Field required")
             if any(m.get("role") not in ("user", "assistant") for m in body["messages"]):
-                return error(
-                    400, "messages: roles must be 'user' or 'assistant'; use the top-level system field"
-                )
+                return error(400, "messages: roles must be 'user' or 'assistant'; use the top-level system field")
         return None
 
     def _next(self, request: RecordedRequest) -> Reply:

@@ -30,9 +30,7 @@ def test_completion_returns_text_tokens_and_model(fake):
 
 
 def test_usage_accumulates_over_calls(fake):
-    fake.script(
-        completion("a", input_tokens=10, output_tokens=1), completion("b c", input_tokens=7, output_tokens=2)
-    )
+    fake.script(completion("a", input_tokens=10, output_tokens=1), completion("b c", input_tokens=7, output_tokens=2))
     with client_for(fake) as llm:
         llm.complete(PROMPT)
         llm.complete(PROMPT)

@@ -160,9 +160,7 @@ def test_unusable_twice_falls_back_and_counts(fake):
     with client_for(fake) as llm:
         extractor = LLMExtractor(llm, fallback=EchoExtractor())
         candidates = extractor.extract(MESSAGES)
-    assert [c.content for c in candidates] == [
-        f"The user said: {m.content}" for m in MESSAGES if m.role == "user"
-    ]
+    assert [c.content for c in candidates] == [f"The user said: {m.content}" for m in MESSAGES if m.role == "user"]
     stats = extractor.stats
     assert (stats.reasks, stats.output_failures, stats.provider_failures, stats.fallbacks) == (1, 1, 0, 1)
 

@@ -25,17 +25,11 @@ from memstrata.prompts.parse import (
         pytest.param("[1, 2]", [1, 2], id="plain-array"),
         pytest.param('<think>maybe {"a": 0}?</think>\n{"a": 1}', {"a": 1}, id="think-block"),
         pytest.param('<THINKING>x</THINKING>{"a": 1}', {"a": 1}, id="thinking-block-any-case"),
-        pytest.param(
-            'reasoning that lost its opening tag {"a": 0}</think>{"a": 1}', {"a": 1}, id="dangling-close"
-        ),
+        pytest.param('reasoning that lost its opening tag {"a": 0}</think>{"a": 1}', {"a": 1}, id="dangling-close"),
         pytest.param('```json\n{"a": 1}\n```', {"a": 1}, id="json-fence"),
         pytest.param('```\n[{"a": 1}]\n```', [{"a": 1}], id="bare-fence"),
-        pytest.param(
-            'Sure! Here it is:\n```json\n{"a": 1}\n```\nHope that helps.', {"a": 1}, id="prose-around-fence"
-        ),
-        pytest.param(
-            '```python\nprint(1)\n```\n```json\n{"a": 1}\n```', {"a": 1}, id="second-fence-has-json"
-        ),
+        pytest.param('Sure! Here it is:\n```json\n{"a": 1}\n```\nHope that helps.', {"a": 1}, id="prose-around-fence"),
+        pytest.param('```python\nprint(1)\n```\n```json\n{"a": 1}\n```', {"a": 1}, id="second-fence-has-json"),
         pytest.param('Here is the JSON: {"a": 1} -- done', {"a": 1}, id="leading-and-trailing-prose"),
         pytest.param('As requested [see below]: {"a": [1, 2]}', {"a": [1, 2]}, id="bracketed-prose-skipped"),
         pytest.param('{"a": 1} and then {"b": 2}', {"a": 1}, id="first-object-wins"),
@@ -44,9 +38,7 @@ from memstrata.prompts.parse import (
         pytest.param("{'a': 'x', 'b': ['y']}", {"a": "x", "b": ["y"]}, id="single-quotes"),
         pytest.param("{'note': 'it\\'s fine'}", {"note": "it's fine"}, id="escaped-apostrophe"),
         pytest.param("{'quote': 'say \"hi\"'}", {"quote": 'say "hi"'}, id="double-quote-inside-single"),
-        pytest.param(
-            '{"a": True, "b": None, "c": False}', {"a": True, "b": None, "c": False}, id="python-literals"
-        ),
+        pytest.param('{"a": True, "b": None, "c": False}', {"a": True, "b": None, "c": False}, id="python-literals"),
         pytest.param('{"text": "a, ]", "n": 1,}', {"text": "a, ]", "n": 1}, id="comma-inside-string-kept"),
         pytest.param(
             '{"text": "True story", "ok": True}',

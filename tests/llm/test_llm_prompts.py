@@ -45,12 +45,8 @@ def all_text(messages) -> str:
     [
         pytest.param(lambda: build_extraction_messages(TURNS, today=PAST), id="extraction"),
         pytest.param(lambda: build_summary_messages("Earlier: x.", TURNS, today=PAST), id="summary"),
-        pytest.param(
-            lambda: build_consolidation_messages([(None, "likes tea")], today=PAST), id="consolidation"
-        ),
-        pytest.param(
-            lambda: build_user_context_messages(empty_context(), "s", today=PAST), id="user-context"
-        ),
+        pytest.param(lambda: build_consolidation_messages([(None, "likes tea")], today=PAST), id="consolidation"),
+        pytest.param(lambda: build_user_context_messages(empty_context(), "s", today=PAST), id="user-context"),
         pytest.param(lambda: build_resolution_messages(["a"], ["b"], today=PAST), id="resolution"),
     ],
 )
@@ -74,9 +70,7 @@ def test_prompts_are_pure(build):
 
 
 def test_extraction_prompt_numbers_and_dates_turns():
-    messages = build_extraction_messages(
-        TURNS, today=PAST, known_name="Alice", existing=["The user likes tea."]
-    )
+    messages = build_extraction_messages(TURNS, today=PAST, known_name="Alice", existing=["The user likes tea."])
     last = messages[-1].content
     assert "0. 2019-02-14 (Thursday) user (Alice): I moved to Lisbon last week." in last
     assert "1. 2019-02-14 (Thursday) assistant: How do you like it?" in last
@@ -127,10 +121,7 @@ def test_extraction_parser_normalizes_fields():
 
 
 def test_extraction_parser_rejects_unknown_category_per_item():
-    answer = (
-        '{"facts": [{"category": "gossip", "content": "x y z"},'
-        ' {"category": "event", "content": "A party."}]}'
-    )
+    answer = '{"facts": [{"category": "gossip", "content": "x y z"}, {"category": "event", "content": "A party."}]}'
     parsed = parse_extraction(answer)
     assert [fact.content for fact in parsed.items] == ["A party."]
     assert "category must be one of" in parsed.rejected[0]
@@ -199,9 +190,7 @@ CONTEXT = {
 
 
 def test_user_context_prompt_numbers_open_items():
-    text = all_text(
-        build_user_context_messages(CONTEXT, "We booked the flights.", ["Alice has a cat."], today=PAST)
-    )
+    text = all_text(build_user_context_messages(CONTEXT, "We booked the flights.", ["Alice has a cat."], today=PAST))
     assert "0. send the deck\n1. book flights\n2. call Sam" in text
     assert "We booked the flights." in text
     assert "0. Alice has a cat." in text
@@ -244,9 +233,7 @@ def test_user_context_update_must_be_an_object():
 
 def test_resolution_prompt_numbers_both_lists_and_shows_no_ids():
     text = all_text(
-        build_resolution_messages(
-            ["The user lives in Porto."], ["The user lives in Lisbon.", "Likes tea."], today=PAST
-        )
+        build_resolution_messages(["The user lives in Porto."], ["The user lives in Lisbon.", "Likes tea."], today=PAST)
     )
     assert "EXISTING memories:\n0. The user lives in Lisbon.\n1. Likes tea." in text
     assert "NEW facts:\n0. The user lives in Porto." in text
@@ -265,8 +252,7 @@ def test_resolution_prompt_with_no_existing_memories():
             id="supersede",
         ),
         pytest.param(
-            '{"decisions": [{"fact": 0, "action": "update", "target": "1",'
-            ' "content": " Likes green tea. "}]}',
+            '{"decisions": [{"fact": 0, "action": "update", "target": "1", "content": " Likes green tea. "}]}',
             [Decision(0, "UPDATE", 1, "Likes green tea.")],
             id="update-with-merged-text",
         ),
@@ -302,10 +288,7 @@ def test_parse_resolution_single_fact(answer, expected):
 
 
 def test_parse_resolution_fills_missing_facts_with_add_and_ignores_unknown_ones():
-    answer = (
-        '{"decisions": [{"fact": 1, "action": "NOOP", "target": 0},'
-        ' {"fact": 5, "action": "NOOP", "target": 0}]}'
-    )
+    answer = '{"decisions": [{"fact": 1, "action": "NOOP", "target": 0}, {"fact": 5, "action": "NOOP", "target": 0}]}'
     assert parse_resolution(answer, new_count=3, existing_count=1) == [
         Decision(0, "ADD"),
         Decision(1, "NOOP", 0),

@@ -32,9 +32,7 @@ RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "post
 BIG = "big"
 
 
-def corpus(
-    rng: np.random.Generator, n: int, dims: int, centroids: np.ndarray
-) -> tuple[np.ndarray, list[str]]:
+def corpus(rng: np.random.Generator, n: int, dims: int, centroids: np.ndarray) -> tuple[np.ndarray, list[str]]:
     picks = rng.integers(0, len(centroids), n)
     vectors = centroids[picks] + rng.normal(0, 0.35, (n, dims)).astype(np.float32) / np.sqrt(dims)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -129,17 +127,13 @@ def main() -> None:
         small = lambda i: f"user{i % args.small_users}"  # noqa: E731
         words = [f"w{n}" for n in range(20, 60)]
         ops: dict[str, Callable[[int], object]] = {
-            "vector_small_tenant": lambda i: store.vector_search(
-                small(i), queries[i], MemoryFilter(), limit=10
-            ),
+            "vector_small_tenant": lambda i: store.vector_search(small(i), queries[i], MemoryFilter(), limit=10),
             "vector_big_tenant": lambda i: store.vector_search(BIG, queries[i], MemoryFilter(), limit=10),
             "vector_big_tenant_5pct_filter": lambda i: store.vector_search(BIG, queries[i], notes, limit=10),
             "keyword_small_tenant": lambda i: store.keyword_search(
                 small(i), f"{words[i % 40]} w3", MemoryFilter(), limit=10
             ),
-            "keyword_big_tenant": lambda i: store.keyword_search(
-                BIG, f"{words[i % 40]} w3", MemoryFilter(), limit=10
-            ),
+            "keyword_big_tenant": lambda i: store.keyword_search(BIG, f"{words[i % 40]} w3", MemoryFilter(), limit=10),
             "keyword_big_tenant_rare_words": lambda i: store.keyword_search(
                 BIG, f"w{1000 + i} w{2000 + i}", MemoryFilter(), limit=10
             ),

@@ -37,9 +37,7 @@ SECRET = "s3cr3t-Pa55"
             "host=db user=app password=*** dbname=mem",
             id="dsn-password",
         ),
-        pytest.param(
-            f"host=db password='{SECRET} x' dbname=mem", "host=db password=*** dbname=mem", id="dsn-quoted"
-        ),
+        pytest.param(f"host=db password='{SECRET} x' dbname=mem", "host=db password=*** dbname=mem", id="dsn-quoted"),
         pytest.param("postgresql://app@db/mem", "postgresql://app@db/mem", id="no-password"),
     ],
 )

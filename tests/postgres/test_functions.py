@@ -50,9 +50,7 @@ def rpc(app_conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
     return app_conn
 
 
-def call(
-    conn: psycopg.Connection[Any], user: str | None, query: str, params: list[Any]
-) -> list[tuple[Any, ...]]:
+def call(conn: psycopg.Connection[Any], user: str | None, query: str, params: list[Any]) -> list[tuple[Any, ...]]:
     with conn.transaction():
         if user is not None:
             conn.execute("SELECT set_config('app.user_id', %s, true)", [user])
@@ -90,14 +88,9 @@ def test_match_memories_returns_only_current_memories(
 ) -> None:
     now = datetime.now(UTC)
     old = remember(pg_store, "alice", "Alice lives in Paris", valid_to=now - timedelta(days=1))
-    gone = remember(
-        pg_store, "alice", "Alice lives in Paris temporarily", expires_at=now - timedelta(hours=1)
-    )
+    gone = remember(pg_store, "alice", "Alice lives in Paris temporarily", expires_at=now - timedelta(hours=1))
     later = remember(pg_store, "alice", "Alice lives in Paris soon", valid_from=now + timedelta(days=1))
-    ids = {
-        r[0]
-        for r in call(rpc, "alice", "SELECT id FROM match_memories(%s, -1, 50)", [EMBED.embed_query("Paris")])
-    }
+    ids = {r[0] for r in call(rpc, "alice", "SELECT id FROM match_memories(%s, -1, 50)", [EMBED.embed_query("Paris")])}
     assert not ids & {old.id, gone.id, later.id}
     assert len(ids) == len(TEXTS)
 
@@ -109,9 +102,7 @@ def test_hybrid_memory_search_scores_and_ranks_exactly(
     vector = EMBED.embed_query(query)
     rows = call(rpc, "alice", "SELECT * FROM hybrid_memory_search(%s, %s, 'alice', 4)", [query, vector])
     # brute force over every current row of the user: 0.7 * cosine + 0.3 * ts_rank (0 when no match)
-    similarity = {
-        h.record.id: h.score for h in pg_store.vector_search("alice", vector, MemoryFilter(), limit=100)
-    }
+    similarity = {h.record.id: h.score for h in pg_store.vector_search("alice", vector, MemoryFilter(), limit=100)}
     rank = {h.record.id: h.score for h in pg_store.keyword_search("alice", query, MemoryFilter(), limit=100)}
     brute = {i: 0.7 * s + 0.3 * rank.get(i, 0.0) for i, s in similarity.items()}
     best = sorted(brute.values(), reverse=True)[:4]

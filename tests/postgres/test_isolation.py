@@ -34,9 +34,7 @@ def remember(store: PostgresStore, user: str, text: str, **metadata: Any) -> Mem
     return record
 
 
-def in_transaction_as(
-    conn: psycopg.Connection[Any], user: str | None, query: str, params: Any = ()
-) -> list[Any]:
+def in_transaction_as(conn: psycopg.Connection[Any], user: str | None, query: str, params: Any = ()) -> list[Any]:
     """Run `query` in one transaction of `conn` after setting app.user_id (unless None)."""
     with conn.transaction(), conn.cursor() as cur:
         if user is not None:
@@ -68,9 +66,7 @@ def test_store_methods_never_cross_users(pg_store: PostgresStore, bob_secret: Me
     assert pg_store.list_items(ALICE, "profile") == []
 
 
-def test_store_methods_cannot_change_another_users_rows(
-    pg_store: PostgresStore, bob_secret: MemoryRecord
-) -> None:
+def test_store_methods_cannot_change_another_users_rows(pg_store: PostgresStore, bob_secret: MemoryRecord) -> None:
     pg_store.record_access(ALICE, [bob_secret.id], datetime(2030, 1, 1, tzinfo=UTC))
     assert pg_store.delete(ALICE, [bob_secret.id]) == 0
     assert pg_store.delete_item(ALICE, "profile", "employer") is False
@@ -90,9 +86,7 @@ def test_store_methods_cannot_change_another_users_rows(
 
 
 @pytest.mark.parametrize("crafted", SQLISH)
-def test_sql_looking_input_is_only_data(
-    pg_store: PostgresStore, bob_secret: MemoryRecord, crafted: str
-) -> None:
+def test_sql_looking_input_is_only_data(pg_store: PostgresStore, bob_secret: MemoryRecord, crafted: str) -> None:
     assert pg_store.get(crafted, [bob_secret.id]) == []
     assert pg_store.list_memories(crafted, MemoryFilter()) == []
     assert pg_store.keyword_search(ALICE, crafted + " salary", MemoryFilter(), limit=5) == []
@@ -130,9 +124,7 @@ def test_no_user_set_means_zero_rows(
 def test_raw_writes_to_another_user_are_refused_or_affect_nothing(
     pg_store: PostgresStore, bob_secret: MemoryRecord, app_conn: psycopg.Connection[Any]
 ) -> None:
-    assert in_transaction_as(
-        app_conn, ALICE, "UPDATE memories SET content = 'pwned' WHERE user_id = 'bob'"
-    ) == [0]
+    assert in_transaction_as(app_conn, ALICE, "UPDATE memories SET content = 'pwned' WHERE user_id = 'bob'") == [0]
     assert in_transaction_as(app_conn, ALICE, "DELETE FROM memories") == [0]
     assert in_transaction_as(app_conn, ALICE, "DELETE FROM history WHERE user_id = 'bob'") == [0]
     assert in_transaction_as(app_conn, ALICE, "UPDATE items SET value = '{}' WHERE true") == [0]
@@ -140,8 +132,7 @@ def test_raw_writes_to_another_user_are_refused_or_affect_nothing(
         in_transaction_as(
             app_conn,
             ALICE,
-            "INSERT INTO items (user_id, namespace, key, value, updated_at) "
-            "VALUES ('bob', 'p', 'k', '{}', now())",
+            "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES ('bob', 'p', 'k', '{}', now())",
         )
     remember(pg_store, ALICE, "alice row")
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
@@ -150,9 +141,7 @@ def test_raw_writes_to_another_user_are_refused_or_affect_nothing(
     assert still.content == bob_secret.content
 
 
-def test_app_role_cannot_switch_row_security_off(
-    pg_store: PostgresStore, app_conn: psycopg.Connection[Any]
-) -> None:
+def test_app_role_cannot_switch_row_security_off(pg_store: PostgresStore, app_conn: psycopg.Connection[Any]) -> None:
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         app_conn.execute("ALTER TABLE memories DISABLE ROW LEVEL SECURITY")
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -171,9 +160,7 @@ def test_sql_functions_respect_the_current_user(
     keyword = "memstrata_keyword_matches(%s, memstrata_or_tsquery(ARRAY['salary']))"
     for user in (ALICE, None):
         assert in_transaction_as(app_conn, user, q.format(keyword), [BOB]) == [(0,)]
-        assert in_transaction_as(
-            app_conn, user, q.format("match_memories(%s, -1, 10, %s)"), [vector, BOB]
-        ) == [(0,)]
+        assert in_transaction_as(app_conn, user, q.format("match_memories(%s, -1, 10, %s)"), [vector, BOB]) == [(0,)]
         assert in_transaction_as(
             app_conn, user, q.format("hybrid_memory_search('salary', %s, %s, 10)"), [vector, BOB]
         ) == [(0,)]
@@ -187,9 +174,7 @@ def test_user_listing_reveals_ids_only(pg_store: PostgresStore, bob_secret: Memo
     assert pg_store.user_ids(limit=1) == [ALICE]
 
 
-def test_a_role_without_grants_gets_nothing(
-    pg_store: PostgresStore, bob_secret: MemoryRecord, app_url: str
-) -> None:
+def test_a_role_without_grants_gets_nothing(pg_store: PostgresStore, bob_secret: MemoryRecord, app_url: str) -> None:
     """Definer functions are not executable by PUBLIC; tables are not readable by other roles."""
     stranger = "memstrata_stranger_" + database_of(app_url).rsplit("_", 1)[-1]
     with connect_admin() as admin:

@@ -57,14 +57,12 @@ def test_user_id_leads_every_primary_key_and_unique_constraint(owner_conn: psyco
 
 def test_no_foreign_keys_and_non_empty_user_ids(owner_conn: psycopg.Connection[Any]) -> None:
     fks = owner_conn.execute(
-        "SELECT conname FROM pg_constraint "
-        "WHERE contype = 'f' AND connamespace = current_schema()::regnamespace"
+        "SELECT conname FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace"
     ).fetchall()
     assert fks == []
     for table in USER_TABLES:
         checks = owner_conn.execute(
-            "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE contype = 'c' AND conrelid = %s::regclass",
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'c' AND conrelid = %s::regclass",
             [table],
         ).fetchall()
         assert ("CHECK ((user_id <> ''::text))",) in checks, (table, checks)
@@ -85,9 +83,7 @@ def test_isolation_policies_compare_user_id_with_the_transaction_setting(
         assert qual == check == "(user_id = current_setting('app.user_id'::text, true))"
     for table in ("memories", "items"):  # the definer helpers' read path: owner only, SELECT only
         _, _, roles, cmd, qual, check = by_name[f"{table}_owner_read"]
-        assert (
-            owner is not None and roles == [owner[0]] and cmd == "SELECT" and qual == "true" and check is None
-        )
+        assert owner is not None and roles == [owner[0]] and cmd == "SELECT" and qual == "true" and check is None
     assert set(by_name) == {f"{t}_user_isolation" for t in USER_TABLES} | {
         "memories_owner_read",
         "items_owner_read",
@@ -123,8 +119,7 @@ def test_functions_definer_only_where_documented(owner_conn: psycopg.Connection[
             config,
         )
         public = owner_conn.execute(
-            "SELECT has_function_privilege('public', %s, 'EXECUTE'), "
-            "has_function_privilege(%s, %s, 'EXECUTE')",
+            "SELECT has_function_privilege('public', %s, 'EXECUTE'), has_function_privilege(%s, %s, 'EXECUTE')",
             [signature, app_role, signature],
         ).fetchone()
         assert public == (not definer, True), signature
@@ -173,8 +168,6 @@ def test_concurrent_first_opens_migrate_once(urls: tuple[str, str]) -> None:
 
 def test_a_newer_schema_is_refused(pg_store: PostgresStore, app_url: str, owner_url: str) -> None:
     with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name) VALUES (%s, 'from the future')", [LATEST + 1]
-        )
+        conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, 'from the future')", [LATEST + 1])
     with pytest.raises(StoreError, match=f"version {LATEST + 1}, newer"):
         PostgresStore.open(app_url, owner_url=owner_url)

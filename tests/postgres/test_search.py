@@ -98,8 +98,7 @@ def test_keyword_filter_reaching_deep_into_the_ranking_still_finds_every_match(
     """The best 64 matches are all facts; the notes rank below them: the search asks for more."""
     facts = [(f"jazz jazz jazz concert number {i}", MemoryKind.FACT) for i in range(150)]
     notes = [
-        (f"a long note about many things, among them some jazz records, item {i}", MemoryKind.NOTE)
-        for i in range(3)
+        (f"a long note about many things, among them some jazz records, item {i}", MemoryKind.NOTE) for i in range(3)
     ]
     records = remember_many(pg_store, facts + notes)
     got = pg_store.keyword_search("alice", "jazz", MemoryFilter(kinds=(MemoryKind.NOTE,)), limit=5)

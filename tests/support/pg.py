@@ -69,14 +69,12 @@ def postgres_urls() -> Iterator[tuple[str, str]]:
     with connect_admin() as admin:
         for role, password in ((owner, owner_password), (app, app_password)):
             admin.execute(
-                sql.SQL(
-                    "CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD {}"
-                ).format(sql.Identifier(role), sql.Literal(password))
+                sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD {}").format(
+                    sql.Identifier(role), sql.Literal(password)
+                )
             )
         try:
-            admin.execute(
-                sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(dbname), sql.Identifier(owner))
-            )
+            admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
             with connect_admin(dbname) as db:
                 db.execute("CREATE EXTENSION IF NOT EXISTS vector")
             yield role_url(app, app_password, dbname), role_url(owner, owner_password, dbname)

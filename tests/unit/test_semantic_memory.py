@@ -119,7 +119,9 @@ def test_forget_removes_text_everywhere(memory: Memory) -> None:
     assert all("X123" not in (e.before or "") + (e.after or "") for e in events)
 
 
-@pytest.mark.parametrize("strategy", ["semantic", "keyword", "hybrid", "hybrid_weighted", "hybrid_rrf", "time_weighted"])
+@pytest.mark.parametrize(
+    "strategy", ["semantic", "keyword", "hybrid", "hybrid_weighted", "hybrid_rrf", "time_weighted"]
+)
 def test_every_strategy_finds_the_relevant_memory_with_component_scores(memory: Memory, strategy: str) -> None:
     memory.add("Alice plays the cello in an orchestra", scope="alice")
     target = memory.add("Alice is allergic to peanuts", scope="alice")

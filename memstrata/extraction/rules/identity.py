@@ -74,15 +74,11 @@ _JOB_RULES = (
         rf"as (?:a|an) (?P<v>[\w\- ]{{2,50}}?){END}",
         re.I,
     ),
-    re.compile(
-        rf"\bmy (?:job title|job|position|role|title) is (?:a |an )?(?P<v>[\w\- ]{{2,50}}?){END}", re.I
-    ),
+    re.compile(rf"\bmy (?:job title|job|position|role|title) is (?:a |an )?(?P<v>[\w\- ]{{2,50}}?){END}", re.I),
 )
 _TIMEZONE_RULES = (
     re.compile(r"\bmy time ?zone is (?P<v>[A-Za-z]{2,5}(?:[+-]\d{1,2})?|[A-Z][\w/]+(?: time)?)", re.I),
-    re.compile(
-        r"(?:i'm|i am|we're|we are) (?:in|on) (?:the )?(?P<v>[A-Z][\w/]+|[A-Z]{2,5}) time ?zone", re.I
-    ),
+    re.compile(r"(?:i'm|i am|we're|we are) (?:in|on) (?:the )?(?P<v>[A-Z][\w/]+|[A-Z]{2,5}) time ?zone", re.I),
 )
 _LANGUAGE = re.compile(
     r"(?:^|(?<=\s))(?i:i|we) (?:also )?speak "
@@ -156,14 +152,10 @@ class _Slot:
 _SLOTS = (
     _Slot("location", _LOCATION_RULES, "{subject} lives in {value}", entity="place"),
     _Slot("origin", (_ORIGIN,), "{subject} is originally from {value}", entity="place"),
-    _Slot(
-        "employer", _EMPLOYER_RULES, "{subject} works at {value}", entity="organization", value_of=_employer
-    ),
+    _Slot("employer", _EMPLOYER_RULES, "{subject} works at {value}", entity="organization", value_of=_employer),
     _Slot("job_title", _JOB_RULES, "{subject} works as {article} {value}"),
     _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}"),
-    _Slot(
-        "language", (_LANGUAGE, _NATIVE_LANGUAGE), "{subject} speaks {value}", value_of=_language, retry=False
-    ),
+    _Slot("language", (_LANGUAGE, _NATIVE_LANGUAGE), "{subject} speaks {value}", value_of=_language, retry=False),
     _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age),
     _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday),
     _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written),

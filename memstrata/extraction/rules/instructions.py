@@ -84,9 +84,7 @@ def standing_want(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     if found:
         return topic_preference(ctx, found)
     value = preferred_object(whole)
-    return preference(
-        ctx, f"{ctx.subject} wants {value} from now on", attribute=None, value=value, confidence=0.75
-    )
+    return preference(ctx, f"{ctx.subject} wants {value} from now on", attribute=None, value=value, confidence=0.75)
 
 
 def _standing_instruction(ctx: Clause, rendered: str) -> Candidate:

@@ -65,9 +65,7 @@ _HABIT = re.compile(
     rf"(?P<verb>[{LOWER}]+)(?P<rest>.*)$",
     re.I,
 )
-_FAVORITE = re.compile(
-    r"\bmy (?:all-time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<v>[^,.;!?]+)", re.I
-)
+_FAVORITE = re.compile(r"\bmy (?:all-time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<v>[^,.;!?]+)", re.I)
 _FAVORITE_INVERSE = re.compile(
     r"^(?P<v>[\w\- ]{2,40}?) (?:is|are) (?:my|definitely my|probably my) (?:all-time )?favou?rite "
     r"(?P<what>[a-z]+(?: [a-z]+)?)\b",
@@ -129,9 +127,7 @@ def _would_rather(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     if found:
         return topic_preference(ctx, found)
     value = preferred_object(whole)
-    return preference(
-        ctx, f"{ctx.subject} would rather {value}", attribute="likes", value=value, confidence=0.75
-    )
+    return preference(ctx, f"{ctx.subject} would rather {value}", attribute="likes", value=value, confidence=0.75)
 
 
 def _over_for_me(ctx: Clause, match: re.Match[str]) -> Candidate | None:

@@ -12,9 +12,7 @@ from .clause import Clause, candidate, clean_value
 
 _REL_NAMED = re.compile(rf"{MY_OR_OUR} {REL}(?:'s)? name is (?P<v>{NAME}){END}", re.I)
 _REL_IS = re.compile(rf"{MY_OR_OUR} {REL} is (?:called |named )?(?P<v>{NAME}){END}", re.I)
-_REL_IS_A_NAMED = re.compile(
-    rf"{MY_OR_OUR} {REL} is (?:a|an) [\w\- ]+? (?:named|called) (?P<v>{NAME}){END}", re.I
-)
+_REL_IS_A_NAMED = re.compile(rf"{MY_OR_OUR} {REL} is (?:a|an) [\w\- ]+? (?:named|called) (?P<v>{NAME}){END}", re.I)
 _REL_APPOSITION = re.compile(rf"{MY_OR_OUR} {REL},? (?P<v>{NAME})(?P<rest>,?.*)$", re.I)
 _REL_INVERSE = re.compile(rf"^(?P<v>{NAME}) is (?:my|our) {REL}{END}", re.I)
 _REL_MARRIED = re.compile(rf"{I_AM} married to (?P<v>{NAME}){END}", re.I)

@@ -55,9 +55,7 @@ def topic(text: str, polarity: int) -> Topic | None:
 
 
 def _answer_length(low: str, polarity: int) -> Topic | None:
-    if not re.search(
-        r"\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar(?:y|ies)|them)\b", low
-    ):
+    if not re.search(r"\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar(?:y|ies)|them)\b", low):
         return None
     short = re.search(r"\b(?:short|shorter|brief|concise|succinct|terse|tight|to the point)\b", low)
     long_ = re.search(r"\b(?:long|longer|detailed|in-depth|thorough|lengthy|comprehensive)\b", low)
@@ -67,13 +65,9 @@ def _answer_length(low: str, polarity: int) -> Topic | None:
 
 
 def _contact_method(low: str, polarity: int) -> Topic | None:
-    method = re.search(
-        r"\b(e-?mail|phone(?: calls?)?|calls?|texts?|sms|whatsapp|slack|telegram|signal)\b", low
-    )
+    method = re.search(r"\b(e-?mail|phone(?: calls?)?|calls?|texts?|sms|whatsapp|slack|telegram|signal)\b", low)
     if not (
-        method
-        and re.search(r"\b(?:over|to|rather than|instead of|by|via|through)\b|contact", low)
-        and polarity > 0
+        method and re.search(r"\b(?:over|to|rather than|instead of|by|via|through)\b|contact", low) and polarity > 0
     ):
         return None
     value = method.group(1).replace("e-mail", "email")
@@ -83,9 +77,7 @@ def _contact_method(low: str, polarity: int) -> Topic | None:
 
 def _response_language(low: str) -> Topic | None:
     language = re.search(r"\bin (" + "|".join(LANGUAGES) + r")\b", low)
-    if language and re.search(
-        r"\b(?:reply|replies|respond|answer|write|speak|talk|responses|answers)\b", low
-    ):
+    if language and re.search(r"\b(?:reply|replies|respond|answer|write|speak|talk|responses|answers)\b", low):
         return "preference:response_language", language.group(1).capitalize()
     return None
 
