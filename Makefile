@@ -12,8 +12,9 @@ run: $(STAMP)            ## start the memory server on the embedded default (SQL
 test: services $(STAMP)  ## start/check Postgres+pgvector and Redis, then run the whole test suite
 	$(BIN)/python -m pytest
 
-services:                ## idempotent: Postgres 15 + pgvector and Redis 7 on loopback
+services:                ## idempotent: Postgres 15 + pgvector, Redis 7 on loopback; Chromium for the UI tests
 	bash scripts/services.sh
+	bash scripts/browser.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check memstrata tests

@@ -1,0 +1,539 @@
+"""`MemoryClient`: the REST API of a memstrata server, with the methods and return types of `Memory`.
+
+>>> client = MemoryClient("http://127.0.0.1:8420", api_key="msk_...")   # doctest: +SKIP
+>>> client.add("Alice prefers short answers", scope="alice", kind="preference")  # doctest: +SKIP
+>>> client.search("how should I answer?", scope="alice")                 # doctest: +SKIP
+
+Scopes name API users (`alice`), not store ids: the server maps them into the key's tenant.
+Error responses are raised as the matching class of `memstrata.errors`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .buffer import Turn
+from .context import DEFAULT_MAX_TOKENS, Context, ContextPart
+from .core.resolution import DecisionKind
+from .entities import Entity
+from .errors import (
+    BackendError,
+    BufferUnavailable,
+    ConfigurationError,
+    EmbeddingMismatch,
+    InvalidInput,
+    LLMOutputError,
+    MemstrataError,
+    NotFound,
+    PermissionDenied,
+    ProviderError,
+    StoreError,
+    UsageError,
+)
+from .export_format import ExportDocument, parse_document
+from .learning import LearnResult, Operation
+from .lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit
+from .procedures import Procedure
+from .profile import ProfileFact
+from .semantic import Strategy
+from .work_queue import QueueStatus
+
+ScopeLike = Scope | str
+MessageLike = Mapping[str, Any] | str
+DEFAULT_URL = "http://127.0.0.1:8420"
+
+_ERRORS_BY_NAME: dict[str, type[MemstrataError]] = {
+    cls.__name__: cls
+    for cls in (
+        InvalidInput, NotFound, PermissionDenied, EmbeddingMismatch, ConfigurationError, UsageError,
+        StoreError, BufferUnavailable, LLMOutputError, ProviderError, BackendError,
+    )
+}  # fmt: skip
+_ERRORS_BY_STATUS: tuple[tuple[range, type[MemstrataError]], ...] = (
+    (range(401, 402), PermissionDenied),
+    (range(403, 404), PermissionDenied),
+    (range(404, 405), NotFound),
+    (range(409, 410), EmbeddingMismatch),
+    (range(413, 414), InvalidInput),
+    (range(422, 423), InvalidInput),
+    (range(400, 500), UsageError),
+    (range(501, 502), ConfigurationError),
+    (range(502, 503), ProviderError),
+    (range(500, 600), BackendError),
+)
+"""HTTP status → exception, for responses that do not name a memstrata error class."""
+
+
+def _scope(scope: ScopeLike) -> Scope:
+    return scope if isinstance(scope, Scope) else Scope(user_id=scope)
+
+
+def _dt(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
+def _iso(value: datetime | str | None) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def record_from_json(data: Mapping[str, Any], scope: Scope) -> MemoryRecord:
+    owner = Scope.from_storage(data.get("user_id") or scope.user_id, data.get("agent_id"), data.get("session_id"))
+    return MemoryRecord(
+        id=data["id"],
+        scope=owner,
+        kind=MemoryKind(data["kind"]),
+        content=data["content"],
+        created_at=_dt(data["created_at"]) or datetime.min,
+        updated_at=_dt(data["updated_at"]) or datetime.min,
+        metadata=dict(data.get("metadata") or {}),
+        importance=float(data.get("importance", 0.5)),
+        valid_from=_dt(data.get("valid_from")),
+        valid_to=_dt(data.get("valid_to")),
+        superseded_by=data.get("superseded_by"),
+        expires_at=_dt(data.get("expires_at")),
+        source_ids=tuple(data.get("source_ids") or ()),
+        access_count=int(data.get("access_count", 0)),
+        last_accessed_at=_dt(data.get("last_accessed_at")),
+        pinned=bool(data.get("pinned", False)),
+    )
+
+
+class MemoryClient:
+    """Synchronous HTTP client of the memstrata REST API (httpx)."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._owns_client = http_client is None
+        self.http = http_client or httpx.Client(base_url=base_url, timeout=timeout)
+        self.http.headers.update(headers)
+
+    def close(self) -> None:
+        if self._owns_client:
+            self.http.close()
+
+    def __enter__(self) -> MemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport -----------------------------------------------------------
+    def _request(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
+        try:
+            response = self.http.request(method, path, json=json, params=params)
+        except httpx.TransportError as exc:
+            raise BackendError(f"memstrata server {self.http.base_url} unreachable: {exc}") from exc
+        if response.status_code >= 400:
+            raise _error_from(response)
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    @staticmethod
+    def _user(scope: Scope, suffix: str = "") -> str:
+        return f"/v1/users/{quote(scope.user_id, safe='')}{suffix}"
+
+    # -- server --------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._request("GET", "/healthz")
+        return result
+
+    def whoami(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._request("GET", "/v1/whoami")
+        return result
+
+    def users(self, *, limit: int = 100, offset: int = 0) -> builtins.list[str]:
+        page = self._request("GET", "/v1/users", params={"limit": limit, "offset": offset})
+        return list(page["items"])
+
+    # -- semantic memory -----------------------------------------------------
+    def add(
+        self,
+        content: str,
+        *,
+        scope: ScopeLike,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float = 0.5,
+        source_ids: Sequence[str] = (),
+        expires_at: datetime | None = None,
+        pinned: bool = False,
+    ) -> MemoryRecord:
+        s = _scope(scope)
+        body = _drop_none({
+            "content": content, "kind": str(MemoryKind.parse(kind)), "metadata": dict(metadata or {}),
+            "importance": importance, "source_ids": list(source_ids), "expires_at": _iso(expires_at),
+            "pinned": pinned, "agent_id": s.agent_id, "session_id": s.session_id,
+        })  # fmt: skip
+        return record_from_json(self._request("POST", self._user(s, "/memories"), json=body), s)
+
+    def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
+        s = _scope(scope)
+        return record_from_json(self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}")), s)
+
+    def list(
+        self,
+        *,
+        scope: ScopeLike,
+        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        include_superseded: bool = False,
+        include_expired: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[MemoryRecord]:
+        """Memories newest first; follows the server's pages until `limit` records are read."""
+        s = _scope(scope)
+        kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
+        params: dict[str, Any] = _drop_none({
+            "kind": [str(MemoryKind.parse(k)) for k in kind_list] or None, "agent_id": s.agent_id,
+            "session_id": s.session_id, "created_after": _iso(created_after),
+            "created_before": _iso(created_before), "as_of": _iso(as_of),
+            "include_superseded": include_superseded, "include_expired": include_expired,
+        })  # fmt: skip
+        records: builtins.list[MemoryRecord] = []
+        next_offset: int | None = offset
+        while next_offset is not None and len(records) < limit:
+            page_params = {**params, "limit": min(limit - len(records), 500), "offset": next_offset}
+            page = self._request("GET", self._user(s, "/memories"), params=page_params)
+            records += [record_from_json(item, s) for item in page["items"]]
+            next_offset = page["next_offset"]
+        return records
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        scope: ScopeLike,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        expires_at: datetime | None = None,
+        pinned: bool | None = None,
+    ) -> MemoryRecord:
+        s = _scope(scope)
+        body = _drop_none({
+            "content": content, "metadata": dict(metadata) if metadata is not None else None,
+            "importance": importance, "expires_at": _iso(expires_at), "pinned": pinned,
+        })  # fmt: skip
+        path = self._user(s, f"/memories/{quote(memory_id, safe='')}")
+        return record_from_json(self._request("PATCH", path, json=body), s)
+
+    def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord:
+        s = _scope(scope)
+        path = self._user(s, f"/memories/{quote(memory_id, safe='')}/supersede")
+        return record_from_json(self._request("POST", path, json={"content": content, "reason": reason}), s)
+
+    def forget(self, memory_id: str, *, scope: ScopeLike) -> bool:
+        try:
+            self._request("DELETE", self._user(_scope(scope), f"/memories/{quote(memory_id, safe='')}"))
+        except NotFound:
+            return False
+        return True
+
+    def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]:
+        s = _scope(scope)
+        events = self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}/history"))
+        return [
+            HistoryEvent(
+                id=e["id"],
+                memory_id=e["memory_id"],
+                user_id=s.user_id,
+                event=EventType(e["event"]),
+                at=_dt(e["at"]) or datetime.min,
+                before=e.get("before"),
+                after=e.get("after"),
+                details=dict(e.get("details") or {}),
+            )  # fmt: skip
+            for e in events
+        ]
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: ScopeLike,
+        k: int = 10,
+        strategy: Strategy | str = Strategy.HYBRID,
+        threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        include_superseded: bool = False,
+        decay_rate: float = 0.01,
+    ) -> builtins.list[SearchHit]:
+        s = _scope(scope)
+        kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
+        filters = _drop_none({
+            "kinds": [str(MemoryKind.parse(k)) for k in kind_list], "metadata": dict(metadata or {}),
+            "created_after": _iso(created_after), "created_before": _iso(created_before),
+            "as_of": _iso(as_of), "include_superseded": include_superseded,
+        })  # fmt: skip
+        body = _drop_none({
+            "query": query, "k": k, "strategy": str(Strategy.parse(strategy)), "threshold": threshold,
+            "decay_rate": decay_rate, "filters": filters, "agent_id": s.agent_id, "session_id": s.session_id,
+        })  # fmt: skip
+        result = self._request("POST", self._user(s, "/search"), json=body)
+        return [
+            SearchHit(memory=record_from_json(h["memory"], s), score=float(h["score"]), scores=dict(h["scores"]))
+            for h in result["hits"]
+        ]
+
+    # -- profile, entities, procedures ---------------------------------------
+    def set_fact(
+        self, category: str, key: str, value: str, *, scope: ScopeLike, source: str | None = None
+    ) -> ProfileFact:
+        path = self._user(_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
+        return _fact(self._request("PUT", path, json=_drop_none({"value": value, "source": source})))
+
+    def facts(self, *, scope: ScopeLike, category: str | None = None) -> builtins.list[ProfileFact]:
+        result = self._request(
+            "GET", self._user(_scope(scope), "/profile/facts"), params=_drop_none({"category": category})
+        )
+        return [_fact(f) for f in result["facts"]]
+
+    def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool:
+        path = self._user(_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
+        try:
+            self._request("DELETE", path)
+        except NotFound:
+            return False
+        return True
+
+    def upsert_entity(self, name: str, *, scope: ScopeLike, **fields: Any) -> Entity:
+        path = self._user(_scope(scope), f"/entities/{quote(name, safe='')}")
+        return _entity(self._request("PUT", path, json=_drop_none(fields)))
+
+    def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
+        return [_entity(e) for e in self._request("GET", self._user(_scope(scope), "/entities"))["entities"]]
+
+    def entity(self, name: str, *, scope: ScopeLike) -> Entity:
+        return _entity(self._request("GET", self._user(_scope(scope), f"/entities/{quote(name, safe='')}")))
+
+    def add_procedure(
+        self,
+        task: str,
+        *,
+        scope: ScopeLike,
+        instruction: str | None = None,
+        example_input: str | None = None,
+        example_output: str | None = None,
+        agent_wide: bool = False,
+    ) -> Procedure:
+        s = _scope(scope)
+        body = _drop_none({
+            "task": task, "instruction": instruction, "example_input": example_input,
+            "example_output": example_output, "agent_id": s.agent_id, "agent_wide": agent_wide,
+        })  # fmt: skip
+        return Procedure(record_from_json(self._request("POST", self._user(s, "/procedures"), json=body)["memory"], s))
+
+    def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]:
+        s = _scope(scope)
+        params = _drop_none({"task": task, "k": k, "agent_id": s.agent_id})
+        result = self._request("GET", self._user(s, "/procedures"), params=params)
+        return [Procedure(record_from_json(p["memory"], s)) for p in result["procedures"]]
+
+    # -- learning and the queue ----------------------------------------------
+    def learn(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        scope: ScopeLike,
+        known_name: str | None = None,
+        source_ids: Sequence[str] = (),
+    ) -> LearnResult:
+        s = _scope(scope)
+        body = _drop_none({
+            "messages": _messages(messages), "agent_id": s.agent_id, "session_id": s.session_id,
+            "known_name": known_name, "source_ids": list(source_ids),
+        })  # fmt: skip
+        result = self._request("POST", self._user(s, "/learn"), json=body)
+        return LearnResult(
+            tuple(
+                Operation(
+                    DecisionKind(op["event"]),
+                    record_from_json(op["memory"], s),
+                    tuple(op["replaced_ids"]),
+                    op["reason"],
+                )  # fmt: skip
+                for op in result["operations"]
+            )
+        )
+
+    def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
+        s = _scope(scope)
+        body = _drop_none({"messages": _messages(messages), "background": True, "agent_id": s.agent_id,
+                           "session_id": s.session_id})  # fmt: skip
+        return str(self._request("POST", self._user(s, "/learn"), json=body)["job_id"])
+
+    def queue_status(self) -> QueueStatus:
+        result = self._request("GET", "/v1/queue")
+        return QueueStatus(counts=dict(result["counts"]), failures=list(result["failures"]))
+
+    # -- sessions and context --------------------------------------------------
+    def add_message(
+        self, scope: ScopeLike, role: str, content: str, *, at: datetime | str | None = None,
+        speaker: str | None = None,
+    ) -> Turn:  # fmt: skip
+        message = _drop_none({"role": role, "content": content, "at": _iso(at), "speaker": speaker})
+        return self.add_messages(scope, [message])[0]
+
+    def add_messages(self, scope: ScopeLike, messages: Sequence[MessageLike]) -> builtins.list[Turn]:
+        s = _scope(scope)
+        path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/messages")
+        turns = self._request("POST", path, json=_drop_none({"messages": _messages(messages), "agent_id": s.agent_id}))
+        return [_turn(t) for t in turns]
+
+    def recent_turns(self, scope: ScopeLike, n: int | None = None) -> builtins.list[Turn]:
+        s = _scope(scope)
+        path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}")
+        return [_turn(t) for t in self._request("GET", path, params=_drop_none({"n": n}))["turns"]]
+
+    def session_summary(self, scope: ScopeLike) -> str:
+        s = _scope(scope)
+        return str(self._request("GET", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))["summary"])
+
+    def clear_session(self, scope: ScopeLike) -> None:
+        s = _scope(scope)
+        self._request("DELETE", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))
+
+    def end_session(self, scope: ScopeLike, *, background: bool = False) -> dict[str, Any] | None:
+        """The updated user context object (None with `background=True`: the server updates it later)."""
+        s = _scope(scope)
+        path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/end")
+        result = self._request("POST", path, json=_drop_none({"background": background, "agent_id": s.agent_id}))
+        context: dict[str, Any] | None = result["user_context"]
+        return context
+
+    def user_context(self, scope: ScopeLike) -> dict[str, Any]:
+        result: dict[str, Any] = self._request("GET", self._user(_scope(scope), "/profile"))
+        return result
+
+    def context(
+        self, scope: ScopeLike, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *,
+        include: Sequence[str] | None = None,
+    ) -> Context:  # fmt: skip
+        s = _scope(scope)
+        body = _drop_none({
+            "query": query, "max_tokens": max_tokens, "agent_id": s.agent_id, "session_id": s.session_id,
+            "include": list(include) if include is not None else None,
+        })  # fmt: skip
+        result = self._request("POST", self._user(s, "/context"), json=body)
+        parts = tuple(
+            ContextPart(p["name"], p["text"], p["tokens"], p["items"], p["total_items"]) for p in result["parts"]
+        )
+        return Context(result["text"], result["tokens"], result["max_tokens"], parts, tuple(result["dropped"]))
+
+    # -- lifecycle -------------------------------------------------------------
+    def erase_user(self, user_id: ScopeLike) -> ErasureReceipt:
+        result = self._request("DELETE", self._user(_scope(user_id)))
+        return ErasureReceipt.from_value(result)
+
+    def export_user(self, user_id: ScopeLike) -> ExportDocument:
+        return parse_document(self._request("GET", self._user(_scope(user_id), "/export")))
+
+    def import_user(
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
+    ) -> ImportReport:
+        """Import into `user_id` (the API user; default: the user part of the document's own id)."""
+        doc = parse_document(document)
+        target = user_id or doc.user_id.split(":", 1)[-1]
+        body = doc.model_dump(mode="json")
+        r = self._request("POST", self._user(_scope(target), "/import"), json=body)
+        return ImportReport(
+            target, r["memories_written"], r["memories_unchanged"], r["events_written"], r["items_written"],
+            r["items_unchanged"], r["embedder"],
+        )  # fmt: skip
+
+    def consolidate(
+        self, *, scope: ScopeLike, older_than: float | None = None, min_count: int | None = None,
+        dry_run: bool = False,
+    ) -> ConsolidationReport:  # fmt: skip
+        """`older_than` in days."""
+        s = _scope(scope)
+        body = _drop_none({"older_than_days": older_than, "min_count": min_count, "dry_run": dry_run})
+        r = self._request("POST", self._user(s, "/consolidate"), json=body)
+        return ConsolidationReport(
+            s.user_id, r["eligible"], r["compressed"], tuple(r["summaries"]), r["method"], r["skipped"],
+            tuple(r["groups"]),
+        )  # fmt: skip
+
+
+def _fact(data: Mapping[str, Any]) -> ProfileFact:
+    return ProfileFact(
+        category=data["category"],
+        key=data["key"],
+        value=data["value"],
+        updated_at=_dt(data["updated_at"]) or datetime.min,
+        source=data.get("source"),
+        previous=tuple(data.get("previous") or ()),
+    )
+
+
+def _entity(data: Mapping[str, Any]) -> Entity:
+    return Entity(
+        key=data["key"],
+        name=data["name"],
+        type=data["type"],
+        first_seen=_dt(data["first_seen"]) or datetime.min,
+        last_seen=_dt(data["last_seen"]) or datetime.min,
+        mention_count=int(data["mention_count"]),
+        summary=data["summary"],
+        aliases=tuple(data["aliases"]),
+        attributes=dict(data["attributes"]),
+        memory_ids=tuple(data["memory_ids"]),
+    )
+
+
+def _messages(messages: Sequence[MessageLike] | MessageLike) -> builtins.list[dict[str, Any]]:
+    if isinstance(messages, str | Mapping):
+        messages = [messages]
+    result: builtins.list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, str):
+            result.append({"role": "user", "content": m})
+        else:
+            result.append({k: _iso(v) if isinstance(v, datetime) else v for k, v in m.items() if v is not None})
+    return result
+
+
+def _turn(data: Mapping[str, Any]) -> Turn:
+    return Turn(
+        role=data["role"], content=data["content"], at=_dt(data["at"]) or datetime.min, id=data["id"],
+        speaker=data.get("speaker"),
+    )  # fmt: skip
+
+
+def _error_from(response: httpx.Response) -> MemstrataError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    detail = str(body.get("detail") or response.reason_phrase) if isinstance(body, dict) else response.reason_phrase
+    name = body.get("error") if isinstance(body, dict) else None
+    cls = _ERRORS_BY_NAME.get(str(name)) if name else None
+    if cls is None:
+        cls = next((c for codes, c in _ERRORS_BY_STATUS if response.status_code in codes), MemstrataError)
+    return cls(f"{detail} (HTTP {response.status_code})")

@@ -1,0 +1,168 @@
+"""`create_app(settings | memory)`: the FastAPI application of `memstrata serve`.
+
+One process serves the REST API under /v1 (OpenAPI at /docs), /healthz, /metrics, the MCP
+streamable-HTTP endpoint at /mcp and the Web UI at /ui.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from fastapi import Depends, FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import RedirectResponse
+from starlette.routing import Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..memory import Memory
+from ..settings import Settings
+from .auth import KeyRing
+from .config import ServerConfig
+from .deps import ServerState, reject_unknown_query
+from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
+from .limits import BodyLimitMiddleware
+from .metrics import Metrics, MetricsMiddleware
+from .routes import conversation, health, knowledge, learning, lifecycle, memories, search, users
+
+logger = logging.getLogger("memstrata.server")
+
+UI_DIR = Path(__file__).parent / "ui"
+INSECURE_HEADER = "X-Memstrata-Auth"
+INSECURE_WARNING = "disabled: development mode, every request acts as the tenant's admin; never expose this server"
+
+ROUTERS = (
+    health.router,
+    users.router,
+    memories.router,
+    search.router,
+    knowledge.router,
+    learning.router,
+    conversation.router,
+    lifecycle.router,
+)
+
+
+def create_app(
+    settings: Settings | None = None, *, memory: Memory | None = None, config: ServerConfig | None = None
+) -> FastAPI:
+    """Build the app. With `memory`, the caller owns it; otherwise it is opened from `settings`
+    (MEMSTRATA_* env) when the app starts and closed when it stops."""
+    config = config or ServerConfig()
+    metrics = Metrics()
+    state_box: dict[str, ServerState] = {}
+
+    def install_state(target: FastAPI, mem: Memory) -> ServerState:
+        state = ServerState(memory=mem, keys=KeyRing(mem.store), config=config, metrics=metrics)
+        target.state.memstrata = state
+        state_box["state"] = state
+        return state
+
+    mcp = None
+    if config.mcp:
+        from .mcp import build_http_endpoint
+
+        mcp = build_http_endpoint(lambda: state_box["state"], config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            mem = memory
+            if mem is None:
+                mem = await anyio.to_thread.run_sync(lambda: Memory(settings=settings or Settings()))
+                stack.callback(mem.close)
+            install_state(app, mem)
+            if config.worker:
+                mem.start_worker(interval=config.worker_interval)
+                stack.callback(mem.stop_worker)
+            if not config.auth_enabled:
+                logger.warning("AUTHENTICATION IS DISABLED (%s)", INSECURE_WARNING)
+            if mcp is not None:
+                await stack.enter_async_context(mcp[0].session_manager.run())
+            yield
+
+    app = FastAPI(
+        title="memstrata",
+        version=__version__,
+        summary="Layered long-term memory for AI agents.",
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+        dependencies=[Depends(reject_unknown_query)],
+    )
+    if memory is not None:
+        install_state(app, memory)
+    install_error_handlers(app)
+    for router in ROUTERS:
+        app.include_router(router)
+
+    if mcp is not None:
+        app.router.routes.append(Route("/mcp", endpoint=mcp[1], methods=["GET", "POST", "DELETE"]))
+    if config.ui:
+        app.mount("/ui", StaticFiles(directory=UI_DIR, html=True), name="ui")
+
+        @app.get("/", include_in_schema=False)
+        def root() -> RedirectResponse:
+            return RedirectResponse("/ui/")
+
+    app.openapi = functools.partial(_openapi, app)  # type: ignore[method-assign]
+    if not config.auth_enabled:
+        app.add_middleware(HeaderMiddleware, name=INSECURE_HEADER, value=INSECURE_WARNING)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes, max_import_bytes=config.max_import_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema, with error responses documented as application/problem+json (what they are)."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title, version=app.version, summary=app.summary, description=app.description,
+            routes=app.routes,
+        )  # fmt: skip
+        problem_ref = {"$ref": "#/components/schemas/Problem"}
+        for operation in (op for path in schema["paths"].values() for op in path.values()):
+            for response in operation.get("responses", {}).values():
+                content = response.get("content", {})
+                if content.get("application/json", {}).get("schema") == problem_ref:
+                    content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
+        app.openapi_schema = schema
+    return app.openapi_schema
+
+
+class HeaderMiddleware:
+    """Add one header to every HTTP response (the development-mode warning)."""
+
+    def __init__(self, app: ASGIApp, *, name: str, value: str) -> None:
+        self.app = app
+        self.header = (name.lower().encode("latin-1"), value.encode("latin-1"))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), self.header]
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)
+
+
+_DESCRIPTION = """
+REST API of the memstrata memory server.
+
+**Auth.** Send an API key as `Authorization: Bearer msk_...` (create one with `memstrata keys create`).
+A key belongs to one tenant; a key bound to a user may only touch that user (403 otherwise), a key bound
+to no user is the tenant's admin key. Errors are `application/problem+json` documents.
+
+**Scope.** Every memory belongs to the user in the path (`/v1/users/{user_id}/...`), optionally narrowed
+to an agent and a session. Ids are 1-128 letters, digits or `_ . : @ + -`.
+"""

@@ -1,0 +1,73 @@
+"""FastAPI dependencies: the server state, the caller's `Principal`, the `Memory`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ..errors import InvalidInput
+from ..memory import Memory
+from .auth import KeyRing, Principal
+from .config import ServerConfig
+from .metrics import Metrics
+
+bearer_scheme = HTTPBearer(auto_error=False, description="an API key made with `memstrata keys create`")
+
+
+@dataclass(slots=True)
+class ServerState:
+    memory: Memory
+    keys: KeyRing
+    config: ServerConfig
+    metrics: Metrics
+
+
+def server_state(request: Request) -> ServerState:
+    state: ServerState = request.app.state.memstrata
+    return state
+
+
+def authenticate(state: ServerState, token: str | None) -> Principal:
+    """The principal for a bearer token; HTTP 401 if it is missing, unknown or revoked."""
+    if not state.config.auth_enabled:
+        return Principal(tenant=state.config.tenant, authenticated=False)
+    if not token:
+        raise HTTPException(401, "missing API key: send 'Authorization: Bearer <key>'", {"WWW-Authenticate": "Bearer"})
+    key = state.keys.check(token)
+    if key is None:
+        raise HTTPException(401, "unknown or revoked API key", {"WWW-Authenticate": "Bearer"})
+    return Principal.of(key)
+
+
+def current_principal(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+) -> Principal:
+    return authenticate(server_state(request), credentials.credentials if credentials else None)
+
+
+def reject_unknown_query(request: Request) -> None:
+    """Refuse query parameters the route does not declare: a typo (`?kinds=`) must not be silently ignored."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    known: set[str] = set()
+    pending = [dependant]
+    while pending:
+        current = pending.pop()
+        known |= {param.alias for param in current.query_params}
+        pending += current.dependencies
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise InvalidInput(f"unknown query parameter(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
+def current_memory(request: Request) -> Memory:
+    return server_state(request).memory
+
+
+CallerDep = Annotated[Principal, Depends(current_principal)]
+MemoryDep = Annotated[Memory, Depends(current_memory)]
+StateDep = Annotated[ServerState, Depends(server_state)]

@@ -1,0 +1,1 @@
+"""Route modules of the REST API: each exposes `router`. Handlers: parse, call Memory, render."""

@@ -1,0 +1,90 @@
+"""Sessions (messages, recent turns, end), the user context object, and the assembled prompt context."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+
+from ..deps import CallerDep, MemoryDep
+from ..schemas import (
+    ERROR_RESPONSES,
+    AddMessagesRequest,
+    ContextOut,
+    ContextRequest,
+    EndSessionOut,
+    EndSessionRequest,
+    SessionOut,
+    TurnOut,
+    UserContextOut,
+)
+
+router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES)
+
+
+def _user_context(value: dict[str, Any], user_id: str) -> UserContextOut:
+    return UserContextOut(**{**value, "user_id": user_id})
+
+
+@router.post(
+    "/sessions/{session_id}/messages",
+    tags=["sessions"],
+    status_code=201,
+    summary="Append messages to a session",
+)
+def add_messages(
+    user_id: str, session_id: str, body: AddMessagesRequest, caller: CallerDep, memory: MemoryDep
+) -> list[TurnOut]:
+    scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
+    return [TurnOut.of(t) for t in memory.add_messages(scope, [m.to_dict() for m in body.messages])]
+
+
+@router.get("/sessions/{session_id}", tags=["sessions"], summary="A session's recent turns and rolling summary")
+def get_session(
+    user_id: str,
+    session_id: str,
+    caller: CallerDep,
+    memory: MemoryDep,
+    n: Annotated[int | None, Query(ge=1, le=500, description="how many turns (default: the window)")] = None,
+) -> SessionOut:
+    scope = caller.scope(user_id, session_id=session_id)
+    turns = memory.recent_turns(scope, n)
+    return SessionOut(turns=[TurnOut.of(t) for t in turns], summary=memory.session_summary(scope))
+
+
+@router.post(
+    "/sessions/{session_id}/end", tags=["sessions"], summary="End a session; update the user context",
+    responses={202: {"model": EndSessionOut, "description": "Queued (background=true)"}},
+)  # fmt: skip
+def end_session(
+    user_id: str,
+    session_id: str,
+    body: EndSessionRequest,
+    caller: CallerDep,
+    memory: MemoryDep,
+    response: Response,
+) -> EndSessionOut:
+    scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
+    if body.background:
+        memory.end_session(scope, background=True)
+        response.status_code = 202
+        return EndSessionOut(status="queued", user_context=None)
+    updated = memory.end_session(scope)
+    assert isinstance(updated, dict)
+    return EndSessionOut(status="ended", user_context=_user_context(updated, user_id))
+
+
+@router.delete("/sessions/{session_id}", tags=["sessions"], status_code=204, summary="Clear a session's buffer")
+def clear_session(user_id: str, session_id: str, caller: CallerDep, memory: MemoryDep) -> None:
+    memory.clear_session(caller.scope(user_id, session_id=session_id))
+
+
+@router.get("/profile", tags=["profile"], summary="The user context object (updated when a session ends)")
+def user_context(user_id: str, caller: CallerDep, memory: MemoryDep) -> UserContextOut:
+    return _user_context(memory.user_context(caller.scope(user_id)), user_id)
+
+
+@router.post("/context", tags=["context"], summary="The prompt block from every layer, within a token budget")
+def context(user_id: str, body: ContextRequest, caller: CallerDep, memory: MemoryDep) -> ContextOut:
+    scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
+    return ContextOut.of(memory.context(scope, body.query, body.max_tokens, include=body.include))

@@ -1,0 +1,104 @@
+"""Memories of one user: add, list, get, update, supersede, forget, history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from ...errors import MemoryNotFound
+from ...models import MemoryKind
+from ..deps import CallerDep, MemoryDep
+from ..schemas import (
+    ERROR_RESPONSES,
+    MAX_PAGE,
+    AddMemoryRequest,
+    ForgetResult,
+    HistoryEventOut,
+    MemoryOut,
+    MemoryPage,
+    SupersedeRequest,
+    UpdateMemoryRequest,
+    When,
+)
+
+router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, summary="Store a memory verbatim")
+def add_memory(user_id: str, body: AddMemoryRequest, caller: CallerDep, memory: MemoryDep) -> MemoryOut:
+    scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
+    record = memory.add(
+        body.content, scope=scope, kind=body.kind, metadata=body.metadata, importance=body.importance,
+        source_ids=body.source_ids, expires_at=body.expires_at, pinned=body.pinned,
+    )  # fmt: skip
+    return MemoryOut.of(record, caller.tenant)
+
+
+@router.get("", summary="List memories, newest first")
+def list_memories(
+    user_id: str,
+    caller: CallerDep,
+    memory: MemoryDep,
+    kind: Annotated[list[MemoryKind] | None, Query(description="repeat to allow several kinds")] = None,
+    agent_id: Annotated[str | None, Query(max_length=128)] = None,
+    session_id: Annotated[str | None, Query(max_length=128)] = None,
+    created_after: When | None = None,
+    created_before: When | None = None,
+    as_of: When | None = None,
+    include_superseded: bool = False,
+    include_expired: bool = False,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> MemoryPage:
+    scope = caller.scope(user_id, agent_id=agent_id, session_id=session_id)
+    records = memory.list(
+        scope=scope, kinds=kind, created_after=created_after, created_before=created_before, as_of=as_of,
+        include_superseded=include_superseded, include_expired=include_expired, limit=limit + 1,
+        offset=offset,
+    )  # fmt: skip
+    return MemoryPage(
+        items=[MemoryOut.of(r, caller.tenant) for r in records[:limit]],
+        next_offset=offset + limit if len(records) > limit else None,
+    )
+
+
+@router.get("/{memory_id}", summary="Get one memory")
+def get_memory(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> MemoryOut:
+    return MemoryOut.of(memory.get(memory_id, scope=caller.scope(user_id)), caller.tenant)
+
+
+@router.patch("/{memory_id}", summary="Change a memory in place (its history keeps the old text)")
+def update_memory(
+    user_id: str, memory_id: str, body: UpdateMemoryRequest, caller: CallerDep, memory: MemoryDep
+) -> MemoryOut:
+    scope = caller.scope(user_id, claimed=body.claimed_users())
+    record = memory.update(
+        memory_id, scope=scope, content=body.content, metadata=body.metadata, importance=body.importance,
+        expires_at=body.expires_at, pinned=body.pinned,
+    )  # fmt: skip
+    return MemoryOut.of(record, caller.tenant)
+
+
+@router.post(
+    "/{memory_id}/supersede", status_code=status.HTTP_201_CREATED,
+    summary="Replace an outdated memory; the old one keeps valid_to and a link to its successor",
+)  # fmt: skip
+def supersede_memory(
+    user_id: str, memory_id: str, body: SupersedeRequest, caller: CallerDep, memory: MemoryDep
+) -> MemoryOut:
+    record = memory.supersede(memory_id, body.content, scope=caller.scope(user_id), reason=body.reason)
+    return MemoryOut.of(record, caller.tenant)
+
+
+@router.delete("/{memory_id}", summary="Forget a memory: delete it and scrub its text from history")
+def forget_memory(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> ForgetResult:
+    forgotten = memory.forget(memory_id, scope=caller.scope(user_id))
+    if not forgotten:
+        raise MemoryNotFound(memory_id)
+    return ForgetResult(id=memory_id, forgotten=True)
+
+
+@router.get("/{memory_id}/history", summary="Every change of a memory, oldest first")
+def memory_history(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> list[HistoryEventOut]:
+    return [HistoryEventOut.of(e) for e in memory.history(memory_id, scope=caller.scope(user_id))]

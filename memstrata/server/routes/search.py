@@ -1,0 +1,22 @@
+"""Search a user's memories; every hit carries its component scores."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from ..deps import CallerDep, MemoryDep
+from ..schemas import ERROR_RESPONSES, SearchHitOut, SearchRequest, SearchResponse
+
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES)
+
+
+@router.post("/search", summary="Search memories (semantic, keyword, hybrid, time-weighted)")
+def search(user_id: str, body: SearchRequest, caller: CallerDep, memory: MemoryDep) -> SearchResponse:
+    scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
+    f = body.filters
+    hits = memory.search(
+        body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold, kinds=f.kinds,
+        metadata=f.metadata, created_after=f.created_after, created_before=f.created_before, as_of=f.as_of,
+        include_superseded=f.include_superseded, decay_rate=body.decay_rate,
+    )  # fmt: skip
+    return SearchResponse(hits=[SearchHitOut.of(h, caller.tenant) for h in hits])

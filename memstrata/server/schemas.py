@@ -1,0 +1,573 @@
+"""Request and response models: the wire format of the REST API, kept apart from `memstrata.models`.
+
+Requests refuse unknown fields. Ids a client sees are API ids (user `alice`, agent `support`), never
+the tenant-qualified store ids. A request may repeat the user it acts on (`user_id` in the body or in
+`filters`, or `metadata.user_id`); every such id is checked by `Principal.scope` and must name the
+path's user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+from ..buffer import Turn
+from ..context import PARTS, Context
+from ..entities import Entity
+from ..errors import InvalidInput
+from ..export_format import ExportDocument
+from ..lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from ..models import HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from ..procedures import Procedure
+from ..profile import ProfileFact
+from ..semantic import Strategy
+from .tenancy import api_id
+
+MAX_JSON_DEPTH = 16
+MAX_PAGE = 500
+
+
+def _check_json(value: Any, depth: int = 0) -> None:
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("strings must not contain NUL characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_json(key, depth + 1)
+            _check_json(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+
+
+def _json_object(value: dict[str, Any]) -> dict[str, Any]:
+    _check_json(value)
+    return value
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def _iso_datetime(value: object) -> object:
+    """Only ISO 8601 strings (or datetimes): never a number taken as a Unix time."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and len(value) >= 10 and not value.replace(".", "", 1).isdigit():
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError("must be an ISO 8601 date-time such as 2026-03-01T12:00:00Z")
+
+
+# Request bodies take JSON types strictly: no 0 for false, no "5" for 5, no epoch number for a date.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_json_object)]
+Scalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
+Text = Annotated[str, AfterValidator(_no_nul)]
+Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$")]
+Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Flag = StrictBool
+When = Annotated[datetime, BeforeValidator(_iso_datetime)]
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def claimed_users(self) -> Iterator[object]:
+        """User ids this request names besides the path (checked against the key)."""
+        user_id = getattr(self, "user_id", None)
+        if user_id is not None:
+            yield user_id
+        metadata = getattr(self, "metadata", None)
+        if isinstance(metadata, dict) and "user_id" in metadata:
+            yield metadata["user_id"]
+
+
+# -- errors ------------------------------------------------------------------
+class Problem(BaseModel):
+    """An RFC 9457 problem document; every error response has this shape."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    error: str | None = Field(default=None, description="memstrata exception class, when one was raised")
+    errors: list[dict[str, Any]] | None = Field(default=None, description="field errors of a 422")
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": Problem, "description": description}
+    for status, description in {
+        400: "Bad request",
+        401: "Missing, unknown or revoked API key",
+        403: "The key may not touch this user or operation",
+        404: "Not found for this user",
+        409: "Conflict (e.g. embedding model mismatch)",
+        413: "Request body too large",
+        422: "Invalid input",
+        501: "The server is not configured for this",
+        502: "An embedding or LLM provider failed",
+        503: "The store or buffer is unavailable",
+    }.items()
+}
+
+
+# -- memories ----------------------------------------------------------------
+class MemoryOut(BaseModel):
+    id: str
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+    kind: MemoryKind
+    content: str
+    metadata: dict[str, Any]
+    importance: float
+    created_at: datetime
+    updated_at: datetime
+    valid_from: datetime | None
+    valid_to: datetime | None
+    superseded_by: str | None
+    expires_at: datetime | None
+    source_ids: list[str]
+    access_count: int
+    last_accessed_at: datetime | None
+    pinned: bool
+
+    @classmethod
+    def of(cls, record: MemoryRecord, tenant: str) -> MemoryOut:
+        user = record.scope.user_id
+        return cls(
+            id=record.id,
+            user_id=None if user.startswith("_") else api_id(tenant, user),
+            agent_id=api_id(tenant, record.scope.agent_id),
+            session_id=record.scope.session_id,
+            kind=record.kind,
+            content=record.content,
+            metadata=record.metadata,
+            importance=record.importance,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            valid_from=record.valid_from,
+            valid_to=record.valid_to,
+            superseded_by=record.superseded_by,
+            expires_at=record.expires_at,
+            source_ids=list(record.source_ids),
+            access_count=record.access_count,
+            last_accessed_at=record.last_accessed_at,
+            pinned=record.pinned,
+        )
+
+
+class MemoryPage(BaseModel):
+    items: list[MemoryOut]
+    next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
+
+
+class AddMemoryRequest(Request):
+    content: Text = Field(min_length=1, max_length=65536)
+    kind: MemoryKind = MemoryKind.FACT
+    metadata: JsonObject = Field(default_factory=dict)
+    importance: Unit = 0.5
+    source_ids: list[Id] = Field(default_factory=list, max_length=100)
+    expires_at: When | None = None
+    pinned: Flag = False
+    agent_id: Id | None = None
+    session_id: Id | None = None
+    user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+
+class UpdateMemoryRequest(Request):
+    content: Text | None = Field(default=None, min_length=1, max_length=65536)
+    metadata: JsonObject | None = None
+    importance: Unit | None = None
+    expires_at: When | None = None
+    pinned: Flag | None = None
+    user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+
+class SupersedeRequest(Request):
+    content: Text = Field(min_length=1, max_length=65536)
+    reason: Text = Field(default="", max_length=1000)
+
+
+class ForgetResult(BaseModel):
+    id: str
+    forgotten: bool
+
+
+class HistoryEventOut(BaseModel):
+    id: str
+    memory_id: str
+    event: str
+    at: datetime
+    before: str | None
+    after: str | None
+    details: dict[str, Any]
+
+    @classmethod
+    def of(cls, event: HistoryEvent) -> HistoryEventOut:
+        return cls(
+            id=event.id, memory_id=event.memory_id, event=event.event.value, at=event.at, before=event.before,
+            after=event.after, details=event.details,
+        )  # fmt: skip
+
+
+# -- search ------------------------------------------------------------------
+class SearchFilters(Request):
+    kinds: list[MemoryKind] = Field(default_factory=list, max_length=len(MemoryKind))
+    metadata: dict[Annotated[str, Field(max_length=64)], Scalar] = Field(default_factory=dict, max_length=20)
+    created_after: When | None = None
+    created_before: When | None = None
+    as_of: When | None = None
+    include_superseded: Flag = False
+    user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+
+class SearchRequest(Request):
+    query: Text = Field(min_length=1, max_length=65536)
+    k: StrictInt = Field(default=10, ge=1, le=100)
+    strategy: Strategy = Strategy.HYBRID
+    threshold: StrictFloat | None = Field(default=None, allow_inf_nan=False)
+    decay_rate: StrictFloat = Field(default=0.01, ge=0.0, lt=1.0)
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    agent_id: Id | None = None
+    session_id: Id | None = None
+    user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+    def claimed_users(self) -> Iterator[object]:
+        yield from super().claimed_users()
+        yield from self.filters.claimed_users()
+
+
+class SearchHitOut(BaseModel):
+    memory: MemoryOut
+    score: float
+    scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
+
+    @classmethod
+    def of(cls, hit: SearchHit, tenant: str) -> SearchHitOut:
+        return cls(memory=MemoryOut.of(hit.memory, tenant), score=hit.score, scores=hit.scores)
+
+
+class SearchResponse(BaseModel):
+    hits: list[SearchHitOut]
+
+
+# -- profile, entities, procedures -------------------------------------------
+class FactOut(BaseModel):
+    category: str
+    key: str
+    value: str
+    updated_at: datetime
+    source: str | None
+    previous: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, fact: ProfileFact) -> FactOut:
+        return cls(
+            category=fact.category, key=fact.key, value=fact.value, updated_at=fact.updated_at,
+            source=fact.source, previous=list(fact.previous),
+        )  # fmt: skip
+
+
+class SetFactRequest(Request):
+    value: Text = Field(min_length=1, max_length=2000)
+    source: Text | None = Field(default=None, max_length=200)
+
+
+class FactsResponse(BaseModel):
+    facts: list[FactOut]
+
+
+class EntityOut(BaseModel):
+    key: str
+    name: str
+    type: str
+    first_seen: datetime
+    last_seen: datetime
+    mention_count: int
+    summary: str
+    aliases: list[str]
+    attributes: dict[str, Any]
+    memory_ids: list[str]
+
+    @classmethod
+    def of(cls, entity: Entity) -> EntityOut:
+        return cls(
+            key=entity.key, name=entity.name, type=entity.type, first_seen=entity.first_seen,
+            last_seen=entity.last_seen, mention_count=entity.mention_count, summary=entity.summary,
+            aliases=list(entity.aliases), attributes=entity.attributes, memory_ids=list(entity.memory_ids),
+        )  # fmt: skip
+
+
+class EntitiesResponse(BaseModel):
+    entities: list[EntityOut]
+
+
+class UpsertEntityRequest(Request):
+    type: Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_]+$")] = "other"
+    summary: Text | None = Field(default=None, max_length=1000)
+    attributes: JsonObject | None = None
+    aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(default_factory=list, max_length=20)
+
+
+class AddProcedureRequest(Request):
+    task: Text = Field(min_length=1, max_length=500)
+    instruction: Text | None = Field(default=None, max_length=8000)
+    example_input: Text | None = Field(default=None, max_length=8000)
+    example_output: Text | None = Field(default=None, max_length=8000)
+    agent_id: Id | None = None
+    agent_wide: Flag = Field(default=False, description="share with every user of the agent (admin key only)")
+
+
+class ProcedureOut(BaseModel):
+    type: str
+    task: str
+    text: str
+    memory: MemoryOut
+
+    @classmethod
+    def of(cls, procedure: Procedure, tenant: str) -> ProcedureOut:
+        return cls(
+            type=procedure.type, task=procedure.task, text=procedure.render(),
+            memory=MemoryOut.of(procedure.memory, tenant),
+        )  # fmt: skip
+
+
+class ProceduresResponse(BaseModel):
+    procedures: list[ProcedureOut]
+
+
+# -- users, keys, health -----------------------------------------------------
+class UsersPage(BaseModel):
+    items: list[str]
+    next_offset: int | None
+
+
+class WhoAmI(BaseModel):
+    tenant: str
+    user: str | None = Field(description="the one user this key may touch; null for the tenant's admin key")
+    admin: bool
+    auth: bool = Field(description="false when the server runs without authentication (development only)")
+    key_id: str | None
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+# -- learning and the background queue ----------------------------------------
+class MessageIn(Request):
+    role: Literal["user", "assistant", "system"] = "user"
+    content: Text = Field(min_length=1, max_length=65536)
+    at: When | None = Field(default=None, description="when it was said (default: now); relative dates use it")
+    speaker: Text | None = Field(default=None, max_length=120)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class LearnRequest(Request):
+    messages: list[MessageIn] = Field(min_length=1, max_length=200)
+    background: Flag = Field(default=False, description="queue the work (202) instead of doing it now")
+    agent_id: Id | None = None
+    session_id: Id | None = None
+    known_name: Text | None = Field(default=None, max_length=120, description="the user's name, if known")
+    source_ids: list[Id] = Field(default_factory=list, max_length=100)
+
+
+class OperationOut(BaseModel):
+    event: str = Field(description="add, noop (already known) or supersede")
+    memory: MemoryOut
+    replaced_ids: list[str]
+    reason: str
+
+
+class LearnResponse(BaseModel):
+    operations: list[OperationOut] = Field(description="what was stored (empty when queued)")
+    job_id: str | None = Field(default=None, description="the queued job, with background=true")
+
+
+class QueueFailure(BaseModel):
+    id: str
+    user_id: str | None
+    status: str
+    attempts: int
+    error: str | None
+    created_at: str | None
+
+
+class QueueStatusOut(BaseModel):
+    counts: dict[str, int]
+    failures: list[QueueFailure]
+
+
+# -- conversation: sessions, messages, context ---------------------------------
+class AddMessagesRequest(Request):
+    messages: list[MessageIn] = Field(min_length=1, max_length=200)
+    agent_id: Id | None = None
+
+
+class TurnOut(BaseModel):
+    id: str = Field(description="id of the message's episode memory (its durable, searchable copy)")
+    role: str
+    content: str
+    at: datetime
+    speaker: str | None
+
+    @classmethod
+    def of(cls, turn: Turn) -> TurnOut:
+        return cls(id=turn.id, role=turn.role, content=turn.content, at=turn.at, speaker=turn.speaker)
+
+
+class SessionOut(BaseModel):
+    turns: list[TurnOut] = Field(description="the session's recent turns, oldest first")
+    summary: str = Field(description="rolling summary of the older turns")
+
+
+class EndSessionRequest(Request):
+    background: Flag = Field(default=False, description="update the user context on a worker thread (202)")
+    agent_id: Id | None = None
+
+
+class UserContextOut(BaseModel):
+    """The user context object: facts, preferences, last_topics, open_items, last_session."""
+
+    model_config = ConfigDict(extra="allow")
+    user_id: str
+
+
+class EndSessionOut(BaseModel):
+    status: str = Field(description="'ended', or 'queued' with background=true")
+    user_context: UserContextOut | None
+
+
+class ContextRequest(Request):
+    query: Text | None = Field(default=None, max_length=8000, description="what the prompt is about")
+    max_tokens: StrictInt = Field(default=2000, ge=1, le=100_000)
+    include: list[Literal[PARTS]] | None = Field(default=None, description="parts to assemble (default: all)")  # type: ignore[valid-type]
+    agent_id: Id | None = None
+    session_id: Id | None = Field(default=None, description="adds the session's summary and recent turns")
+
+
+class ContextPartOut(BaseModel):
+    name: str
+    text: str
+    tokens: int
+    items: int
+    total_items: int
+
+
+class ContextOut(BaseModel):
+    text: str = Field(description="the prompt block, within max_tokens")
+    tokens: int
+    max_tokens: int
+    parts: list[ContextPartOut]
+    dropped: list[str] = Field(description="parts that had content but did not fit the budget")
+
+    @classmethod
+    def of(cls, context: Context) -> ContextOut:
+        parts = [
+            ContextPartOut(name=p.name, text=p.text, tokens=p.tokens, items=p.items, total_items=p.total_items)
+            for p in context.parts
+        ]
+        return cls(
+            text=context.text, tokens=context.tokens, max_tokens=context.max_tokens, parts=parts,
+            dropped=list(context.dropped),
+        )  # fmt: skip
+
+
+# -- lifecycle: erase, export/import, consolidate -------------------------------
+class ErasureReceiptOut(BaseModel):
+    """Proof of an erasure that holds no personal data (the user id only as a salted hash)."""
+
+    request_id: str
+    erased_at: datetime
+    user_hash: str
+    salt: str
+    algorithm: str
+    counts: dict[str, int]
+    duration_ms: float
+
+    @classmethod
+    def of(cls, receipt: ErasureReceipt) -> ErasureReceiptOut:
+        return cls(**receipt.to_value())
+
+
+class ImportReportOut(BaseModel):
+    memories_written: int
+    memories_unchanged: int
+    events_written: int
+    items_written: int
+    items_unchanged: int
+    embedder: str
+
+    @classmethod
+    def of(cls, report: ImportReport) -> ImportReportOut:
+        return cls(
+            memories_written=report.memories_written, memories_unchanged=report.memories_unchanged,
+            events_written=report.events_written, items_written=report.items_written,
+            items_unchanged=report.items_unchanged, embedder=report.embedder,
+        )  # fmt: skip
+
+
+class ConsolidateRequest(Request):
+    older_than_days: StrictFloat | None = Field(default=None, ge=0, le=36500, description="default: settings (30)")
+    min_count: StrictInt | None = Field(default=None, ge=1, le=100_000, description="default: settings (10)")
+    dry_run: Flag = False
+
+
+class ConsolidationOut(BaseModel):
+    eligible: int
+    compressed: int
+    summaries: list[str]
+    method: str
+    skipped: str | None
+    groups: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, report: ConsolidationReport) -> ConsolidationOut:
+        return cls(
+            eligible=report.eligible, compressed=report.compressed, summaries=list(report.summaries),
+            method=report.method, skipped=report.skipped, groups=[dict(g) for g in report.groups],
+        )  # fmt: skip
+
+
+def parse_export(raw: bytes) -> ExportDocument:
+    """An import body: an export document, taken strictly (no number for a date, no "1" for 1)."""
+    try:
+        return ExportDocument.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'document'}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise InvalidInput(f"not a valid memstrata export document: {problems}") from None
+
+
+IMPORT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExportDocument"}}},
+    }
+}
+"""OpenAPI of the import body (read raw, so that it can be validated strictly)."""
