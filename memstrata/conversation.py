@@ -490,9 +490,18 @@ class Conversation:
             return self._executor.submit(fn)
 
     def clear_session(self, scope: Scope) -> None:
-        """Forget the buffered turns and the summary of a session (its episodes stay in the log)."""
+        """Forget the buffered turns and the summary of a session. Its episodes stay in the log (and
+        searchable), but recent turns restart empty: the fold marker moves to the last episode, so they
+        are not rebuilt from the log."""
         self.buffer.clear_session(scope)
-        self.store.delete_item(scope.user_id, namespaces.SESSION, scope.require_session())
+        episodes = self.session_episodes(scope)
+        last = episodes[-1] if episodes else None
+        state = SessionState(
+            last_folded_id=last.id if last else None,
+            last_folded_at=last.created_at if last else None,
+            updated_at=self.clock(),
+        )
+        self.store.put_item(scope.user_id, namespaces.SESSION, scope.require_session(), state.to_value())
 
     def close(self, *, close_buffer: bool = True) -> None:
         """Wait for background work (session-end updates), then close the buffer."""

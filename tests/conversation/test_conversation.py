@@ -356,3 +356,18 @@ def test_episodes_index_the_turns_before_them_as_context(memory: Any) -> None:
     )
     hits = memory.search("chess tournament", scope="alice", strategy="keyword")
     assert "Yes, we won a trophy!" in [h.memory.content for h in hits]  # found through its question
+
+
+def test_clear_session_restarts_recent_turns_but_keeps_episodes(make_memory: MemoryFactory) -> None:
+    memory = make_memory()
+    for n in range(12):
+        memory.add_message(S1, "user", f"message {n} about Porto")
+    assert memory.session_summary(S1)
+    memory.clear_session(S1)
+    assert memory.recent_turns(S1) == [] and memory.session_summary(S1) == ""
+    memory.conversation.buffer.clear_session(S1)  # even after the buffer is lost, nothing is rebuilt
+    assert memory.recent_turns(S1) == []
+    memory.add_message(S1, "user", "fresh start")
+    assert [t.content for t in memory.recent_turns(S1)] == ["fresh start"]
+    hits = memory.search("Porto", scope="alice", k=20)
+    assert sum("Porto" in h.memory.content for h in hits) == 12
