@@ -19,6 +19,8 @@ def register(commands: Any) -> None:
     locomo.add_argument("--data", required=True, help="path to a locomo10.json-format file")
     locomo.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
     locomo.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
+    locomo.add_argument("--mode", default="turns", choices=["turns", "extracted", "both"],
+                        help="store every turn, only extracted memories, or both")  # fmt: skip
     locomo.add_argument("--out", help="also write the result JSON to this directory")
     locomo.add_argument("--name", help="result file name (default: locomo-<strategy>)")
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -29,6 +31,15 @@ def register(commands: Any) -> None:
     extraction.add_argument("--out", help="also write the result JSON to this directory")
     extraction.add_argument("--json", action="store_true", help="print only the JSON object")
     extraction.set_defaults(handler=cmd_extraction)
+
+    learn = kinds.add_parser("learn", help="latency of learn() (offline extraction + resolution) per message")
+    learn.add_argument("--memories", type=int, default=10_000, help="memories stored before timing (default 10k)")
+    learn.add_argument("--messages", type=int, default=300, help="messages timed (default 300)")
+    learn.add_argument("--out", help="also write the result JSON to this directory")
+    learn.add_argument("--json", action="store_true", help="print only the JSON object")
+    learn.set_defaults(handler=cmd_learn)
+
+    _register_scale(kinds)
 
 
 def _ks(raw: str) -> list[int]:
@@ -48,10 +59,22 @@ def cmd_locomo(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     result = locomo.run(
         args.data, store=args.store, embedder=args.embedder, strategy=args.strategy, ks=_ks(args.k),
-        progress=progress,
+        mode=args.mode, progress=progress,
     )  # fmt: skip
     if args.out:
-        write_result(args.out, args.name or f"locomo-{args.strategy}", result)
+        default_name = f"locomo-{args.strategy}" + ("" if args.mode == "turns" else f"-{args.mode}")
+        write_result(args.out, args.name or default_name, result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from ..bench import learn
+    from ..bench.report import write_result
+
+    result = learn.run(memories=args.memories, messages=args.messages, store=args.store)
+    if args.out:
+        write_result(args.out, f"learn-{args.memories}", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 
@@ -64,4 +87,188 @@ def cmd_extraction(args: argparse.Namespace) -> int:
     if args.out:
         write_result(args.out, "extraction", result)
     print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+# -- latency, scale, peers, plots, all ---------------------------------------------------------------
+DEFAULT_RESULTS = "benchmarks/results"
+
+
+def _register_scale(kinds: Any) -> None:
+    latency = kinds.add_parser("latency", help="add throughput and search/context latency at one size")
+    latency.add_argument(
+        "--store", default=argparse.SUPPRESS,
+        help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
+    )  # fmt: skip
+    latency.add_argument("--memories", type=int, required=True, help="memories to load")
+    latency.add_argument("--users", type=int, default=1, help="users to spread them over (default 1)")
+    latency.add_argument("--queries", type=int, default=200, help="sampled search queries (default 200)")
+    latency.add_argument("--context-queries", type=int, default=50, help="context() calls timed (default 50)")
+    latency.add_argument("--k", type=int, default=10)
+    latency.add_argument("--seed", type=int, default=7)
+    latency.add_argument(
+        "--no-defer-index", action="store_true",
+        help="keep Postgres' HNSW index during the bulk load (default: rebuild it after)",
+    )  # fmt: skip
+    latency.add_argument("--out", help="also write the result JSON to this directory")
+    latency.add_argument("--name", help="result file name (default: latency-<store>-<memories>-<users>)")
+    latency.add_argument("--progress", action="store_true", help="progress bar on stderr even with --json")
+    latency.add_argument("--json", action="store_true", help="print only the JSON object, on one line")
+    latency.set_defaults(handler=cmd_latency)
+
+    scale = kinds.add_parser("scale", help="latency curves: sizes x layouts x stores (runs `bench latency`)")
+    scale.add_argument("--out", default=DEFAULT_RESULTS, help=f"result directory (default {DEFAULT_RESULTS})")
+    scale.add_argument("--name", default="scale", help="result file name (default scale)")
+    scale.add_argument("--stores", default="sqlite,postgres")
+    scale.add_argument("--layouts", default="one_user,many_users")
+    scale.add_argument("--sizes", default="1000,10000,100000,1000000")
+    scale.add_argument("--max-memories", type=int, help="skip sizes above this")
+    scale.add_argument("--queries", type=int, default=200)
+    scale.add_argument("--context-queries", type=int, default=50)
+    scale.add_argument("--timeout", type=float, help="seconds allowed per point")
+    scale.add_argument("--resume", action="store_true", help="keep finished points of an earlier run")
+    scale.add_argument("--json", action="store_true", help="print only the JSON object")
+    scale.set_defaults(handler=cmd_scale)
+
+    peers = kinds.add_parser("peers", help="memstrata vs LangGraph stores, mem0, BM25 on LoCoMo, same run")
+    peers.add_argument("--data", required=True, help="path to a locomo10.json-format file")
+    peers.add_argument("--peers", help="comma-separated subset (default: all)")
+    peers.add_argument("--conversations", type=int, help="use only the first N conversations")
+    peers.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
+    peers.add_argument("--out", help="also write the result JSON to this directory")
+    peers.add_argument("--json", action="store_true", help="print only the JSON object")
+    peers.set_defaults(handler=cmd_peers)
+
+    plots = kinds.add_parser("plots", help="PNG charts from scale.json and peers.json")
+    plots.add_argument("--results", default=DEFAULT_RESULTS)
+    plots.add_argument("--out", default="benchmarks/plots")
+    plots.set_defaults(handler=cmd_plots)
+
+    tables = kinds.add_parser("tables", help="Markdown tables of scale.json and peers.json (for BENCHMARKS.md)")
+    tables.add_argument("--results", default=DEFAULT_RESULTS)
+    tables.set_defaults(handler=cmd_tables)
+
+    every = kinds.add_parser("all", help="every benchmark of BENCHMARKS.md, one result file each")
+    every.add_argument("--data", help="LoCoMo file (locomo and peers steps are skipped without it)")
+    every.add_argument("--out", default=DEFAULT_RESULTS)
+    every.add_argument("--quick", action="store_true", help="smoke sizes (1k memories, 2 conversations)")
+    every.add_argument("--max-memories", type=int, help="cap the scale curves (default: up to 1M)")
+    every.add_argument("--stores", default="sqlite,postgres", help="stores of the scale curves")
+    every.add_argument("--skip", default="", help="comma-separated step names to leave out")
+    every.set_defaults(handler=cmd_all)
+
+
+def _csv(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def _ints(raw: str, option: str) -> list[int]:
+    try:
+        return [int(part) for part in _csv(raw)]
+    except ValueError:
+        raise InvalidInput(f"{option} must be comma-separated integers, got {raw!r}") from None
+
+
+def cmd_latency(args: argparse.Namespace) -> int:
+    from ..bench import latency
+    from ..bench.report import write_result
+
+    config = latency.LatencyConfig(
+        memories=args.memories, users=args.users, queries=args.queries, context_queries=args.context_queries,
+        k=args.k, seed=args.seed, defer_index=not args.no_defer_index,
+    )  # fmt: skip
+    latency.exit_on_sigterm()
+    bar = latency.ProgressBar(f"latency {args.memories:,}/{args.users:,}") if args.progress or not args.json else None
+    result = latency.run(config, store=getattr(args, "store", None), embedder=args.embedder, progress=bar)
+    if bar:
+        bar.done()
+    result["command"] = (
+        f"memstrata bench latency --store {result['store']} --memories {args.memories} --users {args.users} "
+        f"--queries {args.queries} --context-queries {args.context_queries}"
+    )
+    if args.out:
+        write_result(args.out, args.name or f"latency-{result['store']}-{args.memories}-{args.users}", result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_scale(args: argparse.Namespace) -> int:
+    from ..bench import scale
+
+    points = scale.plan(
+        stores=_csv(args.stores), layouts=_csv(args.layouts), sizes=_ints(args.sizes, "--sizes"),
+        max_memories=args.max_memories, queries=args.queries, context_queries=args.context_queries,
+    )  # fmt: skip
+    result = scale.run(
+        points, args.out, name=args.name, resume=args.resume, timeout=args.timeout,
+        log=lambda msg: print(msg, file=sys.stderr),
+    )  # fmt: skip
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0 if all("error" not in p for p in result["points"]) else 1
+
+
+def cmd_peers(args: argparse.Namespace) -> int:
+    from ..bench import peers
+    from ..bench.latency import ProgressBar
+    from ..bench.report import write_result
+
+    if peers.should_reexec():
+        argv = ["bench", "peers", "--data", args.data, "--k", args.k]
+        for option, value in (
+            ("--peers", args.peers),
+            ("--conversations", args.conversations),
+            ("--out", args.out),
+        ):
+            argv += [option, str(value)] if value is not None else []
+        embedder = ["--embedder", args.embedder] if args.embedder else []
+        return peers.reexec([*embedder, *argv, *(["--json"] if args.json else [])])
+    bar = None if args.json else ProgressBar("peers")
+    result = peers.run(
+        args.data, peers=_csv(args.peers) if args.peers else peers.ALL_PEERS,
+        conversations=args.conversations, ks=_ks(args.k), embedder=args.embedder, progress=bar,
+    )  # fmt: skip
+    if bar:
+        bar.done()
+    if args.out:
+        write_result(args.out, "peers", result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_plots(args: argparse.Namespace) -> int:
+    from ..bench import peers, plots
+
+    if peers.should_reexec(probe=plots.matplotlib_available):
+        return peers.reexec(["bench", "plots", "--results", args.results, "--out", args.out])
+    for path in plots.render(args.results, args.out):
+        print(path)
+    return 0
+
+
+def cmd_all(args: argparse.Namespace) -> int:
+    from ..bench import all as bench_all
+    from ..bench.report import write_result
+
+    chosen = bench_all.steps(
+        args.data, args.out, quick=args.quick, max_memories=args.max_memories, stores=args.stores,
+        skip=_csv(args.skip),
+    )  # fmt: skip
+    outcome = bench_all.run(chosen, log=lambda msg: print(msg, file=sys.stderr))
+    steps = [{"name": s.name, "command": s.command, **outcome[s.name]} for s in chosen]
+    write_result(args.out, "bench-all", {"benchmark": "all", "steps": steps})
+    print(json.dumps({"benchmark": "all", "steps": steps}, indent=2))
+    return 0 if all(s["exit_code"] == 0 for s in steps) else 1
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..bench import peers, scale
+
+    results = Path(args.results)
+    renderers = (("scale", scale.markdown_table), ("scale", scale.breakdown_table), ("peers", peers.markdown_table))
+    for name, render in renderers:
+        path = results / f"{name}.json"
+        if path.exists():
+            print(f"<!-- {path} -->\n{render(json.loads(path.read_text(encoding='utf-8')))}")
     return 0

@@ -46,3 +46,9 @@ def content_terms(text: str) -> list[str]:
 def unique_content_terms(text: str) -> list[str]:
     """`content_terms` without repeats, in first-seen order."""
     return list(dict.fromkeys(content_terms(text)))
+
+
+def query_terms(text: str) -> list[str]:
+    """The words keyword search looks for (any of them may match): distinct, lower-cased, no stopwords.
+    Both stores use this rule; each stems the words with its own full-text engine."""
+    return [w for w in dict.fromkeys(words(text)) if w not in STOPWORDS]

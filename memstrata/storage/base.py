@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import InvalidInput
 from ..models import HistoryEvent, MemoryKind, MemoryRecord
 
 Vector = npt.NDArray[np.float32]
@@ -168,3 +169,13 @@ class Store(Protocol):
         Afterwards no trace of the user's text may remain in the storage files.
         """
         ...
+
+
+def check_owned(user_id: str, records: Sequence[MemoryRecord], events: Sequence[HistoryEvent]) -> None:
+    """Refuse a write whose records or events belong to another user than the one it acts for."""
+    for record in records:
+        if record.user_id != user_id:
+            raise InvalidInput(f"record {record.id} belongs to another user than {user_id!r}")
+    for event in events:
+        if event.user_id != user_id:
+            raise InvalidInput(f"history event {event.id} belongs to another user than {user_id!r}")

@@ -25,10 +25,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..core.retrieval import KEYWORD_COLUMN_WEIGHTS, date_text
-from ..core.text import STOPWORDS, words
+from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
-from .base import Item, MemoryFilter, ScoredRow, Vector
+from .base import Item, MemoryFilter, ScoredRow, Vector, check_owned
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
 
@@ -107,7 +107,7 @@ def fts_query(text: str) -> str | None:
 
     Every word is a quoted string, so no user text is ever parsed as FTS5 syntax.
     """
-    terms = [w for w in dict.fromkeys(words(text)) if w not in STOPWORDS]
+    terms = query_terms(text)
     if not terms:
         return None
     quoted = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -263,7 +263,7 @@ class SQLiteStore:
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
     ) -> None:
-        _check_owned(user_id, records, events)
+        check_owned(user_id, records, events)
         blobs = self._blobs(records, vectors)
         with self._transaction() as conn:
             for record, blob in zip(records, blobs, strict=True):
@@ -428,7 +428,7 @@ class SQLiteStore:
         return self._read(load)
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
-        _check_owned(user_id, (), events)
+        check_owned(user_id, (), events)
         if not ids:
             return 0
         marks = ", ".join("?" * len(ids))
@@ -582,12 +582,3 @@ def _with_ids(where: MemoryFilter, ids: list[str]) -> MemoryFilter:
         wanted = set(where.ids)
         ids = [i for i in ids if i in wanted]
     return replace(where, ids=tuple(ids) or ("",))
-
-
-def _check_owned(user_id: str, records: Sequence[MemoryRecord], events: Sequence[HistoryEvent]) -> None:
-    for record in records:
-        if record.user_id != user_id:
-            raise InvalidInput(f"record {record.id} belongs to another user than {user_id!r}")
-    for event in events:
-        if event.user_id != user_id:
-            raise InvalidInput(f"history event {event.id} belongs to another user than {user_id!r}")

@@ -13,7 +13,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from ...core.retrieval import date_text
-from ...core.text import STOPWORDS, words
+from ...core.text import query_terms
 from ...models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from ..base import MemoryFilter
 
@@ -108,7 +108,7 @@ def keyword_terms(text: str) -> list[str]:
     Same rule as the SQLite store. Each word becomes `plainto_tsquery('english', word)` in SQL
     (stemmed by PostgreSQL's snowball stemmer) and the words are OR-ed: any word may match.
     """
-    return [w for w in dict.fromkeys(words(text)) if w not in STOPWORDS]
+    return query_terms(text)
 
 
 class Where:

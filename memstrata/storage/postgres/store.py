@@ -25,7 +25,7 @@ from psycopg_pool import ConnectionPool
 
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
-from ..base import Item, MemoryFilter, ScoredRow, Vector
+from ..base import Item, MemoryFilter, ScoredRow, Vector, check_owned
 from . import queries as q
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .urls import password_of, redact_url, scrub
@@ -147,7 +147,7 @@ class PostgresStore:
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
     ) -> None:
-        _check_owned(user_id, records, events)
+        check_owned(user_id, records, events)
         rows = [q.record_params(r) for r in records]
         with_vector = 0
         if vectors is not None:
@@ -235,7 +235,7 @@ class PostgresStore:
         return [ScoredRow(q.record_from_row(row), float(row[len(q.COLUMNS)])) for row in hits]
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
-        _check_owned(user_id, (), events)
+        check_owned(user_id, (), events)
         if not ids:
             return 0
         with self.transaction(user_id) as cur:
@@ -412,12 +412,3 @@ def _row(cur: psycopg.Cursor[Any]) -> tuple[Any, ...]:
     if row is None:  # pragma: no cover - INSERT ... RETURNING always returns the row
         raise StoreError("the database returned no row")
     return tuple(row)
-
-
-def _check_owned(user_id: str, records: Sequence[MemoryRecord], events: Sequence[HistoryEvent]) -> None:
-    for record in records:
-        if record.user_id != user_id:
-            raise InvalidInput(f"record {record.id} belongs to another user than {user_id!r}")
-    for event in events:
-        if event.user_id != user_id:
-            raise InvalidInput(f"history event {event.id} belongs to another user than {user_id!r}")
