@@ -30,6 +30,7 @@ from .core.retrieval import CONTEXT_TURNS, context_text
 from .core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
 from .errors import BufferUnavailable, InvalidInput, ProviderError
 from .filters import aware
+from .keyed_locks import KeyedLocks
 from .llm.base import CHAT_ROLES, LLMClient
 from .models import MemoryKind, MemoryRecord, Scope, validate_text
 from .prompts.summarize import build_summary_messages, parse_summary
@@ -210,7 +211,7 @@ class Conversation:
         self.window_size = window_size
         self.summary_threshold = summary_threshold
         self.fallback = fallback
-        self._local_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._local_locks = KeyedLocks()
         self._locks_guard = threading.Lock()
         self._stale: set[tuple[str, str]] = set()
         self._down_until = 0.0
@@ -315,15 +316,8 @@ class Conversation:
     # -- folding -----------------------------------------------------------------------------
     @contextmanager
     def _local_lock(self, scope: Scope) -> Iterator[bool]:
-        key = (scope.user_id, scope.require_session())
-        with self._locks_guard:
-            lock = self._local_locks.setdefault(key, threading.Lock())
-        acquired = lock.acquire(blocking=False)
-        try:
+        with self._local_locks.try_acquire((scope.user_id, scope.require_session())) as acquired:
             yield acquired
-        finally:
-            if acquired:
-                lock.release()
 
     @contextmanager
     def _fold_lock(self, scope: Scope) -> Iterator[bool]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..keyed_locks import KeyedLocks
 from ..models import Scope, validate_id
 from .base import DEFAULT_TTL_SECONDS, AppendResult, Turn, check_max_turns, check_ttl, session_id_of
 
@@ -38,7 +39,7 @@ class InProcessBuffer:
         self.ttl_seconds = check_ttl(ttl_seconds)
         self._now = monotonic
         self._sessions: dict[tuple[str, str], _Session] = {}
-        self._fold_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._fold_locks = KeyedLocks()
         self._lock = threading.Lock()
         self._writes = 0
 
@@ -109,15 +110,8 @@ class InProcessBuffer:
 
     @contextmanager
     def fold_lock(self, scope: Scope) -> Iterator[bool]:
-        key = self._key(scope)
-        with self._lock:
-            lock = self._fold_locks.setdefault(key, threading.Lock())
-        acquired = lock.acquire(blocking=False)
-        try:
+        with self._fold_locks.try_acquire(self._key(scope)) as acquired:
             yield acquired
-        finally:
-            if acquired:
-                lock.release()
 
     def clear_session(self, scope: Scope) -> bool:
         with self._lock:
@@ -129,8 +123,7 @@ class InProcessBuffer:
             keys = [k for k in self._sessions if k[0] == user_id]
             for key in keys:
                 del self._sessions[key]
-            for key in [k for k in self._fold_locks if k[0] == user_id]:
-                del self._fold_locks[key]
+            self._fold_locks.discard(lambda key: key[0] == user_id)
             return len(keys)
 
     def close(self) -> None:
