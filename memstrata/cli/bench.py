@@ -154,6 +154,7 @@ def _register_scale(kinds: Any) -> None:
     every.add_argument("--quick", action="store_true", help="smoke sizes (1k memories, 2 conversations)")
     every.add_argument("--max-memories", type=int, help="cap the scale curves (default: up to 1M)")
     every.add_argument("--stores", default="sqlite,postgres", help="stores of the scale curves")
+    every.add_argument("--resume", action="store_true", help="keep the scale points of an earlier run")
     every.add_argument("--skip", default="", help="comma-separated step names to leave out")
     every.set_defaults(handler=cmd_all)
 
@@ -251,7 +252,7 @@ def cmd_all(args: argparse.Namespace) -> int:
 
     chosen = bench_all.steps(
         args.data, args.out, quick=args.quick, max_memories=args.max_memories, stores=args.stores,
-        skip=_csv(args.skip),
+        resume=args.resume, skip=_csv(args.skip),
     )  # fmt: skip
     outcome = bench_all.run(chosen, log=lambda msg: print(msg, file=sys.stderr))
     steps = [{"name": s.name, "command": s.command, **outcome[s.name]} for s in chosen]

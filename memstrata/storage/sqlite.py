@@ -42,6 +42,9 @@ _COLUMNS = (
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 
 
+_KEYWORD_POOL = 200
+"""Keyword candidates ranked inside the FTS index before the per-row filters are applied."""
+
 _BM25_WEIGHTS = ", ".join(str(w) for w in (0.0, *KEYWORD_COLUMN_WEIGHTS))
 """bm25() column weights: user_id (not ranked), then content, context, date_text."""
 
@@ -363,16 +366,26 @@ class SQLiteStore:
         )
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
+        """Rank inside the FTS index first (narrowed to the user's rows by the indexed `user_id` column),
+        then apply the exact user and filter checks to that pool only; widen the pool when filters
+        rejected too much."""
         match = fts_query(query)
         if match is None:
             return []
+        match = f'user_id:"{user_id}" AND ({match})'
         w = _Where(user_id, where)
         sql = (
-            f"SELECT {_M_COLUMNS}, -bm25(memories_fts, {_BM25_WEIGHTS}) AS score "
-            "FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {w.sql} ORDER BY bm25(memories_fts, {_BM25_WEIGHTS}) LIMIT ?"
+            "WITH hits AS (SELECT rowid, bm25(memories_fts, {weights}) AS rank FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY rank {pool}) "
+            f"SELECT {_M_COLUMNS}, -hits.rank FROM hits JOIN memories m ON m.rowid = hits.rowid "
+            f"WHERE {w.sql} ORDER BY hits.rank LIMIT ?"
         )
-        rows = self._read(lambda c: c.execute(sql, (match, *w.params, limit)).fetchall())
+        rows: list[Any] = []
+        for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
+            statement = sql.format(weights=_BM25_WEIGHTS, pool=pool)
+            rows = self._read(lambda c, s=statement: c.execute(s, (match, *w.params, limit)).fetchall())
+            if len(rows) >= limit:
+                break
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
