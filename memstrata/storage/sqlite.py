@@ -15,14 +15,16 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import Stemmer
 
 from ..core.retrieval import KEYWORD_COLUMN_WEIGHTS, date_text
 from ..core.text import query_terms
@@ -41,6 +43,9 @@ _COLUMNS = (
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 
+
+_PRUNE_FROM_ROWS = 5000
+"""Below this many rows keyword search keeps even uninformative words (the scan is cheap anyway)."""
 
 _KEYWORD_POOL = 200
 """Keyword candidates ranked inside the FTS index before the per-row filters are applied."""
@@ -105,16 +110,20 @@ def _event(row: tuple[Any, ...]) -> HistoryEvent:
     )
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression for 'any non-stopword word of `text`', or None if none is left.
-
-    Every word is a quoted string, so no user text is ever parsed as FTS5 syntax.
+def fts_query(text: str, *, drop: Collection[str] = ()) -> str | None:
+    """An FTS5 MATCH expression for 'any non-stopword word of `text`' (minus the words in `drop`),
+    or None if none is left. Every word is a quoted string, so no user text is parsed as FTS5 syntax.
     """
-    terms = query_terms(text)
+    terms = [t for t in query_terms(text) if t not in drop]
     if not terms:
         return None
     quoted = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
     return f"{{content context date_text}}:({quoted})"
+
+
+@lru_cache(maxsize=1)
+def _porter() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("porter")  # the algorithm of FTS5's `porter` tokenizer
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -369,7 +378,7 @@ class SQLiteStore:
         """Rank inside the FTS index first (narrowed to the user's rows by the indexed `user_id` column),
         then apply the exact user and filter checks to that pool only; widen the pool when filters
         rejected too much."""
-        match = fts_query(query)
+        match = fts_query(query, drop=self._uninformative(query_terms(query)))
         if match is None:
             return []
         match = f'user_id:"{user_id}" AND ({match})'
@@ -380,13 +389,39 @@ class SQLiteStore:
             f"SELECT {_M_COLUMNS}, -hits.rank FROM hits JOIN memories m ON m.rowid = hits.rowid "
             f"WHERE {w.sql} ORDER BY hits.rank LIMIT ?"
         )
+        params = (match, *w.params, limit)
         rows: list[Any] = []
         for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
             statement = sql.format(weights=_BM25_WEIGHTS, pool=pool)
-            rows = self._read(lambda c, s=statement: c.execute(s, (match, *w.params, limit)).fetchall())
+
+            def run(conn: sqlite3.Connection, statement: str = statement) -> list[Any]:
+                return conn.execute(statement, params).fetchall()
+
+            rows = self._read(run)
             if len(rows) >= limit:
                 break
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
+
+    def _uninformative(self, words: list[str]) -> set[str]:
+        """Query words found in more than half of all rows. BM25's IDF is negative there, and FTS5 clamps
+        it to ~0, so they add nothing to any score; leaving them out of the MATCH spares a scan of their
+        (long) posting lists. max(rowid) bounds the row count from above, so no weighty word is dropped."""
+        if not words:
+            return set()
+        # Small stores keep every word: there a near-zero score still brings a candidate to the fusion.
+        stems = {_porter().stemWord(w): w for w in words}
+        marks = ", ".join("?" * len(stems))
+
+        def read(conn: sqlite3.Connection) -> set[str]:
+            rows = conn.execute(
+                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(stems)
+            ).fetchall()
+            total = conn.execute("SELECT max(rowid) FROM memories").fetchone()[0] or 0
+            if total < _PRUNE_FROM_ROWS:
+                return set()
+            return {stems[term] for term, docs in rows if docs * 2 > total}
+
+        return self._read(read)
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)

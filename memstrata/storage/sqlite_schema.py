@@ -104,12 +104,15 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-def m002_slot_index(conn: sqlite3.Connection) -> None:
-    """Resolution looks memories up by their structured slot (metadata subject/attribute)."""
+def m002_lookup_indexes(conn: sqlite3.Connection) -> None:
+    """Resolution looks memories up by their structured slot (metadata attribute); context assembly
+    asks whether a user has memories of a kind at all; keyword search reads document frequencies."""
     conn.execute(
         """CREATE INDEX memories_user_attribute ON memories (user_id, json_extract(metadata, '$."attribute"'))"""
     )
+    conn.execute("CREATE INDEX memories_user_kind ON memories (user_id, kind, created_at)")
+    conn.execute("CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row')")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial, m002_slot_index)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial, m002_lookup_indexes)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -152,8 +152,14 @@ def m003_functions(cur: Cursor, ctx: Context) -> None:
 def m004_room_for_hot_updates(cur: Cursor, ctx: Context) -> None:
     """Every search records the access of its hits (count + time, for time-weighted ranking). Those
     columns are in no index, so with free room on the page PostgreSQL updates the row in place (HOT)
-    instead of adding entries to every index, HNSW included: measured 6.4 → 1.5 ms per search."""
+    instead of adding entries to every index, HNSW included: measured 6.4 → 1.5 ms per search.
+    The (user_id, kind) index answers "does this user have memories of this kind" for context()."""
     cur.execute(sql.SQL("ALTER TABLE {}.memories SET (fillfactor = 80)").format(sql.Identifier(ctx.schema)))
+    cur.execute(
+        sql.SQL("CREATE INDEX memories_user_kind ON {}.memories (user_id, kind, created_at)").format(
+            sql.Identifier(ctx.schema)
+        )
+    )
 
 
 Migration = Callable[[Cursor, Context], None]
@@ -161,7 +167,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
     (2, "row level security", m002_row_level_security),
     (3, "sql functions", m003_functions),
-    (4, "fillfactor for access tracking", m004_room_for_hot_updates),
+    (4, "fillfactor for access tracking, kind index", m004_room_for_hot_updates),
 )
 LATEST = MIGRATIONS[-1][0]
 
