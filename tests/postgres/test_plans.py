@@ -28,8 +28,10 @@ pytestmark = pytest.mark.postgres
 BIG, SMALL = "big", "small7"
 BIG_ROWS, SMALL_TENANTS, SMALL_ROWS = 4000, 300, 10
 LOAD = """
-INSERT INTO memories (user_id, id, kind, content, created_at, updated_at, valid_from, content_hash, embedding)
+INSERT INTO memories (user_id, id, kind, metadata, content, created_at, updated_at, valid_from, content_hash,
+                      embedding)
 SELECT u, u || '-' || g, CASE WHEN g %% 20 = 0 THEN 'note' ELSE 'fact' END,
+       CASE WHEN g %% 20 = 0 THEN '{"topic": "rare"}'::jsonb ELSE '{}'::jsonb END,
        'word' || (g %% 500) || ' alpha' || (g %% 13) || ' lorem ipsum dolor',
        now() - g * interval '1 second', now(), now() - interval '1 day', md5(u || g),
        (SELECT array_agg(random() - 0.5)::real[] FROM generate_series(1, 64) WHERE g > 0)::vector
@@ -91,18 +93,33 @@ def test_small_tenant_vector_search_uses_the_user_btree_and_an_exact_sort(
 def test_filtered_hnsw_search_still_returns_k_rows_thanks_to_iterative_scan(
     loaded: tuple[PostgresStore, str],
 ) -> None:
-    """Notes are 5% of the big tenant: plain HNSW (ef_search 40) would find about 2 of them."""
+    """A filter keeping 5% of the big tenant, searched through HNSW (the planner's choice for filters it
+    cannot serve from a btree; forced here with enable_sort = off): plain HNSW (ef_search 40) finds
+    about 2 of them, the iterative scan the store turns on finds all 10."""
     store, _ = loaded
-    notes = MemoryFilter(kinds=(MemoryKind.NOTE,))
-    assert "memories_embedding_hnsw" in vector_plan(store, BIG, notes)
-    for seed in range(5):
-        rows = store.vector_search(BIG, query_vector(seed), notes, limit=10)
-        assert len(rows) == 10 and all(r.record.kind is MemoryKind.NOTE for r in rows)
-    w, v = q.Where(BIG, notes), query_vector()
+    rare = MemoryFilter(metadata={"topic": "rare"})
+    w, v = q.Where(BIG, rare), query_vector()
     with store.transaction(BIG) as cur:
+        cur.execute("SET LOCAL enable_sort = off")
+        cur.execute("EXPLAIN " + q.vector_sql(w), [v, *w.params, v, 10])
+        assert "memories_embedding_hnsw" in "\n".join(row[0] for row in cur.fetchall())
+        cur.execute(q.vector_sql(w), [v, *w.params, v, 10])
+        assert len(cur.fetchall()) == 10
         cur.execute("SET LOCAL hnsw.iterative_scan = off")
         cur.execute(q.vector_sql(w), [v, *w.params, v, 10])
         assert len(cur.fetchall()) < 10  # the failure mode the setting prevents
+    for seed in range(5):
+        rows = store.vector_search(BIG, query_vector(seed), rare, limit=10)
+        assert len(rows) == 10 and all(r.record.metadata == {"topic": "rare"} for r in rows)
+
+
+def test_kind_filter_of_a_big_tenant_is_exact_through_the_kind_index(loaded: tuple[PostgresStore, str]) -> None:
+    store, _ = loaded
+    notes = MemoryFilter(kinds=(MemoryKind.NOTE,))
+    assert "memories_user_kind" in vector_plan(store, BIG, notes)
+    for seed in range(3):
+        rows = store.vector_search(BIG, query_vector(seed), notes, limit=10)
+        assert len(rows) == 10 and all(r.record.kind is MemoryKind.NOTE for r in rows)
 
 
 def recall_at_10(store: PostgresStore, ids: list[str], matrix: np.ndarray) -> float:
