@@ -48,6 +48,17 @@ def register(commands: Any) -> None:
     add_scope_arguments(forget)
     forget.set_defaults(handler=cmd_forget)
 
+    learn = commands.add_parser("learn", help="extract what is worth remembering from a message and store it")
+    learn.add_argument("message")
+    add_scope_arguments(learn)
+    learn.set_defaults(handler=cmd_learn)
+
+    context = commands.add_parser("context", help="the prompt block for a query, within a token budget")
+    context.add_argument("query")
+    context.add_argument("--max-tokens", type=int, default=1000)
+    add_scope_arguments(context)
+    context.set_defaults(handler=cmd_context)
+
     history = commands.add_parser("history", help="show the change history of a memory")
     history.add_argument("memory_id")
     add_scope_arguments(history)
@@ -130,4 +141,23 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         for event in events:
             print(f"{event.at:%Y-%m-%d %H:%M:%S}  {event.event.value:9}  {event.before!r} -> {event.after!r}")
+    return 0
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        result = memory.learn(args.message, scope=scope_of(args))
+    if args.json:
+        print_json(list(result.operations))
+    else:
+        for op in result.operations:
+            replaced = f" (replaces {', '.join(op.replaced_ids)})" if op.replaced_ids else ""
+            print(f"{op.event.value:9} {op.memory.id}  {op.memory.content}{replaced}")
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        context = memory.context(scope_of(args), args.query, max_tokens=args.max_tokens)
+    print_json(context) if args.json else print(context.text)
     return 0
