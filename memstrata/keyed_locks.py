@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-
 Key = tuple[str, str]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .core.resolution import Decision, DecisionKind, ExistingMemory, decide
 from .entities import EntityMemory
-from .extraction.base import Candidate, Extractor, Message
+from .extraction.base import Candidate, Extractor, Message, is_multi_valued
 from .models import MemoryKind, MemoryRecord, Scope
 from .profile import ProfileMemory
 from .semantic import NewMemory, SemanticMemory
@@ -84,10 +84,12 @@ class LearningMemory:
         rows = self.semantic.store.vector_search(user_scope.user_id, vector, where, limit=SIMILAR_LIMIT)
         similar = {row.record.id: (row.record, row.score) for row in rows}
         if candidate.attribute:
-            slot = MemoryFilter(
-                kinds=_RESOLVABLE, agent_id=scope.agent_id,
-                metadata={"subject": candidate.subject, "attribute": candidate.attribute},
-            )  # fmt: skip
+            # A one-value slot ("location") is compared whatever its value; a many-valued one ("likes")
+            # only with the same value (e.g. "likes tea" vs "hates tea"), which its index finds directly.
+            same = {"subject": candidate.subject, "attribute": candidate.attribute}
+            if is_multi_valued(candidate.attribute) and candidate.value is not None:
+                same["value"] = candidate.value
+            slot = MemoryFilter(kinds=_RESOLVABLE, agent_id=scope.agent_id, metadata=same)
             for record in self.semantic.store.list_memories(scope.user_id, slot, limit=50):
                 similar.setdefault(record.id, (record, 0.0))
         return [

@@ -194,7 +194,9 @@ def cmd_latency(args: argparse.Namespace) -> int:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from ..bench import scale
+    from ..bench import latency, scale
+
+    latency.exit_on_sigterm()  # stopping the run stops the current point too (which drops its database)
 
     points = scale.plan(
         stores=_csv(args.stores), layouts=_csv(args.layouts), sizes=_ints(args.sizes, "--sizes"),

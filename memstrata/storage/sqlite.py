@@ -144,8 +144,11 @@ class _Where:
         self.clauses: list[str] = ["m.user_id = ?"]
         self.params: list[Any] = [user_id]
         at = (where.as_of or utcnow()).timestamp()
+        precise = bool(where.ids or where.content_hashes or where.metadata)
         if where.kinds:
-            self._in("m.kind", [k.value for k in where.kinds])
+            # With ids, hashes or a slot to look up, their own index is the selective one: "+" keeps
+            # the planner off the (user_id, kind) index, which would scan every memory of the kind.
+            self._in("+m.kind" if precise else "m.kind", [k.value for k in where.kinds])
         if where.ids:
             self._in("m.id", list(where.ids))
         if where.content_hashes:
@@ -160,7 +163,7 @@ class _Where:
                 self.clauses.append(f"{extract} IS NULL")
             else:
                 self._add(f"{extract} = ?", int(value) if isinstance(value, bool) else value)
-        self.selective = bool(where.ids or where.content_hashes or where.metadata)
+        self.selective = precise
         if where.created_after is not None:
             self._add("m.created_at >= ?", where.created_after.timestamp())
         if where.created_before is not None:

@@ -108,7 +108,8 @@ def m002_lookup_indexes(conn: sqlite3.Connection) -> None:
     """Resolution looks memories up by their structured slot (metadata attribute); context assembly
     asks whether a user has memories of a kind at all; keyword search reads document frequencies."""
     conn.execute(
-        """CREATE INDEX memories_user_attribute ON memories (user_id, json_extract(metadata, '$."attribute"'))"""
+        """CREATE INDEX memories_user_slot ON memories
+           (user_id, json_extract(metadata, '$."attribute"'), json_extract(metadata, '$."value"'))"""
     )
     conn.execute("CREATE INDEX memories_user_kind ON memories (user_id, kind, created_at)")
     conn.execute("CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row')")
