@@ -209,7 +209,11 @@ class SemanticMemory:
         Retired memories keep their text and history; they get `valid_to` = now and `superseded_by`,
         so they disappear from default search but remain for `as_of` and `include_superseded`.
         """
-        olds = [self.get(scope, memory_id) for memory_id in dict.fromkeys(memory_ids)]
+        wanted = list(dict.fromkeys(memory_ids))
+        olds = self.store.get(scope.user_id, wanted)
+        if len(olds) != len(wanted):
+            missing = next(i for i in wanted if i not in {o.id for o in olds})
+            raise MemoryNotFound(missing)
         for old in olds:
             if old.valid_to is not None:
                 raise InvalidInput(f"memory {old.id!r} is already superseded")

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..extraction.base import is_multi_valued
 from ..memory import Memory
 from ..models import MemoryKind, Scope
 from ..semantic import NewMemory
@@ -28,17 +29,20 @@ _WORDS = (
 
 
 def synthetic_facts(n: int, seed: int = 7) -> list[NewMemory]:
-    """n distinct slot facts about one user (deterministic)."""
+    """n distinct, mutually consistent slot facts of one user (deterministic): many-valued slots of
+    the user ("likes", "habit", ...) and one-value slots ("location", "employer") of many people the
+    user knows — one current value per (subject, slot), as resolution keeps it."""
     rng = random.Random(seed)
     items = []
     for i in range(n):
         attribute = rng.choice(_ATTRIBUTES)
         value = f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {i}"
+        subject = "user" if is_multi_valued(attribute) else f"contact {i}"
         items.append(
             NewMemory(
-                content=f"The user {attribute.replace(':', ' ')} {value}.",
+                content=f"{subject.capitalize()} {attribute.replace(':', ' ')} {value}.",
                 kind=MemoryKind.FACT,
-                metadata={"subject": "user", "attribute": attribute, "value": value, "polarity": 1},
+                metadata={"subject": subject, "attribute": attribute, "value": value, "polarity": 1},
             )
         )
     return items
