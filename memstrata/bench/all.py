@@ -1,0 +1,111 @@
+"""`memstrata bench all`: every benchmark behind BENCHMARKS.md, one result file each.
+
+Each step is a `memstrata bench ...` command run as a subprocess (so one step's memory or crash
+never touches the next); the list below is the single place that says which commands make which
+result files, and BENCHMARKS.md quotes the same commands. `--quick` runs the same steps at smoke
+sizes (for tests and a first look), writing to the same file names in the chosen directory.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .latency import ProgressBar
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    name: str
+    argv: tuple[str, ...]
+    result: str
+    """The result file (under --out) the step writes."""
+    script: str | None = None
+    """A Python script (relative to the repository root) to run instead of `python -m memstrata`."""
+
+    @property
+    def command(self) -> str:
+        return " ".join(["python", self.script, *self.argv] if self.script else ["memstrata", *self.argv])
+
+    def args(self, python: str) -> list[str]:
+        if self.script:
+            return [python, str(REPO_ROOT / self.script), *self.argv]
+        return [python, "-m", "memstrata", *self.argv]
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLED_1M = ("--queries", "50", "--context-queries", "10")
+"""The 1M-memory points time fewer queries: loading dominates them (see BENCHMARKS.md)."""
+
+
+def steps(
+    data: str | None,
+    out: str,
+    *,
+    quick: bool = False,
+    max_memories: int | None = None,
+    stores: str = "sqlite,postgres",
+    resume: bool = False,
+    skip: Sequence[str] = (),
+) -> list[Step]:
+    """The benchmark commands in run order (pure). Steps needing LoCoMo are left out without `data`."""
+    found: list[Step] = []
+    if data:
+        conversations = ("--conversations", "2") if quick else ()
+        for strategy in ("hybrid", "semantic", "keyword"):
+            argv = ("bench", "locomo", "--data", data, "--strategy", strategy, "--out", out, "--json")
+            found.append(Step(f"locomo-{strategy}", argv, f"locomo-{strategy}.json"))
+        for mode in ("extracted", "both"):
+            argv = ("bench", "locomo", "--data", data, "--mode", mode, "--out", out, "--json")
+            found.append(Step(f"locomo-hybrid-{mode}", argv, f"locomo-hybrid-{mode}.json"))
+        found.append(Step("peers", ("bench", "peers", "--data", data, *conversations, "--out", out, "--json"),
+                          "peers.json"))  # fmt: skip
+        embedders = (str(Path(out) / "embedders.json"), "--locomo", data, *(() if quick else ("--e5",)))
+        found.append(Step("embedders", embedders, "embedders.json", script="benchmarks/bench_embedders.py"))
+    found.append(Step("extraction", ("bench", "extraction", "--out", out, "--json"), "extraction.json"))
+    learn = ("--memories", "1000", "--messages", "50") if quick else ("--memories", "10000")
+    found.append(Step("learn", ("bench", "learn", *learn, "--out", out, "--json"), f"learn-{learn[1]}.json"))
+    load = ("--clients", "5", "--duration", "3") if quick else ()
+    found.append(Step("load", (*load, "--out", str(Path(out) / "load.json")), "load.json",
+                      script="benchmarks/load_test.py"))  # fmt: skip
+    cap = 1_000 if quick else max_memories
+    scale = ["bench", "scale", "--out", out, "--stores", stores, "--max-memories", str(min(cap or 100_000, 100_000))]
+    if quick:
+        scale += ["--queries", "20", "--context-queries", "5"]
+    found.append(Step("scale", (*scale, *(["--resume"] if resume else [])), "scale.json"))
+    if cap is None or cap >= 1_000_000:
+        sampled = ("bench", "scale", "--out", out, "--stores", stores, "--sizes", "1000000", *SAMPLED_1M, "--resume")
+        found.append(Step("scale-1m", sampled, "scale.json"))
+    found.append(Step("plots", ("bench", "plots", "--results", out, "--out", str(Path(out).parent / "plots")),
+                      "../plots/*.png"))  # fmt: skip
+    return [s for s in found if s.name not in skip]
+
+
+def run(chosen: Sequence[Step], *, python: str = sys.executable, log: Log | None = None) -> dict[str, dict[str, Any]]:
+    """Run the steps in order; a failing step is reported and the rest still run."""
+    bar = ProgressBar("bench all")
+    outcome: dict[str, dict[str, Any]] = {}
+    for number, step in enumerate(chosen):
+        bar(f"{step.name} ({number + 1}/{len(chosen)})", number / len(chosen))
+        bar.done()
+        if log:
+            log(f"$ {step.command}")
+        started = time.perf_counter()
+        proc = subprocess.run(step.args(python), stdout=subprocess.DEVNULL, check=False)
+        seconds = round(time.perf_counter() - started, 1)
+        outcome[step.name] = {"exit_code": proc.returncode, "seconds": seconds, "result": step.result}
+        if log and proc.returncode:
+            log(f"  step {step.name} failed with exit code {proc.returncode}")
+    bar("done", 1.0)
+    bar.done()
+    return outcome
+
+
+__all__ = ["Step", "run", "steps"]

@@ -1,0 +1,182 @@
+"""A tiny real run of each benchmark subcommand: latency, scale, peers, plots, all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memstrata.bench import peers
+from memstrata.cli import main
+
+LATENCY_KEYS = {
+    "add_per_s", "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50",
+    "search_no_embed_ms_p95", "embed_ms_p50", "embed_ms_p95", "load_per_s", "rss_bytes_per_memory",
+    "disk_bytes_per_memory", "command",
+}  # fmt: skip
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _json_out(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    out = capsys.readouterr().out.strip().splitlines()
+    parsed: dict[str, Any] = json.loads(
+        out[-1] if out[-1].startswith("{") and out[-1].endswith("}") else "\n".join(out)
+    )
+    return parsed
+
+
+def test_latency_on_sqlite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main([
+        "bench", "latency", "--memories", "300", "--users", "3", "--queries", "6", "--context-queries", "2",
+        "--out", str(tmp_path), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    result = _json_out(capsys)
+    assert result.keys() >= LATENCY_KEYS
+    assert result["store"] == "sqlite" and result["memories"] == 300 and result["users"] == 3
+    assert result["queries"] == 6 and result["search_hits_mean"] > 0
+    assert result["add_per_s"] > 0 and result["disk_bytes_per_memory"] > 0
+    assert 0 < result["embed_ms_p50"] <= result["search_ms_p95"]
+    written = json.loads((tmp_path / "latency-sqlite-300-3.json").read_text())
+    assert written["machine"]["cpus"] >= 1 and written["search_ms_p95"] == result["search_ms_p95"]
+
+
+def test_latency_store_option_works_before_and_after_the_subcommand(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'given.db'}"
+    assert main(["--store", url, "bench", "latency", "--memories", "50", "--queries", "3", "--json"]) == 0
+    assert _json_out(capsys)["store"] == "sqlite"
+    assert main(["bench", "latency", "--store", url, "--memories", "50", "--queries", "3", "--json"]) == 0
+    assert _json_out(capsys)["memories"] == 50
+    from memstrata.storage.sqlite import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "given.db")
+    try:
+        assert store.user_ids() == []  # a user's own store gets its benchmark users erased afterwards
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_latency_on_a_throwaway_postgres(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
+    code = main([
+        "bench", "latency", "--store", "postgres", "--memories", "200", "--users", "2", "--queries", "5",
+        "--context-queries", "2", "--json",
+    ])  # fmt: skip
+    assert code == 0
+    result = _json_out(capsys)
+    assert result["store"] == "postgres" and result["search_hits_mean"] > 0
+    assert result["disk_bytes"] > 0
+
+
+def test_scale_writes_points_incrementally_and_resumes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = [
+        "bench", "scale", "--stores", "sqlite", "--sizes", "200", "--queries", "4", "--context-queries", "1",
+        "--out", str(tmp_path), "--json",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    first = json.loads((tmp_path / "scale.json").read_text())
+    assert [(p["layout"], p["users"]) for p in first["points"]] == [("one_user", 1), ("many_users", 2)]
+    assert all("error" not in p and p["search_ms_p95"] > 0 for p in first["points"])
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 0
+    again = json.loads((tmp_path / "scale.json").read_text())
+    assert [p["wall_s"] for p in again["points"]] == [p["wall_s"] for p in first["points"]]
+
+
+def test_peers_in_process_with_memstrata_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, locomo_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(peers.INPROCESS_ENV, "1")
+    code = main(
+        [
+            "bench",
+            "peers",
+            "--data",
+            str(locomo_file),
+            "--peers",
+            "memstrata",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ]
+    )
+    assert code == 0
+    result = _json_out(capsys)
+    assert result["conversations"] == 2 and result["questions"] == 8
+    reference = result["systems"]["memstrata"]
+    assert reference["overall"]["recall@10"] == 1.0  # six turns per conversation: everything is in the top 10
+    assert reference["overall"]["recall@1"] > 0.5
+    assert result["ratios"]["memstrata"]["recall@10"] == 1.0
+    assert (tmp_path / "peers.json").exists()
+
+
+needs_peers_venv = pytest.mark.skipif(
+    not peers.peers_python().exists(),
+    reason="the optional peers virtualenv (benchmarks/peers/setup.sh) is absent",
+)
+
+
+@needs_peers_venv
+def test_peers_and_plots_in_the_peers_venv(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path, locomo_file: Path
+) -> None:
+    results = tmp_path / "results"
+    code = main([
+        "bench", "peers", "--data", str(locomo_file), "--peers", "memstrata,bm25,langgraph-inmemory,mem0",
+        "--out", str(results), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    result = json.loads((results / "peers.json").read_text())
+    assert set(result["systems"]) == {"memstrata", "bm25", "langgraph-inmemory", "mem0"}
+    for name, system in result["systems"].items():
+        assert "error" not in system, (name, system)
+        assert system["overall"]["recall@10"] > 0
+    assert result["versions"]["bm25s"] and result["versions"]["mem0ai"]
+    assert set(result["ratios"]) == set(result["systems"])
+    metrics = (
+        "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50", "search_no_embed_ms_p95",
+        "search_no_embed_ms_p99", "add_per_s", "load_per_s", "rss_bytes_per_memory", "disk_bytes_per_memory",
+    )  # fmt: skip
+    points = [
+        {"store": "sqlite", "layout": "one_user", "memories": m, **{name: float(m) for name in metrics}}
+        for m in (1000, 10000)
+    ]
+    (results / "scale.json").write_text(json.dumps({"points": points}))
+    capfd.readouterr()
+    assert main(["bench", "plots", "--results", str(results), "--out", str(tmp_path / "plots")]) == 0
+    pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
+    assert pngs == [
+        "peers.png",
+        "scale_context.png",
+        "scale_footprint.png",
+        "scale_search.png",
+        "scale_throughput.png",
+    ]
+    for png in (tmp_path / "plots").glob("*.png"):
+        assert png.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_all_quick_runs_each_step_and_records_commands(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, locomo_file: Path
+) -> None:
+    out = tmp_path / "results"
+    code = main([
+        "bench", "all", "--quick", "--data", str(locomo_file), "--out", str(out), "--stores", "sqlite",
+        "--skip", "locomo-semantic,locomo-keyword,locomo-hybrid-extracted,locomo-hybrid-both,peers,embedders,"
+        "learn,load,plots",
+    ])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "bench-all.json").read_text())
+    assert [s["name"] for s in summary["steps"]] == ["locomo-hybrid", "extraction", "scale"]
+    assert all(s["exit_code"] == 0 and s["command"].startswith("memstrata bench ") for s in summary["steps"])
+    for name in ("locomo-hybrid.json", "extraction.json", "scale.json"):
+        assert (out / name).exists(), name
+    scale = json.loads((out / "scale.json").read_text())
+    assert {p["memories"] for p in scale["points"]} == {1000}
