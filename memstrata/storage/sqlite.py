@@ -381,12 +381,10 @@ class SQLiteStore:
         """Rank inside the FTS index first (narrowed to the user's rows by the indexed `user_id` column),
         then apply the exact user and filter checks to that pool only; widen the pool when filters
         rejected too much."""
-        drop, narrow = self._match_plan(user_id, query_terms(query))
-        match = fts_query(query, drop=drop)
+        match = fts_query(query, drop=self._uninformative(query_terms(query)))
         if match is None:
             return []
-        if narrow:
-            match = f'user_id:"{user_id}" AND ({match})'
+        match = f'user_id:"{user_id}" AND ({match})'
         w = _Where(user_id, where)
         sql = (
             "WITH hits AS (SELECT rowid, bm25(memories_fts, {weights}) AS rank FROM memories_fts "
@@ -407,30 +405,24 @@ class SQLiteStore:
                 break
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
 
-    def _match_plan(self, user_id: str, words: list[str]) -> tuple[set[str], bool]:
-        """What to leave out of a large store's MATCH, read from FTS5's document frequencies:
-
-        * query words found in more than half of all rows: BM25's IDF is negative there and FTS5 clamps
-          it to ~0, so they add nothing to any score, while their posting lists are the expensive part;
-        * the `user_id` narrowing, when the user owns more than half of all rows: intersecting with it
-          then costs more than it saves (the exact `user_id` check in the join still applies).
-
-        max(rowid) bounds the row count from above, so no weighty word is dropped. Small stores keep
-        everything: there a near-zero score still brings a candidate to the fusion, and scans are cheap.
-        """
+    def _uninformative(self, words: list[str]) -> set[str]:
+        """Query words found in more than half of all rows. BM25's IDF is negative there, and FTS5 clamps
+        it to ~0, so they add nothing to any score; leaving them out of the MATCH spares a scan of their
+        (long) posting lists. max(rowid) bounds the row count from above, so no weighty word is dropped."""
+        if not words:
+            return set()
+        # Small stores keep every word: there a near-zero score still brings a candidate to the fusion.
         stems = {_porter().stemWord(w): w for w in words}
-        user_terms = [_porter().stemWord(t) for t in re.findall(r"[^\W_]+", user_id.casefold())]
-        wanted = list({*stems, *user_terms})
-        marks = ", ".join("?" * len(wanted))
+        marks = ", ".join("?" * len(stems))
 
-        def read(conn: sqlite3.Connection) -> tuple[set[str], bool]:
+        def read(conn: sqlite3.Connection) -> set[str]:
+            rows = conn.execute(
+                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(stems)
+            ).fetchall()
             total = conn.execute("SELECT max(rowid) FROM memories").fetchone()[0] or 0
-            if total < _PRUNE_FROM_ROWS or not wanted:
-                return set(), True
-            docs = dict(conn.execute(f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", wanted))
-            drop = {word for stem, word in stems.items() if docs.get(stem, 0) * 2 > total}
-            user_rows = min((docs.get(t, 0) for t in user_terms), default=0)
-            return drop, user_rows * 2 <= total
+            if total < _PRUNE_FROM_ROWS:
+                return set()
+            return {stems[term] for term, docs in rows if docs * 2 > total}
 
         return self._read(read)
 
