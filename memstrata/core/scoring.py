@@ -6,12 +6,10 @@ that every search hit can say why it ranked where it did.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 RRF_K = 60
-SEMANTIC_WEIGHT = 0.7
-KEYWORD_WEIGHT = 0.3
 DECAY_RATE = 0.01
 
 Ranked = Sequence[tuple[str, float]]
@@ -28,18 +26,6 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     return {i: (s - low) / (high - low) for i, s in ranked}
 
 
-def weighted_fusion(
-    semantic: Ranked,
-    keyword: Ranked,
-    *,
-    semantic_weight: float = SEMANTIC_WEIGHT,
-    keyword_weight: float = KEYWORD_WEIGHT,
-) -> dict[str, float]:
-    """The seed's `0.7 * semantic + 0.3 * keyword`, on min-max normalized scores; absent = 0."""
-    sem, kw = min_max(semantic), min_max(keyword)
-    return {i: semantic_weight * sem.get(i, 0.0) + keyword_weight * kw.get(i, 0.0) for i in dict.fromkeys([*sem, *kw])}
-
-
 def rrf_fusion(*lists: Ranked, k: int = RRF_K, weights: Sequence[float] | None = None) -> dict[str, float]:
     """Reciprocal-rank fusion: sum over lists of weight / (k + rank), rank starting at 1."""
     weights = weights or [1.0] * len(lists)
@@ -54,8 +40,3 @@ def recency_score(last_access: datetime, now: datetime, *, decay_rate: float = D
     """`(1 - decay_rate) ** hours_since_last_access` (LangChain's time-weighted retriever)."""
     hours = max((now - last_access).total_seconds() / 3600.0, 0.0)
     return float((1.0 - decay_rate) ** hours)
-
-
-def rank(scores: Mapping[str, float]) -> list[str]:
-    """Ids by descending score, ties broken by id for determinism."""
-    return sorted(scores, key=lambda i: (-scores[i], i))
