@@ -39,13 +39,12 @@ from .errors import (
 from .export_format import ExportDocument, parse_document
 from .learning import LearnResult, Operation
 from .lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
-from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit
+from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
 from .procedures import Procedure
 from .profile import ProfileFact
 from .semantic import Strategy
 from .work_queue import QueueStatus
 
-ScopeLike = Scope | str
 MessageLike = Mapping[str, Any] | str
 DEFAULT_URL = "http://127.0.0.1:8420"
 
@@ -69,10 +68,6 @@ _ERRORS_BY_STATUS: tuple[tuple[range, type[MemstrataError]], ...] = (
     (range(500, 600), BackendError),
 )
 """HTTP status → exception, for responses that do not name a memstrata error class."""
-
-
-def _scope(scope: ScopeLike) -> Scope:
-    return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
 def _dt(value: Any) -> datetime | None:
@@ -177,7 +172,7 @@ class MemoryClient:
         expires_at: datetime | None = None,
         pinned: bool = False,
     ) -> MemoryRecord:
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({
             "content": content, "kind": str(MemoryKind.parse(kind)), "metadata": dict(metadata or {}),
             "importance": importance, "source_ids": list(source_ids), "expires_at": _iso(expires_at),
@@ -186,7 +181,7 @@ class MemoryClient:
         return record_from_json(self._request("POST", self._user(s, "/memories"), json=body), s)
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
-        s = _scope(scope)
+        s = as_scope(scope)
         return record_from_json(self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}")), s)
 
     def list(
@@ -203,7 +198,7 @@ class MemoryClient:
         offset: int = 0,
     ) -> builtins.list[MemoryRecord]:
         """Memories newest first; follows the server's pages until `limit` records are read."""
-        s = _scope(scope)
+        s = as_scope(scope)
         kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
         params: dict[str, Any] = _drop_none({
             "kind": [str(MemoryKind.parse(k)) for k in kind_list] or None, "agent_id": s.agent_id,
@@ -231,7 +226,7 @@ class MemoryClient:
         expires_at: datetime | None = None,
         pinned: bool | None = None,
     ) -> MemoryRecord:
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({
             "content": content, "metadata": dict(metadata) if metadata is not None else None,
             "importance": importance, "expires_at": _iso(expires_at), "pinned": pinned,
@@ -240,19 +235,19 @@ class MemoryClient:
         return record_from_json(self._request("PATCH", path, json=body), s)
 
     def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord:
-        s = _scope(scope)
+        s = as_scope(scope)
         path = self._user(s, f"/memories/{quote(memory_id, safe='')}/supersede")
         return record_from_json(self._request("POST", path, json={"content": content, "reason": reason}), s)
 
     def forget(self, memory_id: str, *, scope: ScopeLike) -> bool:
         try:
-            self._request("DELETE", self._user(_scope(scope), f"/memories/{quote(memory_id, safe='')}"))
+            self._request("DELETE", self._user(as_scope(scope), f"/memories/{quote(memory_id, safe='')}"))
         except NotFound:
             return False
         return True
 
     def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]:
-        s = _scope(scope)
+        s = as_scope(scope)
         events = self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}/history"))
         return [
             HistoryEvent(
@@ -284,7 +279,7 @@ class MemoryClient:
         include_superseded: bool = False,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
-        s = _scope(scope)
+        s = as_scope(scope)
         kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
         filters = _drop_none({
             "kinds": [str(MemoryKind.parse(k)) for k in kind_list], "metadata": dict(metadata or {}),
@@ -305,17 +300,17 @@ class MemoryClient:
     def set_fact(
         self, category: str, key: str, value: str, *, scope: ScopeLike, source: str | None = None
     ) -> ProfileFact:
-        path = self._user(_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
+        path = self._user(as_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
         return _fact(self._request("PUT", path, json=_drop_none({"value": value, "source": source})))
 
     def facts(self, *, scope: ScopeLike, category: str | None = None) -> builtins.list[ProfileFact]:
         result = self._request(
-            "GET", self._user(_scope(scope), "/profile/facts"), params=_drop_none({"category": category})
+            "GET", self._user(as_scope(scope), "/profile/facts"), params=_drop_none({"category": category})
         )
         return [_fact(f) for f in result["facts"]]
 
     def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool:
-        path = self._user(_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
+        path = self._user(as_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
         try:
             self._request("DELETE", path)
         except NotFound:
@@ -323,14 +318,14 @@ class MemoryClient:
         return True
 
     def upsert_entity(self, name: str, *, scope: ScopeLike, **fields: Any) -> Entity:
-        path = self._user(_scope(scope), f"/entities/{quote(name, safe='')}")
+        path = self._user(as_scope(scope), f"/entities/{quote(name, safe='')}")
         return _entity(self._request("PUT", path, json=_drop_none(fields)))
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
-        return [_entity(e) for e in self._request("GET", self._user(_scope(scope), "/entities"))["entities"]]
+        return [_entity(e) for e in self._request("GET", self._user(as_scope(scope), "/entities"))["entities"]]
 
     def entity(self, name: str, *, scope: ScopeLike) -> Entity:
-        return _entity(self._request("GET", self._user(_scope(scope), f"/entities/{quote(name, safe='')}")))
+        return _entity(self._request("GET", self._user(as_scope(scope), f"/entities/{quote(name, safe='')}")))
 
     def add_procedure(
         self,
@@ -342,7 +337,7 @@ class MemoryClient:
         example_output: str | None = None,
         agent_wide: bool = False,
     ) -> Procedure:
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({
             "task": task, "instruction": instruction, "example_input": example_input,
             "example_output": example_output, "agent_id": s.agent_id, "agent_wide": agent_wide,
@@ -350,7 +345,7 @@ class MemoryClient:
         return Procedure(record_from_json(self._request("POST", self._user(s, "/procedures"), json=body)["memory"], s))
 
     def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]:
-        s = _scope(scope)
+        s = as_scope(scope)
         params = _drop_none({"task": task, "k": k, "agent_id": s.agent_id})
         result = self._request("GET", self._user(s, "/procedures"), params=params)
         return [Procedure(record_from_json(p["memory"], s)) for p in result["procedures"]]
@@ -364,7 +359,7 @@ class MemoryClient:
         known_name: str | None = None,
         source_ids: Sequence[str] = (),
     ) -> LearnResult:
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({
             "messages": _messages(messages), "agent_id": s.agent_id, "session_id": s.session_id,
             "known_name": known_name, "source_ids": list(source_ids),
@@ -383,7 +378,7 @@ class MemoryClient:
         )
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({"messages": _messages(messages), "background": True, "agent_id": s.agent_id,
                            "session_id": s.session_id})  # fmt: skip
         return str(self._request("POST", self._user(s, "/learn"), json=body)["job_id"])
@@ -401,41 +396,41 @@ class MemoryClient:
         return self.add_messages(scope, [message])[0]
 
     def add_messages(self, scope: ScopeLike, messages: Sequence[MessageLike]) -> builtins.list[Turn]:
-        s = _scope(scope)
+        s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/messages")
         turns = self._request("POST", path, json=_drop_none({"messages": _messages(messages), "agent_id": s.agent_id}))
         return [_turn(t) for t in turns]
 
     def recent_turns(self, scope: ScopeLike, n: int | None = None) -> builtins.list[Turn]:
-        s = _scope(scope)
+        s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}")
         return [_turn(t) for t in self._request("GET", path, params=_drop_none({"n": n}))["turns"]]
 
     def session_summary(self, scope: ScopeLike) -> str:
-        s = _scope(scope)
+        s = as_scope(scope)
         return str(self._request("GET", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))["summary"])
 
     def clear_session(self, scope: ScopeLike) -> None:
-        s = _scope(scope)
+        s = as_scope(scope)
         self._request("DELETE", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))
 
     def end_session(self, scope: ScopeLike, *, background: bool = False) -> dict[str, Any] | None:
         """The updated user context object (None with `background=True`: the server updates it later)."""
-        s = _scope(scope)
+        s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/end")
         result = self._request("POST", path, json=_drop_none({"background": background, "agent_id": s.agent_id}))
         context: dict[str, Any] | None = result["user_context"]
         return context
 
     def user_context(self, scope: ScopeLike) -> dict[str, Any]:
-        result: dict[str, Any] = self._request("GET", self._user(_scope(scope), "/profile"))
+        result: dict[str, Any] = self._request("GET", self._user(as_scope(scope), "/profile"))
         return result
 
     def context(
         self, scope: ScopeLike, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *,
         include: Sequence[str] | None = None,
     ) -> Context:  # fmt: skip
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({
             "query": query, "max_tokens": max_tokens, "agent_id": s.agent_id, "session_id": s.session_id,
             "include": list(include) if include is not None else None,
@@ -448,11 +443,11 @@ class MemoryClient:
 
     # -- lifecycle -------------------------------------------------------------
     def erase_user(self, user_id: ScopeLike) -> ErasureReceipt:
-        result = self._request("DELETE", self._user(_scope(user_id)))
+        result = self._request("DELETE", self._user(as_scope(user_id)))
         return ErasureReceipt.from_value(result)
 
     def export_user(self, user_id: ScopeLike) -> ExportDocument:
-        return parse_document(self._request("GET", self._user(_scope(user_id), "/export")))
+        return parse_document(self._request("GET", self._user(as_scope(user_id), "/export")))
 
     def import_user(
         self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
@@ -461,7 +456,7 @@ class MemoryClient:
         doc = parse_document(document)
         target = user_id or doc.user_id.split(":", 1)[-1]
         body = doc.model_dump(mode="json")
-        r = self._request("POST", self._user(_scope(target), "/import"), json=body)
+        r = self._request("POST", self._user(as_scope(target), "/import"), json=body)
         return ImportReport(
             target, r["memories_written"], r["memories_unchanged"], r["events_written"], r["items_written"],
             r["items_unchanged"], r["embedder"],
@@ -472,7 +467,7 @@ class MemoryClient:
         dry_run: bool = False,
     ) -> ConsolidationReport:  # fmt: skip
         """`older_than` in days."""
-        s = _scope(scope)
+        s = as_scope(scope)
         body = _drop_none({"older_than_days": older_than, "min_count": min_count, "dry_run": dry_run})
         r = self._request("POST", self._user(s, "/consolidate"), json=body)
         return ConsolidationReport(

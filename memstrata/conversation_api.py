@@ -19,11 +19,11 @@ from .buffer import Buffer, Turn, buffer_fallback, open_buffer
 from .context import DEFAULT_MAX_TOKENS, Context, ContextAssembler
 from .conversation import Conversation, ExtractiveSummarizer, LLMSummarizer, MessageLike, Summarizer
 from .llm.base import LLMClient
+from .models import ScopeLike, as_scope
 from .user_context import UserContextUpdater
 
 if TYPE_CHECKING:
     from .lifecycle import ConsolidationReport
-    from .memory import ScopeLike
     from .models import Scope
     from .semantic import Clock, SemanticMemory
     from .settings import Settings
@@ -59,12 +59,6 @@ def build_layers(
     assembler = ContextAssembler(semantic=semantic, conversation=conversation, user_context=user_context)
     owns = buffer_spec is None or isinstance(buffer_spec, str)
     return ConversationLayers(conversation, user_context, assembler, llm, owns)
-
-
-def _scope(scope: ScopeLike) -> Scope:
-    from .memory import as_scope
-
-    return as_scope(scope)
 
 
 class ConversationAPI:
@@ -108,28 +102,28 @@ class ConversationAPI:
         """Append a message to a session (the scope needs a session_id): to the episode log (searchable,
         with its time) and the session buffer; folds the oldest turns into the summary when the buffer
         exceeds its window."""
-        turn = self.conversation.add_message(_scope(scope), role, content, at=at, speaker=speaker)
+        turn = self.conversation.add_message(as_scope(scope), role, content, at=at, speaker=speaker)
         self.after_turns(scope=scope, turns=1)
         return turn
 
     def add_messages(self, scope: ScopeLike, messages: Sequence[MessageLike]) -> list[Turn]:
         """Append messages in order (`{"role", "content", "at"?, "speaker"?}` dicts or `(role, content)`
         pairs) with one embedding batch and one transaction."""
-        turns = self.conversation.add_messages(_scope(scope), messages)
+        turns = self.conversation.add_messages(as_scope(scope), messages)
         self.after_turns(scope=scope, turns=len(turns))
         return turns
 
     def recent_turns(self, scope: ScopeLike, n: int | None = None) -> list[Turn]:
         """The session's last `n` turns (default: the window size), oldest first."""
-        return self.conversation.recent_turns(_scope(scope), n)
+        return self.conversation.recent_turns(as_scope(scope), n)
 
     def session_summary(self, scope: ScopeLike) -> str:
         """The session's rolling summary of its older turns ("" before the first fold)."""
-        return self.conversation.summary(_scope(scope))
+        return self.conversation.summary(as_scope(scope))
 
     def clear_session(self, scope: ScopeLike) -> None:
         """Forget a session's buffered turns and summary (its episodes stay searchable)."""
-        self.conversation.clear_session(_scope(scope))
+        self.conversation.clear_session(as_scope(scope))
 
     # -- sessions ----------------------------------------------------------------------------
     def end_session(self, scope: ScopeLike, *, background: bool = False) -> dict[str, Any] | Future[dict[str, Any]]:
@@ -138,11 +132,11 @@ class ConversationAPI:
         on a worker thread (returns a Future). If the update fails the previous context stays intact
         and the error is raised (or set on the Future)."""
         layers = self.conversation_layers
-        return layers.conversation.end_session(_scope(scope), layers.user_context.update, background=background)
+        return layers.conversation.end_session(as_scope(scope), layers.user_context.update, background=background)
 
     def user_context(self, scope: ScopeLike) -> dict[str, Any]:
         """The user's context object (seed 004): facts, preferences, last_topics, open_items, last_session."""
-        return self.conversation_layers.user_context.get(_scope(scope).user_id)
+        return self.conversation_layers.user_context.get(as_scope(scope).user_id)
 
     # -- context -----------------------------------------------------------------------------
     def context(
@@ -152,7 +146,7 @@ class ConversationAPI:
         """One prompt block from every layer within `max_tokens` (profile, relevant memories with dates,
         entities, procedures, pending items, last topics, session summary, recent turns), with its parts
         and their token counts. Never exceeds the budget; lower-priority parts give way first."""
-        return self.conversation_layers.assembler.build(_scope(scope), query, max_tokens=max_tokens, include=include)
+        return self.conversation_layers.assembler.build(as_scope(scope), query, max_tokens=max_tokens, include=include)
 
     def close_conversation(self) -> None:
         """Wait for background session-end updates and close the buffer if this Memory opened it.

@@ -6,11 +6,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .entities import Entity, EntityMemory
+from .models import ScopeLike, as_scope
 from .procedures import ProceduralMemory, Procedure
 from .profile import ProfileFact, ProfileMemory
 
 if TYPE_CHECKING:
-    from .memory import ScopeLike
     from .semantic import Clock, SemanticMemory
     from .storage.base import Store
 
@@ -39,23 +39,23 @@ class KnowledgeAPI:
         self, category: str, key: str, value: str, *, scope: ScopeLike, source: str | None = None
     ) -> ProfileFact:
         """Upsert a profile fact; the value it replaces is kept in the fact's `previous` list."""
-        return self.profiles.set_fact(_user(scope), category, key, value, source=source)
+        return self.profiles.set_fact(as_scope(scope).user_id, category, key, value, source=source)
 
     def facts(self, *, scope: ScopeLike, category: str | None = None) -> list[ProfileFact]:
-        return self.profiles.facts(_user(scope), category)
+        return self.profiles.facts(as_scope(scope).user_id, category)
 
     def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool:
-        return self.profiles.delete_fact(_user(scope), category, key)
+        return self.profiles.delete_fact(as_scope(scope).user_id, category, key)
 
     # -- entities ------------------------------------------------------------
     def upsert_entity(self, name: str, *, scope: ScopeLike, **fields: Any) -> Entity:
-        return self.entity_memory.upsert(_user(scope), name, **fields)
+        return self.entity_memory.upsert(as_scope(scope).user_id, name, **fields)
 
     def entities(self, *, scope: ScopeLike) -> list[Entity]:
-        return self.entity_memory.all(_user(scope))
+        return self.entity_memory.all(as_scope(scope).user_id)
 
     def entity(self, name: str, *, scope: ScopeLike) -> Entity:
-        return self.entity_memory.get(_user(scope), name)
+        return self.entity_memory.get(as_scope(scope).user_id, name)
 
     # -- procedures ----------------------------------------------------------
     def add_procedure(
@@ -69,20 +69,10 @@ class KnowledgeAPI:
         agent_wide: bool = False,
     ) -> Procedure:
         """Store an instruction or a few-shot example for a task (per user/agent, or agent-wide)."""
-        from .memory import as_scope
-
         return self.procedural.add(
             as_scope(scope), task, instruction=instruction, example_input=example_input,
             example_output=example_output, agent_wide=agent_wide,
         )  # fmt: skip
 
     def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> list[Procedure]:
-        from .memory import as_scope
-
         return self.procedural.for_task(as_scope(scope), task, k=k)
-
-
-def _user(scope: ScopeLike) -> str:
-    from .memory import as_scope
-
-    return as_scope(scope).user_id

@@ -12,11 +12,11 @@ from .extraction.base import Extractor, Message
 from .filters import aware
 from .knowledge_api import KnowledgeAPI
 from .learning import LearningMemory, LearnResult
+from .models import ScopeLike, as_scope
 from .work_queue import QueueStatus, WorkQueue
 
 if TYPE_CHECKING:
     from .llm.base import LLMClient
-    from .memory import ScopeLike
     from .semantic import Clock, SemanticMemory
     from .storage.base import Store
 
@@ -99,15 +99,11 @@ class LearningAPI(KnowledgeAPI):
     ) -> LearnResult:
         """Extract what is worth remembering from messages and store it: duplicates refresh the existing
         memory, a new value for the same slot supersedes the old one (kept in history), the rest is added."""
-        from .memory import as_scope
-
         parsed = to_messages(messages, self.clock())
         return self.learning.learn(as_scope(scope), parsed, known_name=known_name, source_ids=source_ids)
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
         """Queue messages for background learning (durable); returns the job id. See `queue_status`."""
-        from .memory import as_scope
-
         parsed = to_messages(messages, self.clock())
         return self.work_queue.enqueue(as_scope(scope), message_dicts(parsed))
 

@@ -14,7 +14,7 @@ from .lifecycle import (
     LifecyclePolicy,
     SweepReport,
 )
-from .models import Scope
+from .models import ScopeLike, as_scope
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,7 +46,7 @@ class LifecycleAPI:
     def consolidate(
         self,
         *,
-        scope: Scope | str,
+        scope: ScopeLike,
         older_than: timedelta | float | None = None,
         min_count: int | None = None,
         kinds: Sequence[MemoryKind | str] | None = None,
@@ -62,36 +62,36 @@ class LifecycleAPI:
         never compressed. Originals stay in history and for `as_of`; summaries keep their provenance.
         """
         return self.lifecycle.consolidate(
-            _user(scope), older_than_days=older_than, min_count=min_count, kinds=kinds, window=window,
+            as_scope(scope).user_id, older_than_days=older_than, min_count=min_count, kinds=kinds, window=window,
             use_llm=use_llm, dry_run=dry_run,
         )  # fmt: skip
 
-    def after_turns(self, *, scope: Scope | str, turns: int = 1) -> ConsolidationReport | None:
+    def after_turns(self, *, scope: ScopeLike, turns: int = 1) -> ConsolidationReport | None:
         """The every-N-turns consolidation policy (`consolidate_every_turns`, default 20)."""
-        return self.lifecycle.after_turns(_user(scope), turns)
+        return self.lifecycle.after_turns(as_scope(scope).user_id, turns)
 
     def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
         """Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
         return self.lifecycle.maintain(users)
 
     # -- expiry ------------------------------------------------------------------------------------
-    def sweep(self, *, scope: Scope | str | None = None) -> SweepReport:
+    def sweep(self, *, scope: ScopeLike | None = None) -> SweepReport:
         """Delete what expired (per memory `expires_at`, per-kind TTL, episode and session retention),
         for one user or every user."""
-        return self.lifecycle.sweep(None if scope is None else _user(scope))
+        return self.lifecycle.sweep(None if scope is None else as_scope(scope).user_id)
 
     # -- privacy -----------------------------------------------------------------------------------
-    def erase_user(self, user_id: Scope | str) -> ErasureReceipt:
+    def erase_user(self, user_id: ScopeLike) -> ErasureReceipt:
         """GDPR Art. 17: remove everything about the user in every layer and backend, in one call,
         and return the stored, content-free receipt."""
-        return self.lifecycle.erase_user(_user(user_id))
+        return self.lifecycle.erase_user(as_scope(user_id).user_id)
 
     def erasure_receipt(self, request_id: str) -> ErasureReceipt | None:
         return self.lifecycle.receipt(request_id)
 
-    def export_user(self, user_id: Scope | str) -> ExportDocument:
+    def export_user(self, user_id: ScopeLike) -> ExportDocument:
         """GDPR Art. 15/20: everything stored about the user as one versioned JSON document."""
-        return self.lifecycle.export_user(_user(user_id))
+        return self.lifecycle.export_user(as_scope(user_id).user_id)
 
     def import_user(
         self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
@@ -108,7 +108,3 @@ def build_lifecycle(memory: Memory) -> Lifecycle:
         policy=LifecyclePolicy.from_settings(memory.settings), llm=lambda: memory.llm,
         buffer=lambda: memory.conversation.buffer,
     )  # fmt: skip
-
-
-def _user(scope: Scope | str) -> str:
-    return scope.user_id if isinstance(scope, Scope) else scope

@@ -19,18 +19,11 @@ from .learning_api import LearningAPI, MessageLike
 from .lifecycle import LifecyclePolicy
 from .lifecycle_api import LifecycleAPI
 from .llm.base import LLMClient
-from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit, utcnow
+from .models import HistoryEvent, MemoryKind, MemoryRecord, ScopeLike, SearchHit, as_scope, utcnow
 from .redacting import RedactingEmbedder, RedactingLLM
 from .semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .settings import Settings
 from .storage import Store, open_store
-
-ScopeLike = Scope | str
-
-
-def as_scope(scope: ScopeLike) -> Scope:
-    """Accept a `Scope` or a bare user id."""
-    return scope if isinstance(scope, Scope) else Scope(user_id=scope)
 
 
 class Memory(ConversationAPI, LifecycleAPI, LearningAPI):

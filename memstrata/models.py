@@ -99,6 +99,15 @@ class Scope:
         return Scope(user_id=self.user_id)
 
 
+ScopeLike = Scope | str
+"""What every `scope=` parameter accepts: a `Scope` or a bare user id."""
+
+
+def as_scope(scope: ScopeLike) -> Scope:
+    """A `Scope` from a `Scope` or a bare user id (validated)."""
+    return scope if isinstance(scope, Scope) else Scope(user_id=scope)
+
+
 RESERVED_PREFIX = "_"
 """Ids of data that belongs to no end user start with "_", which `validate_id` refuses for users."""
 
@@ -279,6 +288,8 @@ __all__ = [
     "new_event",
     "new_id",
     "new_record",
+    "ScopeLike",
+    "as_scope",
     "reserved_scope",
     "utcnow",
     "validate_id",
