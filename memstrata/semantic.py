@@ -271,11 +271,14 @@ class SemanticMemory:
             where = replace(where, as_of=self.clock())
         depth = max(k, self.params.depth)
         semantic = keyword = []  # type: list[ScoredRow]
-        if strategy is not Strategy.KEYWORD:
+        if strategy is Strategy.KEYWORD:
+            keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
+        elif strategy is Strategy.SEMANTIC:
             vector = self.embedder.embed_query(query)
             semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
-        if strategy is not Strategy.SEMANTIC:
-            keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
+        else:
+            vector = self.embedder.embed_query(query)
+            semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
         hits = _rank(
             strategy, query, semantic, keyword, now=self.clock(), decay_rate=decay_rate, params=self.params,
             named=[w.casefold() for w in words(query)],

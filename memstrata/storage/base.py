@@ -130,6 +130,13 @@ class Store(Protocol):
         """Full-text matches (stemmed, any query word), best first."""
         ...
 
+    def hybrid_candidates(
+        self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
+        """`(vector_search(...), keyword_search(...))` read from one snapshot, in one round trip
+        where the backend can: what a hybrid search needs, without paying for two reads."""
+        ...
+
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         """Delete records, their vectors and full-text entries, scrub their text from history,
         then append `events`; return how many records existed."""

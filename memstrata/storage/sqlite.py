@@ -445,6 +445,15 @@ class SQLiteStore:
                 break
         return hits[:limit]
 
+    def hybrid_candidates(
+        self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
+        with self._lock:  # no write of this process in between; the file itself is read twice
+            return (
+                self.vector_search(user_id, vector, where, limit=limit),
+                self.keyword_search(user_id, query, where, limit=limit),
+            )
+
     def _advance_version(self, conn: sqlite3.Connection, user_id: str) -> UserVectorIndex | None:
         """Bump the user's vector version (inside the write transaction). Returns the cached index when
         it was current, so the caller applies its own change to it; a stale cache is dropped."""

@@ -175,6 +175,21 @@ def test_keyword_search_filters(store: Store) -> None:
     assert ids(rows) == [note.id]
 
 
+def test_hybrid_candidates_are_the_two_searches_in_one_read(store: Store) -> None:
+    put(store, ALICE, "jazz concert tickets for Friday", kind=MemoryKind.EVENT)
+    put(store, ALICE, "green tea with jasmine")
+    put(store, ALICE, "jazz records to buy", kind=MemoryKind.NOTE)
+    put(store, BOB, "jazz festival in Montreal")
+    where = MemoryFilter(kinds=(MemoryKind.EVENT, MemoryKind.NOTE))
+    vector = EMBED.embed_query("jazz tickets")
+    semantic, keyword = store.hybrid_candidates("alice", vector, "jazz tickets", where, limit=5)
+    assert semantic == store.vector_search("alice", vector, where, limit=5)
+    assert keyword == store.keyword_search("alice", "jazz tickets", where, limit=5)
+    assert len(semantic) == 2 and len(keyword) == 2
+    assert store.hybrid_candidates("alice", vector, "the and of", MemoryFilter(), limit=5)[1] == []
+    assert store.hybrid_candidates("nobody", vector, "jazz", MemoryFilter(), limit=5) == ([], [])
+
+
 def test_delete_scrubs_history_text_and_appends_event(store: Store) -> None:
     record = put(store, ALICE, "my PIN is 4321")
     tombstone = replace(new_event(record, EventType.DELETE), before=None, after=None)

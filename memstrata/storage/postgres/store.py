@@ -234,6 +234,14 @@ class PostgresStore:
                     break
         return [ScoredRow(q.record_from_row(row), float(row[len(q.COLUMNS)])) for row in hits]
 
+    def hybrid_candidates(
+        self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
+        return (
+            self.vector_search(user_id, vector, where, limit=limit),
+            self.keyword_search(user_id, query, where, limit=limit),
+        )
+
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
         if not ids:
