@@ -15,7 +15,8 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -43,9 +44,6 @@ _COLUMNS = (
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 
-
-_PRUNE_FROM_ROWS = 5000
-"""Below this many rows keyword search keeps even uninformative words (the scan is cheap anyway)."""
 
 _KEYWORD_POOL = 200
 """Keyword candidates ranked inside the FTS index before the per-row filters are applied."""
@@ -110,11 +108,14 @@ def _event(row: tuple[Any, ...]) -> HistoryEvent:
     )
 
 
-def fts_query(text: str, *, drop: Collection[str] = ()) -> str | None:
-    """An FTS5 MATCH expression for 'any non-stopword word of `text`' (minus the words in `drop`),
-    or None if none is left. Every word is a quoted string, so no user text is parsed as FTS5 syntax.
-    """
-    terms = [t for t in query_terms(text) if t not in drop]
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression for 'any non-stopword word of `text`', or None if there is none."""
+    return fts_match(query_terms(text))
+
+
+def fts_match(terms: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression for 'any of `terms`' in the searched columns, or None when empty.
+    Every term is a quoted string, so no user text is parsed as FTS5 syntax."""
     if not terms:
         return None
     quoted = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -196,6 +197,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._vectors: dict[str, UserVectorIndex] = {}
         self._dimensions: int | None = None
+        self._worker: ThreadPoolExecutor | None = None
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -251,6 +253,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._worker is not None:
+                self._worker.shutdown()
             self._conn.close()
 
     # -- embedder binding --------------------------------------------------
@@ -378,13 +382,15 @@ class SQLiteStore:
         )
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
-        """Rank inside the FTS index first (narrowed to the user's rows by the indexed `user_id` column),
-        then apply the exact user and filter checks to that pool only; widen the pool when filters
-        rejected too much."""
-        match = fts_query(query, drop=self._uninformative(query_terms(query)))
+        """Rank inside the FTS index first, then apply the exact user and filter checks to that pool only;
+        widen the pool when filters rejected too much. Which query words are looked up, and whether the
+        index is narrowed to the user's rows first, is decided by `_keyword_plan`."""
+        terms, narrow = self._keyword_plan(user_id, query_terms(query))
+        match = fts_match(terms)
         if match is None:
             return []
-        match = f'user_id:"{user_id}" AND ({match})'
+        if narrow:
+            match = f'user_id:"{user_id}" AND ({match})'
         w = _Where(user_id, where)
         sql = (
             "WITH hits AS (SELECT rowid, bm25(memories_fts, {weights}) AS rank FROM memories_fts "
@@ -405,39 +411,73 @@ class SQLiteStore:
                 break
         return [ScoredRow(_record(r), float(r[20])) for r in rows]
 
-    def _uninformative(self, words: list[str]) -> set[str]:
-        """Query words found in more than half of all rows. BM25's IDF is negative there, and FTS5 clamps
-        it to ~0, so they add nothing to any score; leaving them out of the MATCH spares a scan of their
-        (long) posting lists. max(rowid) bounds the row count from above, so no weighty word is dropped."""
-        if not words:
-            return set()
-        # Small stores keep every word: there a near-zero score still brings a candidate to the fusion.
-        stems = {_porter().stemWord(w): w for w in words}
-        marks = ", ".join("?" * len(stems))
+    def _keyword_plan(self, user_id: str, words: list[str]) -> tuple[list[str], bool]:
+        """(the query words to look up, whether to narrow the FTS index to the user's rows first).
 
-        def read(conn: sqlite3.Connection) -> set[str]:
+        Reads each word's document frequency (fts5vocab) and the row count, and leaves the choice to the
+        pure `keyword_plan`. The user's share of the rows is known when their vector index is loaded
+        (a hybrid search loads it first); otherwise the index is narrowed to the user, the safe choice."""
+        if not words:
+            return [], True
+        stems = {w: _porter().stemWord(w) for w in words}
+        marks = ", ".join("?" * len(set(stems.values())))
+
+        def read(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
             rows = conn.execute(
-                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(stems)
+                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(set(stems.values()))
             ).fetchall()
             total = conn.execute("SELECT max(rowid) FROM memories").fetchone()[0] or 0
-            if total < _PRUNE_FROM_ROWS:
-                return set()
-            return {stems[term] for term, docs in rows if docs * 2 > total}
+            by_stem = dict(rows)
+            return {w: int(by_stem.get(stem, 0)) for w, stem in stems.items()}, int(total)
 
-        return self._read(read)
+        frequencies, total = self._read(read)
+        cached = self._vectors.get(user_id)
+        user_rows = cached.count if cached is not None else None
+        return keyword_plan(words, frequencies, total, user_rows=user_rows)
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        index = self._user_vectors(user_id)
+        index = self._checked_vectors(user_id, query)
         if not index.count:
             return []
-        if index.dimensions != query.shape[0]:
+        sims = index.similarities(query)
+        return self._vector_rows(user_id, index, sims, _top_rows(sims, limit + _SPARE), where, limit)
+
+    def hybrid_candidates(
+        self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
+        """Both searches under the store lock (no write of this process in between). For a big user the
+        vector scan (numpy, which releases the GIL) runs on a worker thread while SQLite ranks the
+        keyword matches on this one (sqlite3 releases the GIL too), so the two costs overlap."""
+        vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        with self._lock:
+            index = self._checked_vectors(user_id, vector)
+            if index.count < _PARALLEL_FROM_ROWS:
+                return (
+                    self.vector_search(user_id, vector, where, limit=limit),
+                    self.keyword_search(user_id, query, where, limit=limit),
+                )
+            scoring = self._vector_worker().submit(_score, index, vector, limit + _SPARE)
+            keyword = self.keyword_search(user_id, query, where, limit=limit)
+            sims, top = scoring.result()
+            return self._vector_rows(user_id, index, sims, top, where, limit), keyword
+
+    def _checked_vectors(self, user_id: str, query: Vector) -> UserVectorIndex:
+        index = self._user_vectors(user_id)
+        if index.count and index.dimensions != query.shape[0]:
             raise EmbeddingMismatch(
                 f"query vector has {query.shape[0]} dimensions; {self.url} holds {index.dimensions}"
             )
-        sims = index.similarities(query)
+        return index
+
+    def _vector_rows(
+        self, user_id: str, index: UserVectorIndex, sims: np.ndarray, top: np.ndarray, where: MemoryFilter,
+        limit: int,
+    ) -> list[ScoredRow]:  # fmt: skip
+        """The best rows that pass `where`, hydrated: `top` first, then further down the ranking while
+        filters rejected too many."""
         hits: list[ScoredRow] = []
-        for chunk in _best_first_chunks(sims, first=limit + 16):
+        for chunk in _best_first_chunks(sims, top):
             ids = [index.ids[i] for i in chunk]
             allowed = {r.id: r for r in self.list_memories(user_id, _with_ids(where, ids), limit=len(ids))}
             hits.extend(ScoredRow(allowed[m], float(sims[i])) for i, m in zip(chunk, ids, strict=True) if m in allowed)
@@ -445,14 +485,10 @@ class SQLiteStore:
                 break
         return hits[:limit]
 
-    def hybrid_candidates(
-        self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
-    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
-        with self._lock:  # no write of this process in between; the file itself is read twice
-            return (
-                self.vector_search(user_id, vector, where, limit=limit),
-                self.keyword_search(user_id, query, where, limit=limit),
-            )
+    def _vector_worker(self) -> ThreadPoolExecutor:
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memstrata-vectors")
+        return self._worker
 
     def _advance_version(self, conn: sqlite3.Connection, user_id: str) -> UserVectorIndex | None:
         """Bump the user's vector version (inside the write transaction). Returns the cached index when
@@ -620,14 +656,73 @@ class SQLiteStore:
             )
 
 
-def _best_first_chunks(scores: np.ndarray, *, first: int) -> Iterator[np.ndarray]:
-    """Row numbers by descending score, in chunks of growing size: the first chunk comes from a
-    partial sort (cheap at 100k rows), later ones (needed only when filters reject rows) from a full one."""
+_PRUNE_FROM_ROWS = 5000
+"""Below this many rows keyword search looks up every query word (the scan is cheap anyway)."""
+
+_POSTING_BUDGET = 2000
+
+_SPARE = 16
+"""Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
+
+_PARALLEL_FROM_ROWS = 20_000
+"""From this many vectors a hybrid search scans them on a worker thread, beside the keyword search."""
+"""Above `_PRUNE_FROM_ROWS`, roughly how many postings one keyword search may rank (see `keyword_plan`)."""
+
+
+def keyword_plan(
+    words: Sequence[str], frequencies: dict[str, int], total: int, *, user_rows: int | None
+) -> tuple[list[str], bool]:
+    """Which query words to look up, and whether to narrow the FTS index to the user's rows first.
+
+    `frequencies[word]` is how many rows hold the word (absent = none); `total` bounds the row count from
+    above; `user_rows` is the user's row count when known. Pure, so the policy is tested on its own:
+
+    * Small stores (< `_PRUNE_FROM_ROWS` rows) look up every word: the scan is cheap, and even a
+      near-zero score brings a candidate to the fusion.
+    * Words in more than half of all rows are dropped: BM25's IDF is negative there, FTS5 clamps it to
+      ~0, so they add nothing to any score, yet their posting lists are the longest.
+    * The rest are looked up rarest first (highest IDF, most weight in BM25) while their postings fit
+      `_POSTING_BUDGET`; the rarest is always kept. Ranking cost grows with every matching row, so this
+      bounds it for big users, at the cost of rows matching only frequent words, which score lowest
+      (term-at-a-time "quit" pruning, Moffat & Zobel 1996). The measured effect is in BENCHMARKS.md.
+    * The FTS index is narrowed to the user's rows unless the user holds most of them, where the
+      narrowing term (a phrase over the `user_id` column) costs more than it saves; the join filters
+      by user either way.
+    """
+    narrow = user_rows is None or user_rows * 2 <= total
+    if total < _PRUNE_FROM_ROWS:
+        return list(words), narrow
+    informative = sorted((w for w in words if frequencies.get(w, 0) * 2 <= total), key=lambda w: frequencies.get(w, 0))
+    kept: list[str] = []
+    spent = 0
+    for word in informative:
+        cost = frequencies.get(word, 0)
+        if kept and spent + cost > _POSTING_BUDGET:
+            break
+        kept.append(word)
+        spent += cost
+    return kept, narrow
+
+
+def _score(index: UserVectorIndex, query: Vector, head: int) -> tuple[np.ndarray, np.ndarray]:
+    sims = index.similarities(query)
+    return sims, _top_rows(sims, head)
+
+
+def _top_rows(scores: np.ndarray, head: int) -> np.ndarray:
+    """The row numbers of the `head` best scores, best first (a partial sort: cheap at 100k rows)."""
     n = len(scores)
-    head = min(first, n)
-    top = np.argpartition(-scores, head - 1)[:head] if head < n else np.arange(n)
-    top = top[np.argsort(-scores[top], kind="stable")]
+    if head >= n:
+        return np.argsort(-scores, kind="stable")
+    top = np.argpartition(scores, n - head)[n - head :]
+    return top[np.argsort(-scores[top], kind="stable")]
+
+
+def _best_first_chunks(scores: np.ndarray, top: np.ndarray) -> Iterator[np.ndarray]:
+    """Row numbers by descending score, in chunks of growing size: `top` (the best rows), then the
+    rest from a full sort (needed only when filters rejected rows of `top`)."""
     yield top
+    n, head = len(scores), len(top)
     if head < n:
         order = np.argsort(-scores, kind="stable")
         start, size = head, head * 4

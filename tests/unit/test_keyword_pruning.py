@@ -1,14 +1,18 @@
-"""SQLite keyword search leaves out words found in more than half of all rows (their BM25 weight is ~0)."""
+"""SQLite search for big users: which keyword postings are ranked (`keyword_plan`), the un-narrowed
+FTS query for a user holding most rows, and the vector scan running beside the keyword search."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+import memstrata.storage.sqlite as sqlite_store
+from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.models import Scope, new_record
 from memstrata.storage.base import MemoryFilter
-from memstrata.storage.sqlite import SQLiteStore
+from memstrata.storage.sqlite import SQLiteStore, keyword_plan
 
 
 def test_common_words_are_pruned_only_in_large_stores(tmp_path: Path) -> None:
@@ -24,3 +28,63 @@ def test_common_words_are_pruned_only_in_large_stores(tmp_path: Path) -> None:
     assert sorted(h.record.content for h in hits) == [f"the user saw a zebra {i}" for i in range(3)]
     assert store.keyword_search("alice", "user", MemoryFilter(), limit=5) == []
     store.close()
+
+
+def test_plan_keeps_every_word_in_small_stores() -> None:
+    words = ["zebra", "user", "note"]
+    assert keyword_plan(words, {"user": 4000, "note": 3000}, 4999, user_rows=None) == (words, True)
+
+
+def test_plan_drops_words_in_most_rows_and_looks_up_the_rarest_within_the_budget() -> None:
+    frequencies = {"user": 60_000, "note": 1500, "zebra": 3, "walk": 900, "moon": 0}
+    plan, _ = keyword_plan(["user", "note", "zebra", "walk", "moon"], frequencies, 100_000, user_rows=None)
+    assert plan == ["moon", "zebra", "walk"]  # rarest first; "note" would pass the budget; "user" is uninformative
+
+
+def test_plan_always_keeps_the_rarest_word_even_over_budget() -> None:
+    plan, _ = keyword_plan(["note", "walk"], {"note": 9000, "walk": 8000}, 100_000, user_rows=None)
+    assert plan == ["walk"]
+
+
+def test_plan_narrows_to_the_user_unless_they_hold_most_rows() -> None:
+    assert keyword_plan(["a"], {}, 100_000, user_rows=None)[1] is True  # unknown: the safe choice
+    assert keyword_plan(["a"], {}, 100_000, user_rows=50_000)[1] is True
+    assert keyword_plan(["a"], {}, 100_000, user_rows=50_001)[1] is False
+
+
+def test_big_user_without_narrowing_still_sees_only_own_rows(tmp_path: Path) -> None:
+    """A user holding most rows is searched without the FTS user term; the join keeps isolation,
+    and the pool widens when other users' rows crowd the best matches out."""
+    store = SQLiteStore(tmp_path / "two.db")
+    store.bind_embedder("none", 2)
+    big, small = Scope("big"), Scope("small")
+    big_records = [new_record(scope=big, content=f"walked the dog in the park {i}") for i in range(300)]
+    # The small user's rows match best ("zebra" twice), so they fill the un-narrowed pool first.
+    small_records = [new_record(scope=small, content=f"zebra zebra seen in the park {i}") for i in range(250)]
+    store.save("big", big_records, [], np.ones((300, 2), dtype=np.float32))
+    store.save("small", small_records, [], np.ones((250, 2), dtype=np.float32))
+    store.vector_search("big", np.ones(2, dtype=np.float32), MemoryFilter(), limit=1)  # loads the big user's count
+    assert store._keyword_plan("big", ["park"])[1] is False
+    hits = store.keyword_search("big", "zebra park", MemoryFilter(), limit=20)
+    assert len(hits) == 20 and {h.record.user_id for h in hits} == {"big"}
+    assert {h.record.user_id for h in store.keyword_search("small", "park", MemoryFilter(), limit=20)} == {"small"}
+    store.close()
+
+
+def test_parallel_hybrid_candidates_equal_the_two_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "_PARALLEL_FROM_ROWS", 1)
+    store = SQLiteStore(tmp_path / "parallel.db")
+    store.bind_embedder("hashing", 64)
+    scope = Scope("alice")
+    embedder = HashingEmbedder(64)
+    texts = [f"memory {i} about {'tea' if i % 3 else 'coffee'} and {'jazz' if i % 5 else 'rain'}" for i in range(200)]
+    records = [new_record(scope=scope, content=t) for t in texts]
+    store.save("alice", records, [], embedder.embed_documents(texts))
+    vector = embedder.embed_query("coffee and rain")
+    where = MemoryFilter(created_after=records[0].created_at)
+    semantic, keyword = store.hybrid_candidates("alice", vector, "coffee rain", where, limit=25)
+    assert semantic == store.vector_search("alice", vector, where, limit=25)
+    assert keyword == store.keyword_search("alice", "coffee rain", where, limit=25)
+    assert len(semantic) == len(keyword) == 25
+    store.close()
+    assert store._worker is not None and store._worker._shutdown
