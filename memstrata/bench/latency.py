@@ -13,7 +13,8 @@ One run = one store holding `memories` synthetic memories spread evenly over `us
    (`search_ms_*`) and `search()` with the vector precomputed (`search_no_embed_ms_*`, i.e. excluding
    embedding). The two searches alternate order from query to query so neither always runs warm.
    The store calls inside a search are then timed alone on the same queries: `store_vector_ms_*`,
-   `store_keyword_ms_*` (top 50 each) and `store_access_ms_*` (recording the access of the top k).
+   `store_keyword_ms_*` (top 50 each), `store_hybrid_ms_*` (both in the one read a hybrid search makes,
+   `Store.hybrid_candidates`) and `store_access_ms_*` (recording the access of the top k).
    A throwaway Postgres store is ANALYZEd after the load, as autovacuum would soon do in production.
 4. **context** — `Memory.context(scope, query, 1000)` for `context_queries` queries (when available).
 5. **footprint** — resident memory of this process (`rss_*`) and bytes on disk per memory.
@@ -421,7 +422,7 @@ def _breakdown(memory: Any, embedder: TimedEmbedder, queries: list[tuple[str, st
     from ..storage.base import MemoryFilter
 
     store, depth, now = memory.store, max(k * 5, 50), memory.clock()
-    vector_ms, keyword_ms, access_ms = [], [], []
+    vector_ms, keyword_ms, hybrid_ms, access_ms = [], [], [], []
     for user, query in queries:
         vector = embedder.precomputed.get(query)
         vector = embedder.inner.embed_query(query) if vector is None else vector
@@ -432,11 +433,15 @@ def _breakdown(memory: Any, embedder: TimedEmbedder, queries: list[tuple[str, st
         store.keyword_search(user, query, MemoryFilter(), limit=depth)
         keyword_ms.append(_ms(t))
         t = time.perf_counter()
+        store.hybrid_candidates(user, vector, query, MemoryFilter(), limit=depth)
+        hybrid_ms.append(_ms(t))
+        t = time.perf_counter()
         store.record_access(user, [r.record.id for r in rows[:k]], now)
         access_ms.append(_ms(t))
     return {
         **latency_summary(vector_ms, "store_vector_ms"),
         **latency_summary(keyword_ms, "store_keyword_ms"),
+        **latency_summary(hybrid_ms, "store_hybrid_ms"),
         **latency_summary(access_ms, "store_access_ms"),
     }
 

@@ -233,7 +233,7 @@ def test_result_json_round_trips() -> None:
 
 def _point(store: str, layout: str, memories: int, **extra: object) -> dict[str, object]:
     metrics = ("search_ms", "search_no_embed_ms", "embed_ms", "context_ms", "store_vector_ms", "store_keyword_ms",
-               "store_access_ms")  # fmt: skip
+               "store_hybrid_ms", "store_access_ms")  # fmt: skip
     values = {f"{m}_{q}": 1.5 for m in metrics for q in ("p50", "p95", "p99")}
     return {"store": store, "layout": layout, "memories": memories, "users": 1, "add_per_s": 1234.0, **values, **extra}
 
@@ -248,6 +248,7 @@ def test_scale_tables_list_points_by_size_and_show_errors() -> None:
     assert "1.50 / 1.50 / 1.50" in table[4]
     breakdown = scale.breakdown_table(result).splitlines()
     assert len(breakdown) == 4 and breakdown[2].startswith("| postgres | one_user | 1,000 | 1.50 |")
+    assert breakdown[2].count("1.50") == 7  # search, no embedding, embed, vector, keyword, both in one read, access
 
 
 def test_peers_table_has_ratios_and_errors() -> None:
