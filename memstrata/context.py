@@ -248,14 +248,14 @@ class ContextAssembler:
         return list(dict.fromkeys(lines))
 
     def _has(self, scope: Scope, kinds: tuple[MemoryKind, ...]) -> bool:
-        where = MemoryFilter(kinds=kinds, agent_id=scope.agent_id)
-        return self.semantic.store.count_memories(scope.user_id, where) > 0
+        where = MemoryFilter(kinds=kinds, agent_id=scope.agent_id)  # one row answers it; a count reads them all
+        return bool(self.semantic.store.list_memories(scope.user_id, where, limit=1))
 
     def _memory_hits(self, scope: Scope, query: str, k: int, exclude: set[str]) -> list[SearchHit]:
         target = Scope(scope.user_id, agent_id=scope.agent_id)
         groups = []
         for kinds in (_LONG_TERM_KINDS, (MemoryKind.EPISODE,)):
-            if not self._has(target, kinds):  # a count is far cheaper than a search that finds nothing
+            if not self._has(target, kinds):  # a lookup is far cheaper than a search that finds nothing
                 continue
             hits = self.semantic.search(target, query, k=k, strategy=Strategy.HYBRID, where=MemoryFilter(kinds=kinds))
             groups.append([h for h in hits if h.memory.id not in exclude and is_relevant(h, self.min_similarity)])
