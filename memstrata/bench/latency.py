@@ -7,7 +7,8 @@ One run = one store holding `memories` synthetic memories spread evenly over `us
    before the load and rebuilt after it (the documented bulk-import recipe: COPY/insert first,
    index after); the rebuild time is reported as `index_build_s`.
 2. **add** — at that size, `add_per_s` is memories/s of `add_many` batches of `ADD_BATCH` fresh memories
-   with the default `dedupe=True` (batch mode); `add_one_ms_*` is one `add()` at a time.
+   with the default `dedupe=True` (batch mode); `add_messages_per_s` is chat messages/s of `add_messages`
+   batches of `ADD_BATCH` turns (buffer, episode log, summary folding); `add_one_ms_*` is one `add()` at a time.
 3. **search** — `queries` sampled queries (hybrid, k=10, the default `Memory.search`). Every query is
    timed three ways: the query embedding alone (`embed_ms_*`), the whole `search()` with its embedding
    (`search_ms_*`) and `search()` with the vector precomputed (`search_no_embed_ms_*`, i.e. excluding
@@ -377,12 +378,30 @@ def _add_rates(memory: Any, config: LatencyConfig, run: str, words: list[str], w
         memory.add_many([NewMemory(content=t) for t in texts], scope=Scope(user_id=user))
         added += len(texts)
     batch_s = time.perf_counter() - started
+    messages_per_s = _add_messages_rate(memory, users[:ADD_BATCHES], words, weights, rng)
     one_ms = []
     for user, text in zip(users[ADD_BATCHES:], synthetic_texts(rng, words, weights, ADD_ONE), strict=True):
         t = time.perf_counter()
         memory.add(text, scope=Scope(user_id=user))
         one_ms.append(_ms(t))
-    return {"add_per_s": round(added / batch_s, 1), **latency_summary(one_ms, "add_one_ms")}
+    return {
+        "add_per_s": round(added / batch_s, 1),
+        "add_messages_per_s": messages_per_s,
+        **latency_summary(one_ms, "add_one_ms"),
+    }
+
+
+def _add_messages_rate(memory: Any, users: Sequence[str], words: list[str], weights: np.ndarray,
+                       rng: np.random.Generator) -> float:  # fmt: skip
+    """Messages/s of `add_messages` batches of `ADD_BATCH` chat turns (user and assistant alternating) into a
+    new session per batch: the conversation path (buffer, episode log, summary folding), not bare memories."""
+    added, started = 0, time.perf_counter()
+    for index, user in enumerate(users):
+        texts = synthetic_texts(rng, words, weights, ADD_BATCH)
+        turns = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
+        memory.add_messages(Scope(user_id=user, session_id=f"bench-session-{index}"), turns)
+        added += len(turns)
+    return round(added / (time.perf_counter() - started), 1)
 
 
 def _search(

@@ -235,7 +235,16 @@ def _point(store: str, layout: str, memories: int, **extra: object) -> dict[str,
     metrics = ("search_ms", "search_no_embed_ms", "embed_ms", "context_ms", "store_vector_ms", "store_keyword_ms",
                "store_hybrid_ms", "store_access_ms")  # fmt: skip
     values = {f"{m}_{q}": 1.5 for m in metrics for q in ("p50", "p95", "p99")}
-    return {"store": store, "layout": layout, "memories": memories, "users": 1, "add_per_s": 1234.0, **values, **extra}
+    return {
+        "store": store,
+        "layout": layout,
+        "memories": memories,
+        "users": 1,
+        "add_per_s": 1234.0,
+        "add_messages_per_s": 987.0,
+        **values,
+        **extra,
+    }
 
 
 def test_scale_tables_list_points_by_size_and_show_errors() -> None:
@@ -244,7 +253,7 @@ def test_scale_tables_list_points_by_size_and_show_errors() -> None:
     table = scale.markdown_table(result).splitlines()
     assert table[0].startswith("| store | layout | memories |") and len(table) == 5
     assert table[2].startswith("| postgres | many_users | 1,000 | 10 | error: boom")
-    assert table[4].startswith("| sqlite | one_user | 10,000 | 1 | 1,234 |")
+    assert table[4].startswith("| sqlite | one_user | 10,000 | 1 | 1,234 | 987 |")
     assert "1.50 / 1.50 / 1.50" in table[4]
     breakdown = scale.breakdown_table(result).splitlines()
     assert len(breakdown) == 4 and breakdown[2].startswith("| postgres | one_user | 1,000 | 1.50 |")

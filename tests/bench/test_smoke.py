@@ -12,7 +12,8 @@ from memstrata.bench import peers
 from memstrata.cli import main
 
 LATENCY_KEYS = {
-    "add_per_s", "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50",
+    "add_per_s", "add_messages_per_s", "store_hybrid_ms_p50",
+    "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50",
     "search_no_embed_ms_p95", "embed_ms_p50", "embed_ms_p95", "load_per_s", "rss_bytes_per_memory",
     "disk_bytes_per_memory", "command",
 }  # fmt: skip
@@ -37,7 +38,7 @@ def test_latency_on_sqlite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     assert result.keys() >= LATENCY_KEYS
     assert result["store"] == "sqlite" and result["memories"] == 300 and result["users"] == 3
     assert result["queries"] == 6 and result["search_hits_mean"] > 0
-    assert result["add_per_s"] > 0 and result["disk_bytes_per_memory"] > 0
+    assert result["add_per_s"] > 0 and result["add_messages_per_s"] > 0 and result["disk_bytes_per_memory"] > 0
     assert 0 < result["embed_ms_p50"] <= result["search_ms_p95"]
     written = json.loads((tmp_path / "latency-sqlite-300-3.json").read_text())
     assert written["machine"]["cpus"] >= 1 and written["search_ms_p95"] == result["search_ms_p95"]
