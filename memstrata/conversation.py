@@ -29,9 +29,9 @@ from .buffer import Buffer, Turn
 from .core.retrieval import CONTEXT_TURNS, context_text
 from .core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
 from .errors import BufferUnavailable, InvalidInput, ProviderError
-from .filters import aware
 from .keyed_locks import KeyedLocks
-from .llm.base import CHAT_ROLES, LLMClient
+from .llm.base import LLMClient
+from .messages import MessageLike, to_messages
 from .models import MemoryKind, MemoryRecord, Scope, validate_text
 from .prompts.summarize import build_summary_messages, parse_summary
 from .semantic import NewMemory, SemanticMemory
@@ -40,7 +40,6 @@ from .storage.base import MemoryFilter, Store
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
-MessageLike = Mapping[str, Any] | tuple[str, str] | Any
 """A message to add: `{"role", "content", "at"?, "speaker"?}`, a `(role, content)` pair, or an
 object with `role` and `content` attributes (and optionally `at`, `speaker`)."""
 
@@ -166,20 +165,6 @@ def _context_line(content: str, speaker: str | None) -> str:
     return f"{speaker}: {content}" if speaker else content
 
 
-def _parse_message(message: MessageLike) -> tuple[str, str, Any, str | None]:
-    if isinstance(message, Mapping):
-        return message.get("role"), message.get("content"), message.get("at"), message.get("speaker")  # type: ignore[return-value]
-    if isinstance(message, tuple):
-        if len(message) != 2:
-            raise InvalidInput("a message tuple must be (role, content)")
-        return message[0], message[1], None, None
-    if hasattr(message, "role") and hasattr(message, "content"):
-        return message.role, message.content, getattr(message, "at", None), getattr(message, "speaker", None)
-    raise InvalidInput(
-        f"a message must be a dict, a (role, content) pair or have role/content, got {type(message).__name__}"
-    )
-
-
 class Conversation:
     """Messages, the session buffer, rolling summaries and session ends, for one store."""
 
@@ -236,14 +221,7 @@ class Conversation:
         if not messages:
             return []
         now = self.clock()
-        parsed = []
-        for message in messages:
-            role, content, at, speaker = _parse_message(message)
-            if role not in CHAT_ROLES:
-                raise InvalidInput(f"unknown message role {role!r}; known: {', '.join(CHAT_ROLES)}")
-            if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
-                raise InvalidInput("speaker must be a non-empty string")
-            parsed.append((role, validate_text(content), aware(at, "at") or now, speaker.strip() if speaker else None))
+        parsed = [(m.role, validate_text(m.content), m.at, m.speaker) for m in to_messages(messages, now)]
         # each episode's keyword context: the turns just before it in the session (see core/retrieval.py)
         previous = [_context_line(t.content, t.speaker) for t in self.window(scope)[-CONTEXT_TURNS:]]
         items = []

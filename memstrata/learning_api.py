@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput
 from .extraction.base import Extractor, Message
-from .filters import aware
 from .knowledge_api import KnowledgeAPI
 from .learning import LearningMemory, LearnResult
+from .messages import MessageLike, to_messages
 from .models import ScopeLike, as_scope
 from .work_queue import QueueStatus, WorkQueue
 
@@ -19,28 +17,6 @@ if TYPE_CHECKING:
     from .llm.base import LLMClient
     from .semantic import Clock, SemanticMemory
     from .storage.base import Store
-
-MessageLike = Message | Mapping[str, Any] | str
-
-
-def to_messages(messages: Sequence[MessageLike] | MessageLike, now: datetime) -> list[Message]:
-    """Accept Message objects, {"role", "content", "at"?, "speaker"?} dicts or plain user strings."""
-    if isinstance(messages, str | Mapping | Message):
-        messages = [messages]
-    result = []
-    for m in messages:
-        if isinstance(m, Message):
-            result.append(m)
-        elif isinstance(m, str):
-            result.append(Message("user", m, now))
-        elif isinstance(m, Mapping):
-            if "content" not in m:
-                raise InvalidInput("a message needs a 'content' field")
-            at = aware(m.get("at"), "message time") or now
-            result.append(Message(m.get("role", "user"), str(m["content"]), at, m.get("speaker")))
-        else:
-            raise InvalidInput(f"a message must be a string, a dict or a Message, got {type(m).__name__}")
-    return result
 
 
 def message_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
