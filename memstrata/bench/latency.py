@@ -340,6 +340,8 @@ class LatencyConfig:
     seed: int = 7
     defer_index: bool = True
     load_batch: int = LOAD_BATCH
+    posting_budget: int | None = -1
+    """SQLite keyword posting budget (`SQLiteStore.posting_budget`): -1 keeps the store's default, None = no limit."""
 
 
 def _ms(start: float) -> float:
@@ -405,14 +407,22 @@ def _add_messages_rate(memory: Any, users: Sequence[str], words: list[str], weig
 
 
 def _search(
-    memory: Any, embedder: TimedEmbedder, queries: list[tuple[str, str]], k: int, progress: Progress | None
+    memory: Any,
+    embedder: TimedEmbedder,
+    queries: list[tuple[str, str]],
+    k: int,
+    progress: Progress | None,
+    sources: dict[tuple[str, str], str],
 ) -> dict[str, float]:
+    """Timings, and `source_at_k`: the share of queries whose source memory (the stored text the query was
+    made from) is among the k hits — a quality check on every speed-up."""
     for user, query in queries[:WARMUP]:  # load caches (SQLite vector matrices, Postgres buffers)
         memory.search(query, scope=Scope(user_id=user), k=k)
     embed_ms: list[float] = []
     live_ms: list[float] = []
     store_ms: list[float] = []
     hits: list[int] = []
+    found_source: list[bool] = []
     measured = queries[WARMUP:]
     for i, (user, query) in enumerate(measured):
         t = time.perf_counter()
@@ -425,6 +435,7 @@ def _search(
             (store_ms if precomputed else live_ms).append(_ms(t))
         embedder.use_precomputed = False
         hits.append(len(found))
+        found_source.append(any(h.memory.content == sources[user, query] for h in found))
         if progress:
             progress("search", (i + 1) / len(measured))
     return {
@@ -432,6 +443,7 @@ def _search(
         **latency_summary(store_ms, "search_no_embed_ms"),
         **latency_summary(embed_ms, "embed_ms"),
         "search_hits_mean": round(statistics.fmean(hits), 2) if hits else 0.0,
+        "source_at_k": round(statistics.fmean(found_source), 4) if found_source else 0.0,
         "queries": len(measured),
     }
 
@@ -507,6 +519,8 @@ def run(
         target = stack.enter_context(bench_store(store))
         memory = stack.enter_context(Memory(store=target.url if target.owner_url is None else _open(target),
                                             embedder=timed))  # fmt: skip
+        if config.posting_budget != -1 and hasattr(memory.store, "posting_budget"):
+            memory.store.posting_budget = config.posting_budget
         defer = (
             config.defer_index and target.throwaway and target.kind == "postgres" and config.memories >= DEFER_INDEX_AT
         )
@@ -516,9 +530,10 @@ def run(
         rss_loaded = rss_bytes()
         order = rng.permutation(len(samples))
         picks = [samples[i] for i in order]
-        queries = [(u, make_query(rng, t, words)) for u, t in picks[: config.queries + WARMUP]]
+        sources = {(u, make_query(rng, t, words)): t for u, t in picks[: config.queries + WARMUP]}
+        queries = list(sources)
         contexts = [(u, make_query(rng, t, words)) for u, t in picks[: config.context_queries]]
-        searched = _search(memory, timed, queries, config.k, progress)
+        searched = _search(memory, timed, queries, config.k, progress, sources)
         parts = _breakdown(memory, timed, queries[WARMUP:], config.k)
         context = _context(memory, contexts, progress)
         adds = _add_rates(memory, config, run_id, words, weights, rng)
@@ -538,6 +553,7 @@ def run(
         "strategy": "hybrid",
         "k": config.k,
         "seed": config.seed,
+        "posting_budget": getattr(memory.store, "posting_budget", None),
         "load_s": round(load_s, 2),
         "load_per_s": round(config.memories / load_s, 1) if load_s else None,
         "index_deferred": defer,

@@ -110,6 +110,10 @@ def _register_scale(kinds: Any) -> None:
         "--no-defer-index", action="store_true",
         help="keep Postgres' HNSW index during the bulk load (default: rebuild it after)",
     )  # fmt: skip
+    latency.add_argument(
+        "--posting-budget", type=int, default=None,
+        help="SQLite: keyword postings ranked per search of a big store (default: the store's 2000; 0 = no limit)",
+    )  # fmt: skip
     latency.add_argument("--out", help="also write the result JSON to this directory")
     latency.add_argument("--name", help="result file name (default: latency-<store>-<memories>-<users>)")
     latency.add_argument("--progress", action="store_true", help="progress bar on stderr even with --json")
@@ -176,7 +180,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
 
     config = latency.LatencyConfig(
         memories=args.memories, users=args.users, queries=args.queries, context_queries=args.context_queries,
-        k=args.k, seed=args.seed, defer_index=not args.no_defer_index,
+        k=args.k, seed=args.seed, defer_index=not args.no_defer_index, posting_budget=_posting_budget(args),
     )  # fmt: skip
     latency.exit_on_sigterm()
     bar = latency.ProgressBar(f"latency {args.memories:,}/{args.users:,}") if args.progress or not args.json else None
@@ -186,11 +190,21 @@ def cmd_latency(args: argparse.Namespace) -> int:
     result["command"] = (
         f"memstrata bench latency --store {result['store']} --memories {args.memories} --users {args.users} "
         f"--queries {args.queries} --context-queries {args.context_queries}"
+        + (f" --posting-budget {args.posting_budget}" if args.posting_budget is not None else "")
     )
     if args.out:
         write_result(args.out, args.name or f"latency-{result['store']}-{args.memories}-{args.users}", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
+
+
+def _posting_budget(args: argparse.Namespace) -> int | None:
+    """-1 = the store's default; 0 on the command line = no limit (None)."""
+    if args.posting_budget is None:
+        return -1
+    if args.posting_budget < 0:
+        raise InvalidInput(f"--posting-budget must be 0 (no limit) or a positive number, got {args.posting_budget}")
+    return args.posting_budget or None
 
 
 def cmd_scale(args: argparse.Namespace) -> int:

@@ -45,6 +45,20 @@ _COLUMNS = (
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 
 
+_PRUNE_FROM_ROWS = 5000
+"""Below this many rows keyword search looks up every query word (the scan is cheap anyway)."""
+
+POSTING_BUDGET = 2000
+"""The default `SQLiteStore(posting_budget=...)`: above `_PRUNE_FROM_ROWS` rows, roughly how many postings
+one keyword search may rank (see `keyword_plan`)."""
+
+_SPARE = 16
+"""Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
+
+_PARALLEL_FROM_ROWS = 20_000
+"""From this many vectors a hybrid search scans them on a worker thread, beside the keyword search."""
+
+
 _KEYWORD_POOL = 200
 """Keyword candidates ranked inside the FTS index before the per-row filters are applied."""
 
@@ -191,7 +205,12 @@ class _Where:
 class SQLiteStore:
     """Store backed by one SQLite file. Thread-safe (one connection behind a lock)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 5.0) -> None:
+    def __init__(self, path: str | Path, *, timeout: float = 5.0, posting_budget: int | None = POSTING_BUDGET) -> None:
+        """`posting_budget`: how many keyword postings one search of a big store may rank (`keyword_plan`;
+        None: all of them, slower for big users)."""
+        if posting_budget is not None and posting_budget < 1:
+            raise InvalidInput(f"posting_budget must be a positive number of rows or None, got {posting_budget}")
+        self.posting_budget = posting_budget
         self.path = str(path)
         self.url = f"sqlite:///{self.path}"
         self._lock = threading.RLock()
@@ -433,7 +452,7 @@ class SQLiteStore:
         frequencies, total = self._read(read)
         cached = self._vectors.get(user_id)
         user_rows = cached.count if cached is not None else None
-        return keyword_plan(words, frequencies, total, user_rows=user_rows)
+        return keyword_plan(words, frequencies, total, user_rows=user_rows, budget=self.posting_budget)
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -656,22 +675,10 @@ class SQLiteStore:
             )
 
 
-_PRUNE_FROM_ROWS = 5000
-"""Below this many rows keyword search looks up every query word (the scan is cheap anyway)."""
-
-_POSTING_BUDGET = 2000
-
-_SPARE = 16
-"""Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
-
-_PARALLEL_FROM_ROWS = 20_000
-"""From this many vectors a hybrid search scans them on a worker thread, beside the keyword search."""
-"""Above `_PRUNE_FROM_ROWS`, roughly how many postings one keyword search may rank (see `keyword_plan`)."""
-
-
 def keyword_plan(
-    words: Sequence[str], frequencies: dict[str, int], total: int, *, user_rows: int | None
-) -> tuple[list[str], bool]:
+    words: Sequence[str], frequencies: dict[str, int], total: int, *, user_rows: int | None,
+    budget: int | None = POSTING_BUDGET,
+) -> tuple[list[str], bool]:  # fmt: skip
     """Which query words to look up, and whether to narrow the FTS index to the user's rows first.
 
     `frequencies[word]` is how many rows hold the word (absent = none); `total` bounds the row count from
@@ -682,7 +689,7 @@ def keyword_plan(
     * Words in more than half of all rows are dropped: BM25's IDF is negative there, FTS5 clamps it to
       ~0, so they add nothing to any score, yet their posting lists are the longest.
     * The rest are looked up rarest first (highest IDF, most weight in BM25) while their postings fit
-      `_POSTING_BUDGET`; the rarest is always kept. Ranking cost grows with every matching row, so this
+      `budget` (None: no limit); the rarest is always kept. Ranking cost grows with every matching row, so this
       bounds it for big users, at the cost of rows matching only frequent words, which score lowest
       (term-at-a-time "quit" pruning, Moffat & Zobel 1996). The measured effect is in BENCHMARKS.md.
     * The FTS index is narrowed to the user's rows unless the user holds most of them, where the
@@ -697,7 +704,7 @@ def keyword_plan(
     spent = 0
     for word in informative:
         cost = frequencies.get(word, 0)
-        if kept and spent + cost > _POSTING_BUDGET:
+        if kept and budget is not None and spent + cost > budget:
             break
         kept.append(word)
         spent += cost

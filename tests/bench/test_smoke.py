@@ -12,7 +12,7 @@ from memstrata.bench import peers
 from memstrata.cli import main
 
 LATENCY_KEYS = {
-    "add_per_s", "add_messages_per_s", "store_hybrid_ms_p50",
+    "add_per_s", "add_messages_per_s", "store_hybrid_ms_p50", "source_at_k", "posting_budget",
     "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50",
     "search_no_embed_ms_p95", "embed_ms_p50", "embed_ms_p95", "load_per_s", "rss_bytes_per_memory",
     "disk_bytes_per_memory", "command",
@@ -37,7 +37,7 @@ def test_latency_on_sqlite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     result = _json_out(capsys)
     assert result.keys() >= LATENCY_KEYS
     assert result["store"] == "sqlite" and result["memories"] == 300 and result["users"] == 3
-    assert result["queries"] == 6 and result["search_hits_mean"] > 0
+    assert result["queries"] == 6 and result["search_hits_mean"] > 0 and result["source_at_k"] >= 0.5
     assert result["add_per_s"] > 0 and result["add_messages_per_s"] > 0 and result["disk_bytes_per_memory"] > 0
     assert 0 < result["embed_ms_p50"] <= result["search_ms_p95"]
     written = json.loads((tmp_path / "latency-sqlite-300-3.json").read_text())
@@ -181,3 +181,13 @@ def test_all_quick_runs_each_step_and_records_commands(
         assert (out / name).exists(), name
     scale = json.loads((out / "scale.json").read_text())
     assert {p["memories"] for p in scale["points"]} == {1000}
+
+
+def test_latency_posting_budget_option(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "latency", "--memories", "120", "--queries", "3", "--context-queries", "1", "--json"]
+    assert main([*args, "--posting-budget", "0"]) == 0
+    unlimited = _json_out(capsys)
+    assert unlimited["posting_budget"] is None and unlimited["command"].endswith("--posting-budget 0")
+    assert main([*args, "--posting-budget", "500"]) == 0
+    assert _json_out(capsys)["posting_budget"] == 500
+    assert main([*args, "--posting-budget", "-3"]) != 0

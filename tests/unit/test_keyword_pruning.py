@@ -10,6 +10,7 @@ import pytest
 
 import memstrata.storage.sqlite as sqlite_store
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.errors import InvalidInput
 from memstrata.models import Scope, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.sqlite import SQLiteStore, keyword_plan
@@ -39,6 +40,17 @@ def test_plan_drops_words_in_most_rows_and_looks_up_the_rarest_within_the_budget
     frequencies = {"user": 60_000, "note": 1500, "zebra": 3, "walk": 900, "moon": 0}
     plan, _ = keyword_plan(["user", "note", "zebra", "walk", "moon"], frequencies, 100_000, user_rows=None)
     assert plan == ["moon", "zebra", "walk"]  # rarest first; "note" would pass the budget; "user" is uninformative
+
+
+def test_plan_without_budget_keeps_every_informative_word() -> None:
+    frequencies = {"user": 60_000, "note": 9000, "walk": 8000}
+    plan, _ = keyword_plan(["user", "note", "walk"], frequencies, 100_000, user_rows=None, budget=None)
+    assert plan == ["walk", "note"]
+
+
+def test_posting_budget_must_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="posting_budget"):
+        SQLiteStore(tmp_path / "x.db", posting_budget=0)
 
 
 def test_plan_always_keeps_the_rarest_word_even_over_budget() -> None:
