@@ -232,8 +232,8 @@ def breakdown_table(result: dict[str, Any]) -> str:
     """Where a search spends its time: p50 of the whole search and of each store call alone (pure)."""
     head = (
         "| store | layout | memories | search p50 ms | no embedding | embed | vector_search (top 50) "
-        "| keyword_search (top 50) | both in one read | record_access (top 10) |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
+        "| keyword_search (top 50) | both in one read | record_access (top 10) | source found in top k |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     rows = []
     for p in sorted(result.get("points", []), key=lambda p: (p["memories"], p["store"], p["layout"])):
@@ -241,6 +241,7 @@ def breakdown_table(result: dict[str, Any]) -> str:
             continue
         metrics = ("search_ms", "search_no_embed_ms", "embed_ms", "store_vector_ms", "store_keyword_ms",
                    "store_hybrid_ms", "store_access_ms")  # fmt: skip
-        cells = [p["store"], p["layout"], f"{p['memories']:,}", *(_cell(p.get(f"{m}_p50"), 2) for m in metrics)]
+        cells = [p["store"], p["layout"], f"{p['memories']:,}", *(_cell(p.get(f"{m}_p50"), 2) for m in metrics),
+                 _cell(p.get("source_at_k"), 3)]  # fmt: skip
         rows.append("| " + " | ".join(cells) + " |")
     return head + "\n".join(rows) + "\n"

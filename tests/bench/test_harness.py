@@ -242,6 +242,7 @@ def _point(store: str, layout: str, memories: int, **extra: object) -> dict[str,
         "users": 1,
         "add_per_s": 1234.0,
         "add_messages_per_s": 987.0,
+        "source_at_k": 0.975,
         **values,
         **extra,
     }
@@ -258,6 +259,7 @@ def test_scale_tables_list_points_by_size_and_show_errors() -> None:
     breakdown = scale.breakdown_table(result).splitlines()
     assert len(breakdown) == 4 and breakdown[2].startswith("| postgres | one_user | 1,000 | 1.50 |")
     assert breakdown[2].count("1.50") == 7  # search, no embedding, embed, vector, keyword, both in one read, access
+    assert breakdown[2].endswith("| 0.975 |")
 
 
 def test_peers_table_has_ratios_and_errors() -> None:
