@@ -1,8 +1,9 @@
 """The embedded default store: one SQLite file (WAL), FTS5 full text, an in-process vector index.
 
 Vector search: the user's float32 vectors live as BLOBs in `memories.embedding`; on search they are
-loaded once into a per-user numpy matrix and scored with one matrix-vector product (measured in
-docs/architecture.md: ~14 ms for 100k vectors, < 0.1 ms for 100). A per-user version counter in
+loaded once into a per-user numpy matrix and scored with one matrix-vector product (< 0.1 ms for 100
+vectors; from 20k vectors in two stages, see `vector_index.py` and docs/architecture.md). Keyword search
+bounds its cost for big users with `keyword_plan` (below). A per-user version counter in
 `vector_versions`, bumped in the same transaction as every vector change, tells any process that its
 cached matrix is stale, so several processes can share one file safely.
 
@@ -459,8 +460,7 @@ class SQLiteStore:
         index = self._checked_vectors(user_id, query)
         if not index.count:
             return []
-        sims = index.similarities(query)
-        return self._vector_rows(user_id, index, sims, _top_rows(sims, limit + _SPARE), where, limit)
+        return self._vector_rows(user_id, index, query, index.best(query, limit + _SPARE), where, limit)
 
     def hybrid_candidates(
         self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
@@ -476,10 +476,9 @@ class SQLiteStore:
                     self.vector_search(user_id, vector, where, limit=limit),
                     self.keyword_search(user_id, query, where, limit=limit),
                 )
-            scoring = self._vector_worker().submit(_score, index, vector, limit + _SPARE)
+            scoring = self._vector_worker().submit(index.best, vector, limit + _SPARE)
             keyword = self.keyword_search(user_id, query, where, limit=limit)
-            sims, top = scoring.result()
-            return self._vector_rows(user_id, index, sims, top, where, limit), keyword
+            return self._vector_rows(user_id, index, vector, scoring.result(), where, limit), keyword
 
     def _checked_vectors(self, user_id: str, query: Vector) -> UserVectorIndex:
         index = self._user_vectors(user_id)
@@ -490,16 +489,16 @@ class SQLiteStore:
         return index
 
     def _vector_rows(
-        self, user_id: str, index: UserVectorIndex, sims: np.ndarray, top: np.ndarray, where: MemoryFilter,
-        limit: int,
+        self, user_id: str, index: UserVectorIndex, query: Vector, best: tuple[np.ndarray, np.ndarray],
+        where: MemoryFilter, limit: int,
     ) -> list[ScoredRow]:  # fmt: skip
-        """The best rows that pass `where`, hydrated: `top` first, then further down the ranking while
-        filters rejected too many."""
+        """The best rows that pass `where`, hydrated: `best` (rows, scores) first, then further down the
+        exact ranking while filters rejected too many."""
         hits: list[ScoredRow] = []
-        for chunk in _best_first_chunks(sims, top):
-            ids = [index.ids[i] for i in chunk]
+        for rows, scores in _best_first_chunks(index, query, best):
+            ids = [index.ids[i] for i in rows]
             allowed = {r.id: r for r in self.list_memories(user_id, _with_ids(where, ids), limit=len(ids))}
-            hits.extend(ScoredRow(allowed[m], float(sims[i])) for i, m in zip(chunk, ids, strict=True) if m in allowed)
+            hits.extend(ScoredRow(allowed[m], float(s)) for m, s in zip(ids, scores, strict=True) if m in allowed)
             if len(hits) >= limit:
                 break
         return hits[:limit]
@@ -711,30 +710,21 @@ def keyword_plan(
     return kept, narrow
 
 
-def _score(index: UserVectorIndex, query: Vector, head: int) -> tuple[np.ndarray, np.ndarray]:
-    sims = index.similarities(query)
-    return sims, _top_rows(sims, head)
-
-
-def _top_rows(scores: np.ndarray, head: int) -> np.ndarray:
-    """The row numbers of the `head` best scores, best first (a partial sort: cheap at 100k rows)."""
-    n = len(scores)
-    if head >= n:
-        return np.argsort(-scores, kind="stable")
-    top = np.argpartition(scores, n - head)[n - head :]
-    return top[np.argsort(-scores[top], kind="stable")]
-
-
-def _best_first_chunks(scores: np.ndarray, top: np.ndarray) -> Iterator[np.ndarray]:
-    """Row numbers by descending score, in chunks of growing size: `top` (the best rows), then the
-    rest from a full sort (needed only when filters rejected rows of `top`)."""
-    yield top
-    n, head = len(scores), len(top)
-    if head < n:
-        order = np.argsort(-scores, kind="stable")
-        start, size = head, head * 4
-        while start < n:
-            yield order[start : start + size]
+def _best_first_chunks(
+    index: UserVectorIndex, query: Vector, best: tuple[np.ndarray, np.ndarray]
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(row numbers, similarities) by descending similarity, in chunks of growing size: `best` first, then
+    the other rows from one exact pass and a full sort (needed only when filters rejected rows of `best`)."""
+    yield best
+    top = best[0]
+    if len(top) < index.count:
+        sims = index.similarities(query)
+        order = np.argsort(-sims, kind="stable")
+        order = order[~np.isin(order, top)]
+        start, size = 0, len(top) * 4
+        while start < len(order):
+            chunk = order[start : start + size]
+            yield chunk, sims[chunk]
             start, size = start + size, size * 4
 
 
