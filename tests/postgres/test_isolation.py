@@ -164,7 +164,11 @@ def test_sql_functions_respect_the_current_user(
         assert in_transaction_as(
             app_conn, user, q.format("hybrid_memory_search('salary', %s, %s, 10)"), [vector, BOB]
         ) == [(0,)]
+    top = "memstrata_keyword_top(%s, ARRAY['salary'], 10)"
+    for user in (ALICE, None):
+        assert in_transaction_as(app_conn, user, q.format(top), [BOB]) == [(0,)]
     assert in_transaction_as(app_conn, BOB, q.format(keyword), [BOB]) == [(1,)]
+    assert in_transaction_as(app_conn, BOB, q.format(top), [BOB]) == [(1,)]
     assert in_transaction_as(app_conn, BOB, q.format("match_memories(%s, -1, 10)"), [vector]) == [(1,)]
 
 
@@ -185,6 +189,7 @@ def test_a_role_without_grants_gets_nothing(pg_store: PostgresStore, bob_secret:
                     "SELECT count(*) FROM memories",
                     "SELECT memstrata_user_ids(10)",
                     "SELECT * FROM memstrata_keyword_matches('bob', 'salary'::tsquery)",
+                    "SELECT * FROM memstrata_keyword_top('bob', ARRAY['salary'], 10)",
                 ):
                     with pytest.raises(psycopg.errors.InsufficientPrivilege):
                         conn.execute(query)

@@ -178,6 +178,18 @@ def test_keyword_search_uses_gin_through_the_definer_function(loaded: tuple[Post
     assert len(rows) == 10 and all({"word5", "word7"} & set(r.record.content.split()) for r in rows)
 
 
+def test_keyword_search_of_a_small_tenant_reads_its_rows_not_the_gin_index(
+    loaded: tuple[PostgresStore, str],
+) -> None:
+    """GIN posting lists hold every tenant's rows: for a 10-row tenant they cost more than its rows."""
+    store, app_url = loaded
+    w = q.Where(SMALL, MemoryFilter())
+    plans = keyword_plans(app_url, SMALL, q.keyword_sql(w), [SMALL, ["word5", "lorem"], 64, *w.params, 10])
+    inner = [p for p in plans if "tsv @@" in p and "Query Text: SELECT r.*" in p]
+    assert inner and "memories_tsv" not in inner[0] and "Index Cond: (user_id = 'small7'::text)" in inner[0], plans
+    assert len(store.keyword_search(SMALL, "lorem", MemoryFilter(), limit=10)) == SMALL_ROWS
+
+
 def test_direct_full_text_under_rls_cannot_use_gin(loaded: tuple[PostgresStore, str]) -> None:
     """Why the definer function exists: `@@` is not LEAKPROOF, so under RLS the index is refused."""
     store, _ = loaded

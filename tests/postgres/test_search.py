@@ -12,6 +12,7 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.models import MemoryKind, MemoryRecord, Scope, new_record
 from memstrata.storage.base import MemoryFilter, Store
 from memstrata.storage.postgres import PostgresStore
+from memstrata.storage.postgres.sql_functions import COMMON_WORD_ROWS
 from memstrata.storage.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.postgres
@@ -132,3 +133,46 @@ def test_context_and_date_are_searchable_like_in_sqlite(pg_store: PostgresStore,
             assert {h.record.id for h in dated} == {reply.id, direct.id}, store.url
     finally:
         sqlite.close()
+
+
+def test_a_word_common_for_the_user_selects_candidates_only_with_another_query_word(
+    pg_store: PostgresStore,
+) -> None:
+    """'weather' is in more than COMMON_WORD_ROWS of the user's memories, 'picnic' and 'umbrella' in a few:
+    a row holding 'weather' alone is no longer a candidate when the query has another word, and every
+    row with a rare word (or two common ones) still is, ranked as before. A lone common word keeps all
+    its rows, and another (small) user is untouched."""
+    texts = [f"weather report {i}" for i in range(COMMON_WORD_ROWS + 20)] + [
+        "weather for the picnic",
+        "picnic in the park",
+        "umbrella and weather",
+        "forecast weather report",
+    ]
+    pg_store.save("big", [new_record(scope=Scope("big"), content=t) for t in texts])
+    pg_store.save("small", [new_record(scope=Scope("small"), content=t) for t in ("weather report", "picnic")])
+
+    def found(user: str, query: str, limit: int = 500) -> list[str]:
+        return [r.record.content for r in pg_store.keyword_search(user, query, MemoryFilter(), limit=limit)]
+
+    assert found("big", "weather picnic") == ["weather for the picnic", "picnic in the park"]
+    assert set(found("big", "weather umbrella picnic")) == {
+        "weather for the picnic",
+        "picnic in the park",
+        "umbrella and weather",
+    }
+    both_common = found("big", "weather report")  # two common words: rows holding both
+    assert len(both_common) == COMMON_WORD_ROWS + 21 and all("weather" in t and "report" in t for t in both_common)
+    assert len(found("big", "weather")) == len(texts) - 1  # a lone common word: every row with it
+    assert set(found("small", "weather picnic")) == {"weather report", "picnic"}
+
+
+def test_many_matches_without_a_common_word_are_all_ranked(pg_store: PostgresStore) -> None:
+    """More matches in all than COMMON_WORD_ROWS, but no single word above it: nothing is pruned, and
+    the ranking is the full one (rows holding two query words first)."""
+    per_word = COMMON_WORD_ROWS // 2 + 10
+    texts = [f"{word} entry {i}" for word in ("apple", "banana", "cherry") for i in range(per_word)]
+    texts.append("apple and banana together")
+    pg_store.save("big", [new_record(scope=Scope("big"), content=t) for t in texts])
+    hits = pg_store.keyword_search("big", "apple banana cherry", MemoryFilter(), limit=1000)
+    assert len(hits) == len(texts) > COMMON_WORD_ROWS
+    assert hits[0].record.content == "apple and banana together" and hits[0].score > hits[1].score

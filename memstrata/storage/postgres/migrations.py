@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 
 from ...errors import EmbeddingMismatch, StoreError
-from .sql_functions import DEFINER_FUNCTIONS, FUNCTIONS
+from .sql_functions import DEFINER_FUNCTIONS, FUNCTIONS, KEYWORD_TOP, KEYWORD_TOP_SIGNATURE, M003_DEFINER_FUNCTIONS
 
 USER_TABLES = ("memories", "history", "items")
 """Tables holding user data: RLS enabled and forced on each."""
@@ -139,14 +139,19 @@ def m003_functions(cur: Cursor, ctx: Context) -> None:
     # Load pgvector's library so `SET hnsw.*` on the functions is checked against its real (user-settable)
     # parameters; unknown placeholders would need a superuser.
     cur.execute("SELECT '[1]'::vector")
+    for signature, statement in FUNCTIONS:
+        _create_function(cur, ctx, signature, statement)
+    for signature in M003_DEFINER_FUNCTIONS:
+        cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
+
+
+def _create_function(cur: Cursor, ctx: Context, signature: str, statement: str) -> None:
+    """Run `statement` (a CREATE FUNCTION) and pin the function's search_path."""
     search_path = sql.SQL(", ").join(
         [sql.Identifier(ctx.schema), sql.Identifier(ctx.vector_schema), sql.SQL("pg_temp")]
     )
-    for signature, statement in FUNCTIONS:
-        cur.execute(statement)
-        cur.execute(sql.SQL("ALTER FUNCTION " + signature + " SET search_path = {}").format(search_path))
-    for signature in DEFINER_FUNCTIONS:
-        cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
+    cur.execute(statement)
+    cur.execute(sql.SQL("ALTER FUNCTION " + signature + " SET search_path = {}").format(search_path))
 
 
 def m004_room_for_hot_updates(cur: Cursor, ctx: Context) -> None:
@@ -162,12 +167,30 @@ def m004_room_for_hot_updates(cur: Cursor, ctx: Context) -> None:
     )
 
 
+def m005_keyword_search_speed(cur: Cursor, ctx: Context) -> None:
+    """Keyword search at 100k rows in one tenant (docs/postgres.md, "Keyword search"):
+
+    * The GIN index on tsv loses its pending list (`fastupdate = off`): with it on, up to 4 MB of
+      unsorted recent entries are scanned linearly by EVERY search until a VACUUM or an autoanalyze
+      merges them (a manual ANALYZE does not): measured 7 ms of a 100k-row search. Inserts now update
+      the index directly. The current pending list is merged here.
+    * `memstrata_keyword_top`, the store's keyword search: small tenants through their btree, big ones
+      through GIN with narrow ranking and the common-word rule (sql_functions.KEYWORD_TOP).
+    """
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    cur.execute(sql.SQL("ALTER INDEX {}.memories_tsv SET (fastupdate = off)").format(sql.Identifier(ctx.schema)))
+    cur.execute("SELECT gin_clean_pending_list(%s::regclass)", [f"{ctx.schema}.memories_tsv"])
+    _create_function(cur, ctx, KEYWORD_TOP_SIGNATURE, KEYWORD_TOP)
+    cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + KEYWORD_TOP_SIGNATURE + " FROM PUBLIC"))
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
     (2, "row level security", m002_row_level_security),
     (3, "sql functions", m003_functions),
     (4, "fillfactor for access tracking, kind index", m004_room_for_hot_updates),
+    (5, "keyword search: no GIN pending list, narrow ranking", m005_keyword_search_speed),
 )
 LATEST = MIGRATIONS[-1][0]
 

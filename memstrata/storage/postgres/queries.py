@@ -185,15 +185,14 @@ def vector_sql(where: Where) -> str:
 def keyword_sql(where: Where) -> str:
     """Full-text matches best first. Params: user_id, words, batch, *where.params, limit.
 
-    `memstrata_keyword_matches` (SECURITY DEFINER, see sql_functions.py) returns the user's `batch`
+    `memstrata_keyword_top` (SECURITY DEFINER, see sql_functions.py) returns the user's `batch`
     best matches by rank (found through the GIN index) as whole rows aliased `m`; the filter applies
     to them. Rows: the record columns, rank, seq, then how many matches the batch held; one row of
     NULLs (but that count) when nothing passed the filter. If fewer than `limit` rows pass and the
     batch was full, the caller retries with a bigger batch.
     """
     return (
-        "WITH matches AS MATERIALIZED (SELECT * FROM "
-        "memstrata_keyword_matches(%s, memstrata_or_tsquery(%s), %s)), "
+        "WITH matches AS MATERIALIZED (SELECT * FROM memstrata_keyword_top(%s, %s, %s)), "
         f"hits AS (SELECT {SELECT_COLUMNS}, m.rank, m.seq FROM matches m WHERE {where.sql} "
         "ORDER BY m.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s) "
         "SELECT h.*, c.fetched FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true "

@@ -2,12 +2,13 @@
 
 Two kinds:
 
-* **SECURITY DEFINER helpers** that run as the schema owner, for the two reads row-level security
+* **SECURITY DEFINER helpers** that run as the schema owner, for the reads row-level security
   would make slow or impossible for the application role:
-  `memstrata_keyword_matches` (full-text matches through the GIN index; `@@` is not LEAKPROOF, so
-  under RLS the planner may not use the index) and `memstrata_user_ids` (the admin listing needs
-  every user). Both are bound to the caller's `app.user_id` setting or reveal no content, and
-  EXECUTE on them is revoked from PUBLIC and granted to the application role only.
+  `memstrata_keyword_matches` and `memstrata_keyword_top` (full-text matches through the GIN index;
+  `@@` is not LEAKPROOF, so under RLS the planner may not use the index; the store calls the second,
+  migration 5) and `memstrata_user_ids` (the admin listing needs every user). All are bound to the
+  caller's `app.user_id` setting or reveal no content, and EXECUTE on them is revoked from PUBLIC and
+  granted to the application role only.
 * **Supabase-RPC-style functions** from the seed, `match_memories` and `hybrid_memory_search`,
   SECURITY INVOKER: they run under the caller's row-level security.
 
@@ -97,6 +98,103 @@ BEGIN
       ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
       LIMIT p_limit;
   END IF;
+END
+$fn$"""
+
+COMMON_WORD_ROWS = 256
+"""A query word found in more of a user's memories than this is *common* for that user: it selects
+keyword candidates only together with another query word (see `KEYWORD_TOP`)."""
+
+KEYWORD_TOP = f"""
+CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_words text[], p_limit integer)
+RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank real
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  q tsquery := memstrata_or_tsquery(p_words);
+  wanted tsquery;
+  common tsquery[] := '{{}}';
+  part tsquery;
+  w text;
+BEGIN
+  -- The store's keyword search: the p_limit best of the user's candidate rows by ts_rank over every
+  -- query word, as whole rows. Same isolation check as memstrata_keyword_matches.
+  IF q IS NULL OR numnode(q) = 0 OR p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  -- A user with at most {COMMON_WORD_ROWS} rows: all of them are read through the user_id btree and
+  -- ranked (`IS TRUE` keeps the planner off the GIN index, whose posting lists hold EVERY user's
+  -- rows: at 100k rows in all it already cost 1 ms more than reading 100 rows, and grows with the table).
+  IF (SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = p_user_id
+                            LIMIT {COMMON_WORD_ROWS} + 1) s) <= {COMMON_WORD_ROWS} THEN
+    RETURN QUERY
+      SELECT r.* FROM (
+        SELECT {MATCH_COLUMNS}, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank
+        FROM memories m WHERE m.user_id = p_user_id AND (m.tsv @@ q) IS TRUE
+      ) r
+      ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
+      LIMIT p_limit;
+    RETURN;
+  END IF;
+  -- With at most {COMMON_WORD_ROWS} matches in all no word can be common: one statement ranks them all
+  -- (found through GIN), on narrow columns, and builds whole rows for the p_limit best only, fetched
+  -- again by address (same snapshot: the function is STABLE).
+  RETURN QUERY
+    WITH capped AS MATERIALIZED (
+      SELECT m.ctid AS tid, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
+      FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ q
+      LIMIT {COMMON_WORD_ROWS} + 1
+    ), top AS (
+      SELECT c.* FROM capped c WHERE (SELECT count(*) FROM capped) <= {COMMON_WORD_ROWS}
+      ORDER BY c.rank DESC, c.created_at DESC, c.seq DESC
+      LIMIT p_limit
+    )
+    SELECT {MATCH_COLUMNS}, t.rank
+    FROM top t JOIN memories m ON m.ctid = t.tid;
+  IF FOUND OR NOT EXISTS (SELECT 1 FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ q
+                          OFFSET {COMMON_WORD_ROWS}) THEN
+    RETURN;
+  END IF;
+  -- More matches: a word in more than {COMMON_WORD_ROWS} of the user's rows (common) only selects
+  -- candidates together with another query word (a lone common word keeps all its rows). ts_rank has
+  -- no IDF: rows holding one common word tie, by the thousands.
+  FOREACH w IN ARRAY p_words LOOP
+    part := plainto_tsquery('english', w);
+    CONTINUE WHEN numnode(part) = 0;
+    IF (SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ part
+                              LIMIT {COMMON_WORD_ROWS} + 1) s) > {COMMON_WORD_ROWS} THEN
+      common := common || part;
+    ELSE
+      wanted := CASE WHEN wanted IS NULL THEN part ELSE wanted || part END;
+    END IF;
+  END LOOP;
+  IF cardinality(common) = 0 OR (cardinality(common) = 1 AND wanted IS NULL) THEN
+    wanted := q;
+  ELSE
+    FOR i IN 1 .. cardinality(common) LOOP
+      FOR j IN i + 1 .. cardinality(common) LOOP
+        part := common[i] && common[j];
+        wanted := CASE WHEN wanted IS NULL THEN part ELSE wanted || part END;
+      END LOOP;
+    END LOOP;
+  END IF;
+  RETURN QUERY
+    WITH top AS MATERIALIZED (
+      SELECT m.ctid AS tid, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
+      FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ wanted
+      ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
+      LIMIT p_limit
+    )
+    SELECT {MATCH_COLUMNS}, t.rank
+    FROM top t JOIN memories m ON m.ctid = t.tid;
 END
 $fn$"""
 
@@ -216,8 +314,14 @@ FUNCTIONS: tuple[tuple[str, str], ...] = (
 )
 """(signature, CREATE statement) in creation order."""
 
-DEFINER_FUNCTIONS = (
+M003_DEFINER_FUNCTIONS = (
     "memstrata_keyword_matches(text, tsquery, integer, vector)",
     "memstrata_user_ids(integer)",
 )
+"""The SECURITY DEFINER functions of migration 3: EXECUTE revoked from PUBLIC."""
+
+KEYWORD_TOP_SIGNATURE = "memstrata_keyword_top(text, text[], integer)"
+"""Added by migration 5 (SECURITY DEFINER)."""
+
+DEFINER_FUNCTIONS = (*M003_DEFINER_FUNCTIONS, KEYWORD_TOP_SIGNATURE)
 """EXECUTE revoked from PUBLIC; granted to the application role."""

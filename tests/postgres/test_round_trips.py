@@ -1,0 +1,163 @@
+"""The reads of a search are pipelined: one round trip and one transaction per store call, and a
+pooled connection never carries a user (or a setting) over to the next call, even after an error.
+
+Round trips are counted at the protocol level: libpq's trace of the one pooled connection logs each
+`Sync` message the client sends, and a pipeline sends one Sync per round trip.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from psycopg.pq import Trace
+
+from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.errors import StoreError
+from memstrata.models import MemoryRecord, Scope, new_record
+from memstrata.storage.base import MemoryFilter
+from memstrata.storage.postgres import PostgresStore
+from tests.postgres.conftest import DIMENSIONS, EMBEDDER
+
+pytestmark = pytest.mark.postgres
+
+EMBED = HashingEmbedder(DIMENSIONS)
+ALICE, BOB = "alice", "bob"
+
+
+@pytest.fixture
+def one_connection(app_url: str, owner_url: str) -> Iterator[PostgresStore]:
+    """A store whose pool holds exactly one connection: every call reuses it."""
+    store = PostgresStore.open(app_url, owner_url=owner_url, pool_size=1)
+    store.bind_embedder(EMBEDDER, DIMENSIONS)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def remember(store: PostgresStore, user: str, text: str) -> MemoryRecord:
+    record = new_record(scope=Scope(user), content=text)
+    store.save(user, [record], vectors=EMBED.embed_documents([text]))
+    return record
+
+
+@contextmanager
+def protocol_trace(store: PostgresStore) -> Iterator[list[str]]:
+    """The frontend messages (libpq trace lines starting with F) sent on the one pooled connection
+    inside the block; the list is filled when the block ends."""
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace"
+        with path.open("w") as sink:
+            with store._pool.connection() as conn:
+                conn.pgconn.trace(sink.fileno())
+                conn.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
+            yield lines
+            with store._pool.connection() as conn:
+                conn.pgconn.untrace()
+        lines.extend(line for line in path.read_text().splitlines() if line.startswith("F"))
+
+
+def syncs(lines: list[str]) -> int:
+    return sum(1 for line in lines if "\tSync" in line)
+
+
+def current_user_setting(store: PostgresStore) -> tuple[str | None, str]:
+    with store.transaction(None) as cur:
+        cur.execute("SELECT current_setting('app.user_id', true), current_setting('synchronous_commit')")
+        row = cur.fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+def test_ef_search_is_raised_to_the_limit_never_lowered(one_connection: PostgresStore) -> None:
+    assert one_connection._hnsw_settings(50) == {"hnsw.ef_search": "50"}
+    assert one_connection._hnsw_settings(10) == {"hnsw.ef_search": "40"}
+
+
+def test_hybrid_candidates_is_one_round_trip_and_one_snapshot(one_connection: PostgresStore) -> None:
+    store = one_connection
+    jazz = remember(store, ALICE, "Alice bought jazz tickets")
+    remember(store, BOB, "Bob bought jazz tickets too")
+    with protocol_trace(store) as sent:
+        semantic, keyword = store.hybrid_candidates(
+            ALICE, EMBED.embed_query("jazz tickets"), "jazz tickets", MemoryFilter(), limit=5
+        )
+    assert [r.record.id for r in semantic] == [jazz.id] and [r.record.id for r in keyword] == [jazz.id]
+    assert syncs(sent) == 1, sent
+    statements = [line for line in sent if "\tParse\t" in line]
+    assert "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" in statements[0], statements
+    assert "COMMIT" in statements[-1] and len(statements) == 5, statements  # begin, user, vector, keyword, commit
+
+
+@pytest.mark.parametrize("call", ["vector", "keyword", "access"])
+def test_each_search_call_is_one_round_trip(one_connection: PostgresStore, call: str) -> None:
+    store = one_connection
+    record = remember(store, ALICE, "Alice bought jazz tickets")
+    with protocol_trace(store) as sent:
+        if call == "vector":
+            store.vector_search(ALICE, EMBED.embed_query("jazz"), MemoryFilter(), limit=5)
+        elif call == "keyword":
+            store.keyword_search(ALICE, "jazz", MemoryFilter(), limit=5)
+        else:
+            store.record_access(ALICE, [record.id], datetime(2030, 1, 1, tzinfo=UTC))
+    assert syncs(sent) == 1, sent
+
+
+def test_access_is_recorded_and_its_lazy_commit_stays_in_its_transaction(one_connection: PostgresStore) -> None:
+    store = one_connection
+    record = remember(store, ALICE, "Alice bought jazz tickets")
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    store.record_access(ALICE, [record.id], at)
+    [stored] = store.get(ALICE, [record.id])
+    assert (stored.access_count, stored.last_accessed_at) == (1, at)
+    assert current_user_setting(store) == ("", "on")
+
+
+def test_a_user_never_carries_over_to_the_next_pooled_call(one_connection: PostgresStore) -> None:
+    store = one_connection
+    remember(store, ALICE, "Alice bought jazz tickets")
+    store.hybrid_candidates(ALICE, EMBED.embed_query("jazz"), "jazz", MemoryFilter(), limit=100)
+    assert current_user_setting(store)[0] == ""
+    with store.transaction(None) as cur:  # ef_search was raised to the limit for that transaction only
+        cur.execute("SELECT current_setting('hnsw.ef_search')")
+        assert cur.fetchone() == ("40",)
+    with store.transaction(None) as cur:
+        cur.execute("SELECT count(*) FROM memories")
+        assert cur.fetchone() == (0,)
+    assert store.keyword_search(BOB, "jazz", MemoryFilter(), limit=5) == []
+    assert store.vector_search(BOB, EMBED.embed_query("jazz"), MemoryFilter(), limit=5) == []
+
+
+def test_a_failed_round_trip_is_rolled_back_before_the_connection_is_reused(one_connection: PostgresStore) -> None:
+    store = one_connection
+    remember(store, ALICE, "Alice bought jazz tickets")
+    with pytest.raises(StoreError, match="division by zero"):
+        store._round_trip(ALICE, [("SELECT count(*) FROM memories", []), ("SELECT 1 / 0", [])])
+    with store._pool.connection() as conn:
+        assert conn.info.transaction_status.name == "IDLE"
+    assert current_user_setting(store) == ("", "on")
+    assert [r.record.content for r in store.keyword_search(ALICE, "jazz", MemoryFilter(), limit=5)] == [
+        "Alice bought jazz tickets"
+    ]
+
+
+def test_keyword_retries_bigger_batches_when_the_filter_rejects_a_full_batch(pg_store: PostgresStore) -> None:
+    """70 matching rows, only the 5 oldest pass the filter: the first batch (64 best = newest, ranks
+    being equal) holds none of them, so the store reads the next batch."""
+    rows = [
+        replace(
+            new_record(scope=Scope(ALICE), content=f"jazz night {i}", metadata={"keep": i < 5}),
+            created_at=datetime(2020, 1, 1, tzinfo=UTC) + timedelta(hours=i),
+        )
+        for i in range(70)
+    ]
+    pg_store.save(ALICE, rows)
+    hits = pg_store.keyword_search(ALICE, "jazz", MemoryFilter(metadata={"keep": True}), limit=5)
+    assert sorted(h.record.content for h in hits) == [f"jazz night {i}" for i in range(5)]
