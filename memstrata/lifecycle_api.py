@@ -84,6 +84,7 @@ class LifecycleAPI:
     def erase_user(self, user_id: ScopeLike) -> ErasureReceipt:
         """GDPR Art. 17: remove everything about the user in every layer and backend, in one call,
         and return the stored, content-free receipt."""
+        self.semantic.access.flush()
         return self.lifecycle.erase_user(as_scope(user_id).user_id)
 
     def erasure_receipt(self, request_id: str) -> ErasureReceipt | None:
@@ -91,6 +92,7 @@ class LifecycleAPI:
 
     def export_user(self, user_id: ScopeLike) -> ExportDocument:
         """GDPR Art. 15/20: everything stored about the user as one versioned JSON document."""
+        self.semantic.access.flush()
         return self.lifecycle.export_user(as_scope(user_id).user_id)
 
     def import_user(

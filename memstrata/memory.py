@@ -92,6 +92,7 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
         self.close_conversation()
         if "llm" in self.__dict__ and self.llm is not None:
             self.llm.close()
+        self.semantic.access.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -191,6 +192,7 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
             created_after=created_after, created_before=created_before, as_of=as_of or self.clock(),
             include_superseded=include_superseded, include_expired=include_expired,
         )  # fmt: skip
+        self.semantic.access.flush()
         return self.store.list_memories(s.user_id, where, limit=limit, offset=offset)
 
     def update(

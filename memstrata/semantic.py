@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from .access import AccessRecorder
 from .core import scoring
 from .core.retrieval import HybridParams, hybrid_rank
 from .core.text import words
@@ -89,6 +90,7 @@ class SemanticMemory:
         self.embedder = embedder
         self.clock = clock
         self.track_access = track_access
+        self.access = AccessRecorder(store)
 
     # -- writes ------------------------------------------------------------
     def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
@@ -244,6 +246,7 @@ class SemanticMemory:
 
     # -- reads -------------------------------------------------------------
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        self.access.flush()  # read this process's own access updates
         found = self.store.get(scope.user_id, [memory_id])
         if not found:
             raise MemoryNotFound(memory_id)
@@ -287,7 +290,7 @@ class SemanticMemory:
             hits = [h for h in hits if h.score >= threshold]
         hits = hits[:k]
         if self.track_access and hits:
-            self.store.record_access(scope.user_id, [h.memory.id for h in hits], self.clock())
+            self.access.record(scope.user_id, [h.memory.id for h in hits], self.clock())
         return hits
 
 
