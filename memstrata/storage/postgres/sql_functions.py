@@ -144,28 +144,11 @@ BEGIN
       LIMIT p_limit;
     RETURN;
   END IF;
-  -- With at most {COMMON_WORD_ROWS} matches in all no word can be common: one statement ranks them all
-  -- (found through GIN), on narrow columns, and builds whole rows for the p_limit best only, fetched
-  -- again by address (same snapshot: the function is STABLE).
-  RETURN QUERY
-    WITH capped AS MATERIALIZED (
-      SELECT m.ctid AS tid, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
-      FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ q
-      LIMIT {COMMON_WORD_ROWS} + 1
-    ), top AS (
-      SELECT c.* FROM capped c WHERE (SELECT count(*) FROM capped) <= {COMMON_WORD_ROWS}
-      ORDER BY c.rank DESC, c.created_at DESC, c.seq DESC
-      LIMIT p_limit
-    )
-    SELECT {MATCH_COLUMNS}, t.rank
-    FROM top t JOIN memories m ON m.ctid = t.tid;
-  IF FOUND OR NOT EXISTS (SELECT 1 FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ q
-                          OFFSET {COMMON_WORD_ROWS}) THEN
-    RETURN;
-  END IF;
-  -- More matches: a word in more than {COMMON_WORD_ROWS} of the user's rows (common) only selects
+  -- A bigger user: a word in more than {COMMON_WORD_ROWS} of the user's rows (common) only selects
   -- candidates together with another query word (a lone common word keeps all its rows). ts_rank has
-  -- no IDF: rows holding one common word tie, by the thousands.
+  -- no IDF: rows holding one common word tie, by the thousands. With no common word every match is
+  -- ranked (on narrow columns; whole rows are built for the p_limit best only, fetched again by
+  -- address in the same snapshot: the function is STABLE).
   FOREACH w IN ARRAY p_words LOOP
     part := plainto_tsquery('english', w);
     CONTINUE WHEN numnode(part) = 0;
