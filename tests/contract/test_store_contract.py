@@ -243,6 +243,28 @@ def test_record_access_persists(store: Store) -> None:
     assert got.access_count == 2 and got.last_accessed_at == at
 
 
+def test_access_statistics_survive_rewrites_and_go_with_deletes(store: Store) -> None:
+    record = put(store, ALICE, "read me often")
+    at = T0 + timedelta(days=1)
+    store.record_access("alice", [record.id], at)
+    [read] = store.get("alice", [record.id])
+    store.save("alice", [replace(read, content="read me often, please")])  # a rewrite carries the count
+    store.record_access("alice", [record.id, "no-such-memory"], at + timedelta(hours=1))
+    [got] = store.get("alice", [record.id])
+    assert (got.content, got.access_count, got.last_accessed_at) == (
+        "read me often, please",
+        2,
+        at + timedelta(hours=1),
+    )
+    assert [r.access_count for r in store.list_memories("alice", MemoryFilter())] == [2]
+    store.record_access("bob", [record.id], at)  # another user's call touches nothing
+    assert store.get("alice", [record.id])[0].access_count == 2
+    store.delete("alice", [record.id])
+    assert store.get("alice", [record.id]) == []
+    again = put(store, ALICE, "read me often")  # a new memory starts from its own count
+    assert store.get("alice", [again.id])[0].access_count == 0
+
+
 def test_items_crud_and_isolation(store: Store) -> None:
     item = store.put_item("alice", "profile", "location", {"value": "Berlin"})
     assert item.value == {"value": "Berlin"}

@@ -23,7 +23,35 @@ COLUMNS = (
     "last_accessed_at", "content_hash", "pinned", "context",
 )  # fmt: skip
 SELECT_COLUMNS = ", ".join(f"m.{c}" for c in COLUMNS)
-"""The record columns with table alias `m`, in `record_from_row` order."""
+"""The record columns with table alias `m`, in `record_from_row` order, as stored in `memories`."""
+
+_ACCESS_COLUMNS = ("access_count", "last_accessed_at")
+
+
+def record_columns(alias: str) -> str:
+    """The record columns of rows aliased `alias`, in `record_from_row` order, with the access statistics
+    of `memory_access` (joined as `a`, see `access_join`) where it has a row for the memory."""
+    return ", ".join(f"coalesce(a.{c}, {alias}.{c})" if c in _ACCESS_COLUMNS else f"{alias}.{c}" for c in COLUMNS)
+
+
+def access_join(alias: str) -> str:
+    """`LEFT JOIN memory_access a` onto the rows aliased `alias` (one row at most per memory)."""
+    return f"LEFT JOIN memory_access a ON a.user_id = {alias}.user_id AND a.memory_id = {alias}.id"
+
+
+RECORD_COLUMNS = record_columns("m")
+"""`SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')}`: whole records, current access statistics."""
+
+RECORD_ACCESS = (
+    "INSERT INTO memory_access (user_id, memory_id, access_count, last_accessed_at) "
+    "SELECT m.user_id, m.id, m.access_count + 1, %s FROM memories m WHERE m.user_id = %s AND m.id = ANY(%s) "
+    "ON CONFLICT (user_id, memory_id) DO UPDATE SET access_count = memory_access.access_count + 1, "
+    "last_accessed_at = EXCLUDED.last_accessed_at"
+)
+"""Params: time, user_id, ids. The first access starts from the count stored with the record."""
+
+FORGET_ACCESS = "DELETE FROM memory_access WHERE user_id = %s AND memory_id = ANY(%s)"
+"""Params: user_id, ids. After a record is written or deleted its own columns hold the truth."""
 
 HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
 
@@ -160,7 +188,7 @@ class Where:
 def list_sql(where: Where, *, newest_first: bool) -> str:
     order = "DESC" if newest_first else "ASC"
     return (
-        f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where.sql} "
+        f"SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')} WHERE {where.sql} "
         f"ORDER BY m.created_at {order}, m.seq {order} LIMIT %s OFFSET %s"
     )
 
@@ -178,7 +206,8 @@ def vector_sql(where: Where) -> str:
         f"SELECT {SELECT_COLUMNS}, m.embedding <=> %s AS distance FROM memories m "
         f"WHERE {where.sql} AND m.embedding IS NOT NULL "
         f"ORDER BY m.embedding <=> %s LIMIT %s) "
-        f"SELECT *, CASE WHEN distance = 'NaN' THEN 0 ELSE 1 - distance END FROM nearest ORDER BY distance"
+        f"SELECT {record_columns('n')}, n.distance, CASE WHEN n.distance = 'NaN' THEN 0 ELSE 1 - n.distance END "
+        f"FROM nearest n {access_join('n')} ORDER BY n.distance"
     )
 
 
@@ -195,7 +224,8 @@ def keyword_sql(where: Where) -> str:
         "WITH matches AS MATERIALIZED (SELECT * FROM memstrata_keyword_top(%s, %s, %s)), "
         f"hits AS (SELECT {SELECT_COLUMNS}, m.rank, m.seq FROM matches m WHERE {where.sql} "
         "ORDER BY m.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s) "
-        "SELECT h.*, c.fetched FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true "
+        f"SELECT {record_columns('h')}, h.rank, h.seq, c.fetched "
+        f"FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true {access_join('h')} "
         "ORDER BY h.rank DESC, h.created_at DESC, h.seq DESC"
     )
 

@@ -197,6 +197,8 @@ class PostgresStore:
                 cur.executemany(q.UPSERT_KEEP_VECTOR, rows[with_vector:])
             if events:
                 cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
+            if records:
+                cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
         """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
@@ -212,7 +214,8 @@ class PostgresStore:
             return []
         with self.transaction(user_id) as cur:
             cur.execute(
-                f"SELECT {q.SELECT_COLUMNS} FROM memories m WHERE m.user_id = %s AND m.id = ANY(%s)",
+                f"SELECT {q.RECORD_COLUMNS} FROM memories m {q.access_join('m')} "
+                "WHERE m.user_id = %s AND m.id = ANY(%s)",
                 [user_id, list(ids)],
             )
             by_id = {row[1]: q.record_from_row(row) for row in cur.fetchall()}
@@ -301,6 +304,7 @@ class PostgresStore:
         with self.transaction(user_id) as cur:
             cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
             deleted = cur.rowcount
+            cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
             cur.execute(
                 "UPDATE history SET before = NULL, after = NULL WHERE user_id = %s AND memory_id = ANY(%s)",
                 [user_id, list(ids)],
@@ -325,11 +329,7 @@ class PostgresStore:
     def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         if not ids:
             return
-        update = (
-            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s "
-            "WHERE user_id = %s AND id = ANY(%s)"
-        )
-        self._round_trip(user_id, [(update, [at, user_id, list(ids)])], settings=_LAZY_COMMIT)
+        self._round_trip(user_id, [(q.RECORD_ACCESS, [at, user_id, list(ids)])], settings=_LAZY_COMMIT)
 
     # -- items ----------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
@@ -387,6 +387,7 @@ class PostgresStore:
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
+            cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
         return counts
 
 
