@@ -17,7 +17,6 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -55,9 +54,6 @@ one keyword search may rank (see `keyword_plan`)."""
 
 _SPARE = 16
 """Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
-
-_PARALLEL_FROM_ROWS = 20_000
-"""From this many vectors a hybrid search scans them on a worker thread, beside the keyword search."""
 
 
 _KEYWORD_POOL = 200
@@ -217,7 +213,6 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._vectors: dict[str, UserVectorIndex] = {}
         self._dimensions: int | None = None
-        self._worker: ThreadPoolExecutor | None = None
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -273,8 +268,6 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
-            if self._worker is not None:
-                self._worker.shutdown()
             self._conn.close()
 
     # -- embedder binding --------------------------------------------------
@@ -465,20 +458,14 @@ class SQLiteStore:
     def hybrid_candidates(
         self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
-        """Both searches under the store lock (no write of this process in between). For a big user the
-        vector scan (numpy, which releases the GIL) runs on a worker thread while SQLite ranks the
-        keyword matches on this one (sqlite3 releases the GIL too), so the two costs overlap."""
-        vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        """Both searches under the store lock (no write of this process in between). They run one after
+        the other: the vector scan already keeps both cores busy (numpy's BLAS is multithreaded), so a
+        worker thread for it was measured slower, not faster (BENCHMARKS.md)."""
         with self._lock:
-            index = self._checked_vectors(user_id, vector)
-            if index.count < _PARALLEL_FROM_ROWS:
-                return (
-                    self.vector_search(user_id, vector, where, limit=limit),
-                    self.keyword_search(user_id, query, where, limit=limit),
-                )
-            scoring = self._vector_worker().submit(index.best, vector, limit + _SPARE)
-            keyword = self.keyword_search(user_id, query, where, limit=limit)
-            return self._vector_rows(user_id, index, vector, scoring.result(), where, limit), keyword
+            return (
+                self.vector_search(user_id, vector, where, limit=limit),
+                self.keyword_search(user_id, query, where, limit=limit),
+            )
 
     def _checked_vectors(self, user_id: str, query: Vector) -> UserVectorIndex:
         index = self._user_vectors(user_id)
@@ -502,11 +489,6 @@ class SQLiteStore:
             if len(hits) >= limit:
                 break
         return hits[:limit]
-
-    def _vector_worker(self) -> ThreadPoolExecutor:
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memstrata-vectors")
-        return self._worker
 
     def _advance_version(self, conn: sqlite3.Connection, user_id: str) -> UserVectorIndex | None:
         """Bump the user's vector version (inside the write transaction). Returns the cached index when

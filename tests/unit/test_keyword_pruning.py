@@ -1,5 +1,5 @@
 """SQLite search for big users: which keyword postings are ranked (`keyword_plan`), the un-narrowed
-FTS query for a user holding most rows, and the vector scan running beside the keyword search."""
+FTS query for a user holding most rows, and both searches of a big user in one read."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import memstrata.storage.sqlite as sqlite_store
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import InvalidInput
 from memstrata.models import Scope, new_record
+from memstrata.storage import vector_index
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.sqlite import SQLiteStore, keyword_plan
 
@@ -83,9 +84,13 @@ def test_big_user_without_narrowing_still_sees_only_own_rows(tmp_path: Path) -> 
     store.close()
 
 
-def test_parallel_hybrid_candidates_equal_the_two_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_store, "_PARALLEL_FROM_ROWS", 1)
-    store = SQLiteStore(tmp_path / "parallel.db")
+def test_hybrid_candidates_of_a_big_user_equal_the_two_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user past both thresholds: pruned keyword plan, no FTS user term, two-stage vectors."""
+    monkeypatch.setattr(sqlite_store, "_PRUNE_FROM_ROWS", 50)
+    monkeypatch.setattr(vector_index, "TWO_STAGE_FROM_ROWS", 50)
+    store = SQLiteStore(tmp_path / "big-user.db", posting_budget=40)
     store.bind_embedder("hashing", 64)
     scope = Scope("alice")
     embedder = HashingEmbedder(64)
@@ -95,8 +100,8 @@ def test_parallel_hybrid_candidates_equal_the_two_searches(tmp_path: Path, monke
     vector = embedder.embed_query("coffee and rain")
     where = MemoryFilter(created_after=records[0].created_at)
     semantic, keyword = store.hybrid_candidates("alice", vector, "coffee rain", where, limit=25)
+    assert store._vectors["alice"].two_stage and store._keyword_plan("alice", ["coffee", "rain"]) == (["rain"], False)
     assert semantic == store.vector_search("alice", vector, where, limit=25)
     assert keyword == store.keyword_search("alice", "coffee rain", where, limit=25)
     assert len(semantic) == len(keyword) == 25
     store.close()
-    assert store._worker is not None and store._worker._shutdown
