@@ -517,7 +517,7 @@ def run(
     rss_start = rss_bytes()
     with ExitStack() as stack:
         target = stack.enter_context(bench_store(store))
-        memory = stack.enter_context(Memory(store=target.url if target.owner_url is None else _open(target),
+        memory = stack.enter_context(Memory(store=target.url if target.owner_url is None else open_postgres(target),
                                             embedder=timed))  # fmt: skip
         if config.posting_budget != -1 and hasattr(memory.store, "posting_budget"):
             memory.store.posting_budget = config.posting_budget
@@ -575,7 +575,8 @@ def run(
     }
 
 
-def _open(target: BenchStore) -> Any:
+def open_postgres(target: BenchStore) -> Any:
+    """The PostgresStore of a benchmark target (migrations through its owner URL)."""
     from ..storage.postgres import PostgresStore
 
     return PostgresStore.open(target.url, owner_url=target.owner_url)

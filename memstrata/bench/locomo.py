@@ -7,7 +7,6 @@ dia_ids found in the provenance of the top-k hits.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..memory import Memory
 from ..models import MemoryKind, Scope
 from ..semantic import NewMemory, Strategy
 from ..storage.base import MemoryFilter
+from .latency import bench_store, open_postgres
 from .locomo_context import evaluate_context
 from .locomo_data import CATEGORIES, Conversation, evidence_recall, load
 from .report import latency_summary
@@ -80,9 +80,9 @@ def run(
     if mode not in MODES:
         raise InvalidInput(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
     conversations = load(data)
-    with tempfile.TemporaryDirectory(prefix="memstrata-locomo-") as tmp:
-        url = store or f"sqlite:///{Path(tmp) / 'locomo.db'}"
-        with Memory(store=url, embedder=embedder or "static") as memory:
+    with bench_store(store) as target:  # a temporary SQLite file, a throwaway Postgres database, or a URL
+        backend = target.url if target.owner_url is None else open_postgres(target)
+        with Memory(store=backend, embedder=embedder or "static") as memory:
             result = _evaluate(memory, conversations, Strategy.parse(strategy), sorted(ks), mode, progress)
             return {**result, "mode": mode, "memories": sum(
                 memory.store.count_memories(f"locomo-{c.sample_id}", MemoryFilter()) for c in conversations

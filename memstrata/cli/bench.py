@@ -17,6 +17,10 @@ def register(commands: Any) -> None:
 
     locomo = kinds.add_parser("locomo", help="LoCoMo evidence recall@k and search latency")
     locomo.add_argument("--data", required=True, help="path to a locomo10.json-format file")
+    locomo.add_argument(
+        "--store", default=argparse.SUPPRESS,
+        help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
+    )  # fmt: skip
     locomo.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
     locomo.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
     locomo.add_argument("--mode", default="turns", choices=["turns", "extracted", "both"],
@@ -58,7 +62,7 @@ def cmd_locomo(args: argparse.Namespace) -> int:
 
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     result = locomo.run(
-        args.data, store=args.store, embedder=args.embedder, strategy=args.strategy, ks=_ks(args.k),
+        args.data, store=getattr(args, "store", None), embedder=args.embedder, strategy=args.strategy, ks=_ks(args.k),
         mode=args.mode, progress=progress,
     )  # fmt: skip
     if args.out:

@@ -191,3 +191,16 @@ def test_latency_posting_budget_option(capsys: pytest.CaptureFixture[str]) -> No
     assert main([*args, "--posting-budget", "500"]) == 0
     assert _json_out(capsys)["posting_budget"] == 500
     assert main([*args, "--posting-budget", "-3"]) != 0
+
+
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_locomo_on_a_throwaway_store(capsys: pytest.CaptureFixture[str], locomo_file: Path, store: str) -> None:
+    """`bench locomo --store postgres` makes (and drops) its own database, like `bench latency`."""
+    if store == "postgres":
+        from tests.support.pg import connect_admin
+
+        connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
+    assert main(["bench", "locomo", "--data", str(locomo_file), "--store", store, "--k", "1,10", "--json"]) == 0
+    result = _json_out(capsys)
+    assert result["store"] == ("sqlite" if store == "sqlite" else "postgresql")
+    assert result["questions"] == 8 and result["overall"]["recall@10"] == 1.0
