@@ -49,6 +49,13 @@ def test_plan_without_budget_keeps_every_informative_word() -> None:
     assert plan == ["walk", "note"]
 
 
+def test_plan_budget_grows_with_the_store() -> None:
+    """2 % of a million rows (20,000 postings) replaces the 2,000-row floor."""
+    frequencies = {"a": 5000, "b": 9000, "c": 8000}
+    assert keyword_plan(["a", "b", "c"], frequencies, 100_000, user_rows=None, budget=2000)[0] == ["a"]
+    assert keyword_plan(["a", "b", "c"], frequencies, 1_000_000, user_rows=None, budget=2000)[0] == ["a", "c"]
+
+
 def test_posting_budget_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="posting_budget"):
         SQLiteStore(tmp_path / "x.db", posting_budget=0)
