@@ -669,8 +669,9 @@ def keyword_plan(
     `frequencies[word]` is how many rows hold the word (absent = none); `total` bounds the row count from
     above; `user_rows` is the user's row count when known. Pure, so the policy is tested on its own:
 
-    * Small stores (< `_PRUNE_FROM_ROWS` rows) look up every word: the scan is cheap, and even a
-      near-zero score brings a candidate to the fusion.
+    * Small stores and small users (< `_PRUNE_FROM_ROWS` rows; the user's count when known) look up
+      every word: the scan, narrowed to the user, is cheap, and even a near-zero score brings a
+      candidate to the fusion.
     * Words in more than half of all rows are dropped: BM25's IDF is negative there, FTS5 clamps it to
       ~0, so they add nothing to any score, yet their posting lists are the longest.
     * The rest are looked up rarest first (highest IDF, most weight in BM25) while their postings fit
@@ -683,7 +684,7 @@ def keyword_plan(
       by user either way.
     """
     narrow = user_rows is None or user_rows * 2 <= total
-    if total < _PRUNE_FROM_ROWS:
+    if (total if user_rows is None else user_rows) < _PRUNE_FROM_ROWS:
         return list(words), narrow
     informative = sorted((w for w in words if frequencies.get(w, 0) * 2 <= total), key=lambda w: frequencies.get(w, 0))
     kept: list[str] = []

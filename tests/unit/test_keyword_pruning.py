@@ -49,6 +49,14 @@ def test_plan_without_budget_keeps_every_informative_word() -> None:
     assert plan == ["walk", "note"]
 
 
+def test_plan_keeps_every_word_for_a_small_user_of_a_big_store() -> None:
+    frequencies = {"user": 60_000, "note": 9000, "walk": 8000}
+    assert keyword_plan(["user", "note", "walk"], frequencies, 100_000, user_rows=100) == (
+        ["user", "note", "walk"],
+        True,
+    )
+
+
 def test_plan_budget_grows_with_the_store() -> None:
     """2 % of a million rows (20,000 postings) replaces the 2,000-row floor."""
     frequencies = {"a": 5000, "b": 9000, "c": 8000}
