@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
@@ -65,6 +66,11 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         args.data, store=getattr(args, "store", None), embedder=args.embedder, strategy=args.strategy, ks=_ks(args.k),
         mode=args.mode, progress=progress,
     )  # fmt: skip
+    store = getattr(args, "store", None)
+    result["command"] = (
+        f"memstrata bench locomo --data {Path(args.data).name} --strategy {args.strategy} --mode {args.mode}"
+        + (f" --store {store if store in ('sqlite', 'postgres') else 'URL'}" if store else "")
+    )
     if args.out:
         default_name = f"locomo-{args.strategy}" + ("" if args.mode == "turns" else f"-{args.mode}")
         write_result(args.out, args.name or default_name, result)
