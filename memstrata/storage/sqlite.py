@@ -48,13 +48,14 @@ _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 _PRUNE_FROM_ROWS = 5000
 """Below this many rows keyword search looks up every query word (the scan is cheap anyway)."""
 
-POSTING_BUDGET = 2000
+POSTING_BUDGET = 4000
 """The default `SQLiteStore(posting_budget=...)`: above `_PRUNE_FROM_ROWS` rows, roughly how many postings
 one keyword search may rank at least (see `keyword_plan`)."""
 
-POSTING_SHARE = 0.02
-"""...and at most this share of the store's rows when that is more: a fixed budget would keep ever fewer
-query words as the store grows (measured: 0.96 of source memories found at 100k rows, 0.38 at 1M)."""
+POSTING_SHARE = 0.04
+"""...or this share of the store's rows when that is more: a fixed budget keeps ever fewer query words as
+the store grows (measured with 2,000 rows: 0.96 of source memories found at 100k rows, 0.38 at 1M).
+4 % was chosen over 2 % for quality (BENCHMARKS.md §5: the budget's cost in found sources)."""
 
 _SPARE = 16
 """Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""

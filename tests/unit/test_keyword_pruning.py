@@ -39,7 +39,7 @@ def test_plan_keeps_every_word_in_small_stores() -> None:
 
 def test_plan_drops_words_in_most_rows_and_looks_up_the_rarest_within_the_budget() -> None:
     frequencies = {"user": 60_000, "note": 1500, "zebra": 3, "walk": 900, "moon": 0}
-    plan, _ = keyword_plan(["user", "note", "zebra", "walk", "moon"], frequencies, 100_000, user_rows=None)
+    plan, _ = keyword_plan(["user", "note", "zebra", "walk", "moon"], frequencies, 100_000, user_rows=None, budget=2000)
     assert plan == ["moon", "zebra", "walk"]  # rarest first; "note" would pass the budget; "user" is uninformative
 
 
@@ -58,10 +58,10 @@ def test_plan_keeps_every_word_for_a_small_user_of_a_big_store() -> None:
 
 
 def test_plan_budget_grows_with_the_store() -> None:
-    """2 % of a million rows (20,000 postings) replaces the 2,000-row floor."""
+    """4 % of half a million rows (20,000 postings) replaces a 2,000-row floor."""
     frequencies = {"a": 5000, "b": 9000, "c": 8000}
-    assert keyword_plan(["a", "b", "c"], frequencies, 100_000, user_rows=None, budget=2000)[0] == ["a"]
-    assert keyword_plan(["a", "b", "c"], frequencies, 1_000_000, user_rows=None, budget=2000)[0] == ["a", "c"]
+    assert keyword_plan(["a", "b", "c"], frequencies, 50_000, user_rows=None, budget=2000)[0] == ["a"]
+    assert keyword_plan(["a", "b", "c"], frequencies, 500_000, user_rows=None, budget=2000)[0] == ["a", "c"]
 
 
 def test_posting_budget_must_be_positive(tmp_path: Path) -> None:
