@@ -26,6 +26,8 @@ Rows = npt.NDArray[np.intp]
 TWO_STAGE_FROM_ROWS = 20_000
 """From this many rows the index is rotated and searched in two stages (below, one exact pass is cheap)."""
 
+_MOMENT_CHUNK = 65_536
+
 CANDIDATES_PER_RESULT = 20
 MIN_CANDIDATES = 1000
 
@@ -38,7 +40,10 @@ def candidates(limit: int) -> int:
 def principal_rotation(matrix: Matrix) -> Matrix:
     """The orthogonal matrix whose columns are the principal axes of `matrix`'s rows (uncentered second
     moment, so dot products with any query are preserved), highest variance first. Pure."""
-    moment = matrix.T.astype(np.float64) @ matrix.astype(np.float64)
+    moment = np.zeros((matrix.shape[1], matrix.shape[1]), dtype=np.float64)
+    for start in range(0, len(matrix), _MOMENT_CHUNK):  # float32 products, summed in float64: no big copy
+        chunk = matrix[start : start + _MOMENT_CHUNK]
+        moment += chunk.T @ chunk
     _, axes = np.linalg.eigh(moment)  # ascending eigenvalues
     return np.ascontiguousarray(axes[:, ::-1], dtype=np.float32)
 
@@ -72,9 +77,11 @@ class UserVectorIndex:
         return vectors if self.rotation is None else vectors @ self.rotation
 
     def _split(self, vectors: Matrix) -> tuple[Matrix, Matrix]:
-        rotated = self._rotated(vectors)
-        head_dims = rotated.shape[1] // 2 if self.rotation is not None else rotated.shape[1]
-        return np.ascontiguousarray(rotated[:, :head_dims]), np.ascontiguousarray(rotated[:, head_dims:])
+        """(head, tail) of `vectors` in the index's coordinates; without rotation the head is everything."""
+        if self.rotation is None:
+            return np.ascontiguousarray(vectors), np.zeros((len(vectors), 0), dtype=np.float32)
+        head_dims = self.rotation.shape[1] // 2  # each half rotated on its own: no full rotated copy
+        return vectors @ self.rotation[:, :head_dims], vectors @ self.rotation[:, head_dims:]
 
     # -- writes -----------------------------------------------------------------------------------
     def upsert(self, ids: Sequence[str], vectors: Matrix) -> None:
