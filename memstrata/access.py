@@ -6,10 +6,10 @@ wide row is rarely HOT, so every index is rewritten: ~4 ms, measured in BENCHMAR
 waiting for its search results does not need it. `AccessRecorder` hands the write to one background
 thread; writes are applied in order, one `Store.record_access` per search.
 
-Consistency: `flush()` waits for every recorded access to be written. `SemanticMemory.get` and
-`Memory.close` flush, so a process reads its own access updates; another process may read a count a
-few milliseconds old. A failed write is logged and counted (`failures`), never raised into a search:
-access statistics are bookkeeping, not user data.
+Consistency: `flush()` waits for every recorded access to be written. `SemanticMemory.get`,
+`Memory.list`, export, erasure and `Memory.close` flush, so a process reads its own access updates;
+another process may read a count a few milliseconds old. A failed write is logged and counted
+(`failures`), never raised into a search: access statistics are bookkeeping, not user data.
 """
 
 from __future__ import annotations

@@ -40,8 +40,6 @@ from .storage.base import MemoryFilter, Store
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
-"""A message to add: `{"role", "content", "at"?, "speaker"?}`, a `(role, content)` pair, or an
-object with `role` and `content` attributes (and optionally `at`, `speaker`)."""
 
 _PAGE = 500
 BUFFER_RETRY_SECONDS = 5.0

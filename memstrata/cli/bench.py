@@ -122,7 +122,8 @@ def _register_scale(kinds: Any) -> None:
     )  # fmt: skip
     latency.add_argument(
         "--posting-budget", type=int, default=None,
-        help="SQLite: keyword postings ranked per search of a big store (default: the store's max(4000, 4%% of rows); 0 = no limit)",
+        help="SQLite: keyword postings ranked per search of a big store "
+        "(default: the store's max(4000, 4%% of rows); 0 = no limit)",
     )  # fmt: skip
     latency.add_argument("--out", help="also write the result JSON to this directory")
     latency.add_argument("--name", help="result file name (default: latency-<store>-<memories>-<users>)")

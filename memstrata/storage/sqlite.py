@@ -455,9 +455,13 @@ class SQLiteStore:
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        index = self._checked_vectors(user_id, query)
+        index = self._user_vectors(user_id)
         if not index.count:
             return []
+        if index.dimensions != query.shape[0]:
+            raise EmbeddingMismatch(
+                f"query vector has {query.shape[0]} dimensions; {self.url} holds {index.dimensions}"
+            )
         return self._vector_rows(user_id, index, query, index.best(query, limit + _SPARE), where, limit)
 
     def hybrid_candidates(
@@ -471,14 +475,6 @@ class SQLiteStore:
                 self.vector_search(user_id, vector, where, limit=limit),
                 self.keyword_search(user_id, query, where, limit=limit),
             )
-
-    def _checked_vectors(self, user_id: str, query: Vector) -> UserVectorIndex:
-        index = self._user_vectors(user_id)
-        if index.count and index.dimensions != query.shape[0]:
-            raise EmbeddingMismatch(
-                f"query vector has {query.shape[0]} dimensions; {self.url} holds {index.dimensions}"
-            )
-        return index
 
     def _vector_rows(
         self, user_id: str, index: UserVectorIndex, query: Vector, best: tuple[np.ndarray, np.ndarray],

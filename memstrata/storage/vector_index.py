@@ -7,7 +7,7 @@ counter so a stale index (another process wrote) is detected and reloaded.
 **Two-stage search for big users.** Scoring every row reads the whole matrix (100 MB for 100k rows of
 256 dims): memory bandwidth, not arithmetic, is the cost. From `TWO_STAGE_FROM_ROWS` rows the index
 keeps its vectors rotated by the principal axes of the user's own vectors (an orthogonal rotation, so
-every dot product is unchanged), split into a head of the `head_dims` highest-variance axes and a tail
+every dot product is unchanged), split into a head of the highest-variance half of the axes and a tail
 of the rest. `best` scores all rows on the head only (half the bytes), then rescores the
 `candidates(limit)` best of those exactly on all dimensions. Rows outside the head's candidates can be
 missed; how often is measured (tests, BENCHMARKS.md). `similarities` stays exact for every row.
@@ -135,13 +135,18 @@ class UserVectorIndex:
             self.count -= 1
 
     # -- reads ------------------------------------------------------------------------------------
-    def similarities(self, query: Matrix) -> Matrix:
-        """Exact cosine of every row with `query` (a unit vector), by row number."""
+    def _query_halves(self, query: Matrix) -> tuple[Matrix, Matrix]:
+        """`query` in the index's coordinates, split like the rows (head, tail)."""
         q = self._rotated(np.asarray(query, dtype=np.float32))
         split = self._head.shape[1]
-        sims = self._head[: self.count] @ q[:split]
+        return q[:split], q[split:]
+
+    def similarities(self, query: Matrix) -> Matrix:
+        """Exact cosine of every row with `query` (a unit vector), by row number."""
+        head, tail = self._query_halves(query)
+        sims = self._head[: self.count] @ head
         if self._tail.shape[1]:
-            sims += self._tail[: self.count] @ q[split:]
+            sims += self._tail[: self.count] @ tail
         return sims
 
     def best(self, query: Matrix, limit: int) -> tuple[Rows, Matrix]:
@@ -151,10 +156,9 @@ class UserVectorIndex:
             sims = self.similarities(query)
             top = top_rows(sims, limit)
             return top, sims[top]
-        q = np.asarray(query, dtype=np.float32) @ self.rotation
-        split = self._head.shape[1]
-        coarse = top_rows(self._head[: self.count] @ q[:split], candidates(limit))
-        exact = self._head[coarse] @ q[:split] + self._tail[coarse] @ q[split:]
+        head, tail = self._query_halves(query)
+        coarse = top_rows(self._head[: self.count] @ head, candidates(limit))
+        exact = self._head[coarse] @ head + self._tail[coarse] @ tail
         order = top_rows(exact, limit)
         return coarse[order], exact[order]
 
