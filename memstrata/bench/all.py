@@ -83,9 +83,41 @@ def steps(
     if cap is None or cap >= 1_000_000:
         sampled = ("bench", "scale", "--out", out, "--stores", stores, "--sizes", "1000000", *SAMPLED_1M, "--resume")
         found.append(Step("scale-1m", sampled, "scale.json"))
+    if not quick and (cap is None or cap >= 100_000):
+        found.extend(target_steps(out, _csv(stores)))
     found.append(Step("plots", ("bench", "plots", "--results", out, "--out", str(Path(out).parent / "plots")),
                       "../plots/*.png"))  # fmt: skip
     return [s for s in found if s.name not in skip]
+
+
+REPEATS = 3
+"""Extra runs of the Postgres 100k-memory tenant (its p95 target sits closest to the line)."""
+BUDGETS = (("unpruned", "0"), ("pruned", None), ("budget2000", "2000"))
+"""SQLite keyword posting budgets compared at 100k memories in one user: (file suffix, --posting-budget)."""
+
+
+def target_steps(out: str, stores: Sequence[str]) -> list[Step]:
+    """The single points BENCHMARKS.md quotes beside the curves (pure): the Postgres 100k-memory tenant
+    repeated and with one core kept busy, and the SQLite posting-budget comparison."""
+    found: list[Step] = []
+    point = ("bench", "latency", "--memories", "100000", "--users", "1", "--out", out, "--json")
+    if "postgres" in stores:
+        for number in range(1, REPEATS + 1):
+            name = f"latency-postgres-100000-1-run{number}"
+            found.append(Step(name, (*point, "--store", "postgres", "--name", name), f"{name}.json"))
+        name = "latency-postgres-100000-1-busy1"
+        found.append(Step(name, (*point, "--store", "postgres", "--busy-cores", "1", "--name", name), f"{name}.json"))
+    if "sqlite" in stores:
+        for suffix, budget in BUDGETS:
+            name = f"latency-sqlite-100000-1-{suffix}"
+            option = ("--posting-budget", budget) if budget else ()
+            argv = (*point, "--store", "sqlite", *option, "--context-queries", "10", "--name", name)
+            found.append(Step(name, argv, f"{name}.json"))
+    return found
+
+
+def _csv(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 def run(chosen: Sequence[Step], *, python: str = sys.executable, log: Log | None = None) -> dict[str, dict[str, Any]]:

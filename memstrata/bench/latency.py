@@ -20,6 +20,9 @@ One run = one store holding `memories` synthetic memories spread evenly over `us
 4. **context** — `Memory.context(scope, query, 1000)` for `context_queries` queries (when available).
 5. **footprint** — resident memory of this process (`rss_*`) and bytes on disk per memory.
 
+`busy_cores` > 0 keeps that many CPU cores busy with spinning processes while steps 3 and 4 are timed:
+the same point under a known extra load (this machine is shared; the default is a quiet run).
+
 The corpus is synthetic and deterministic (seeded): each memory is 6-18 content words drawn with a
 Zipf-Mandelbrot law (rank offset 100, where English stopwords would sit) from the vocabulary of the
 bundled static model's tokenizer, interleaved with about 40 % stopwords, so it looks like chat text
@@ -33,6 +36,7 @@ import os
 import re
 import secrets
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -342,6 +346,22 @@ class LatencyConfig:
     load_batch: int = LOAD_BATCH
     posting_budget: int | None = -1
     """SQLite keyword posting budget (`SQLiteStore.posting_budget`): -1 keeps the store's default, None = no limit."""
+    busy_cores: int = 0
+    """Spinning processes kept running while search and context are timed (`busy_cores`)."""
+
+
+@contextmanager
+def busy_cores(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Keep `count` CPU cores busy inside the block: one spinning Python process each (yielded)."""
+    if count < 0:
+        raise InvalidInput(f"busy cores must be 0 or more, got {count}")
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield spinners
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def _ms(start: float) -> float:
@@ -505,6 +525,8 @@ def run(
 
     if config.queries < 1:
         raise InvalidInput("--queries must be at least 1")
+    if config.busy_cores < 0:
+        raise InvalidInput(f"--busy-cores must be 0 or more, got {config.busy_cores}")
     spread(config.memories, config.users)
     inner = (
         embedder if embedder is not None and not isinstance(embedder, str) else resolve_embedder(embedder or "static")
@@ -533,9 +555,10 @@ def run(
         sources = {(u, make_query(rng, t, words)): t for u, t in picks[: config.queries + WARMUP]}
         queries = list(sources)
         contexts = [(u, make_query(rng, t, words)) for u, t in picks[: config.context_queries]]
-        searched = _search(memory, timed, queries, config.k, progress, sources)
-        parts = _breakdown(memory, timed, queries[WARMUP:], config.k)
-        context = _context(memory, contexts, progress)
+        with busy_cores(config.busy_cores):
+            searched = _search(memory, timed, queries, config.k, progress, sources)
+            parts = _breakdown(memory, timed, queries[WARMUP:], config.k)
+            context = _context(memory, contexts, progress)
         adds = _add_rates(memory, config, run_id, words, weights, rng)
         rss_end = rss_bytes()
         disk = disk_bytes(target)
@@ -554,6 +577,7 @@ def run(
         "k": config.k,
         "seed": config.seed,
         "posting_budget": getattr(memory.store, "posting_budget", None),
+        "busy_cores": config.busy_cores,
         "load_s": round(load_s, 2),
         "load_per_s": round(config.memories / load_s, 1) if load_s else None,
         "index_deferred": defer,
@@ -594,7 +618,6 @@ def exit_on_sigterm() -> None:
 
 def source_revision() -> dict[str, Any]:
     """The git commit of the memstrata checkout being measured, and whether its code has local changes."""
-    import subprocess
 
     root = Path(__file__).resolve().parents[2]
     try:

@@ -125,6 +125,10 @@ def _register_scale(kinds: Any) -> None:
         help="SQLite: keyword postings ranked per search of a big store "
         "(default: the store's max(4000, 4%% of rows); 0 = no limit)",
     )  # fmt: skip
+    latency.add_argument(
+        "--busy-cores", type=int, default=0,
+        help="keep this many CPU cores busy while search and context are timed (default 0: a quiet run)",
+    )  # fmt: skip
     latency.add_argument("--out", help="also write the result JSON to this directory")
     latency.add_argument("--name", help="result file name (default: latency-<store>-<memories>-<users>)")
     latency.add_argument("--progress", action="store_true", help="progress bar on stderr even with --json")
@@ -192,6 +196,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
     config = latency.LatencyConfig(
         memories=args.memories, users=args.users, queries=args.queries, context_queries=args.context_queries,
         k=args.k, seed=args.seed, defer_index=not args.no_defer_index, posting_budget=_posting_budget(args),
+        busy_cores=args.busy_cores,
     )  # fmt: skip
     latency.exit_on_sigterm()
     bar = latency.ProgressBar(f"latency {args.memories:,}/{args.users:,}") if args.progress or not args.json else None
@@ -202,6 +207,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
         f"memstrata bench latency --store {result['store']} --memories {args.memories} --users {args.users} "
         f"--queries {args.queries} --context-queries {args.context_queries}"
         + (f" --posting-budget {args.posting_budget}" if args.posting_budget is not None else "")
+        + (f" --busy-cores {args.busy_cores}" if args.busy_cores else "")
     )
     if args.out:
         write_result(args.out, args.name or f"latency-{result['store']}-{args.memories}-{args.users}", result)

@@ -210,7 +210,10 @@ def test_all_steps_name_their_commands_and_results() -> None:
     chosen = bench_all.steps("/data/locomo.json", "out/results", max_memories=100_000)
     assert [s.name for s in chosen] == [
         "locomo-hybrid", "locomo-semantic", "locomo-keyword", "locomo-hybrid-extracted", "locomo-hybrid-both",
-        "peers", "embedders", "extraction", "learn", "load", "scale", "plots",
+        "peers", "embedders", "extraction", "learn", "load", "scale",
+        "latency-postgres-100000-1-run1", "latency-postgres-100000-1-run2", "latency-postgres-100000-1-run3",
+        "latency-postgres-100000-1-busy1", "latency-sqlite-100000-1-unpruned", "latency-sqlite-100000-1-pruned",
+        "latency-sqlite-100000-1-budget2000", "plots",
     ]  # fmt: skip
     by_name = {s.name: s for s in chosen}
     assert by_name["scale"].command.startswith("memstrata bench scale --out out/results")
@@ -219,8 +222,19 @@ def test_all_steps_name_their_commands_and_results() -> None:
     assert by_name["load"].command == "python benchmarks/load_test.py --out out/results/load.json"
     assert by_name["load"].args("py")[1].endswith("/benchmarks/load_test.py")
     assert by_name["learn"].args("py")[:3] == ["py", "-m", "memstrata"]
+    busy = by_name["latency-postgres-100000-1-busy1"]
+    assert busy.command == (
+        "memstrata bench latency --memories 100000 --users 1 --out out/results --json --store postgres "
+        "--busy-cores 1 --name latency-postgres-100000-1-busy1"
+    )
+    assert busy.result == "latency-postgres-100000-1-busy1.json"
+    assert "--posting-budget 0" in by_name["latency-sqlite-100000-1-unpruned"].command
+    assert "--posting-budget" not in by_name["latency-sqlite-100000-1-pruned"].command
+    sqlite_only = [s.name for s in bench_all.steps(None, "o", stores="sqlite", max_memories=100_000)]
+    assert not any("postgres" in name for name in sqlite_only) and "latency-sqlite-100000-1-pruned" in sqlite_only
+    assert not any(n.startswith("latency-") for n in (s.name for s in bench_all.steps(None, "o", max_memories=10_000)))
     full = {s.name: s for s in bench_all.steps(None, "o", skip=("plots",))}
-    assert list(full) == ["extraction", "learn", "load", "scale", "scale-1m"]
+    assert [n for n in full if not n.startswith("latency-")] == ["extraction", "learn", "load", "scale", "scale-1m"]
     assert "--sizes 1000000 --queries 50 --context-queries 10 --resume" in full["scale-1m"].command
     quick = {s.name: s for s in bench_all.steps("d.json", "o", quick=True)}
     assert "--conversations" in quick["peers"].argv and "scale-1m" not in quick

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memstrata.bench import peers
+from memstrata.bench import latency, peers
 from memstrata.cli import main
 
 LATENCY_KEYS = {
@@ -191,6 +191,23 @@ def test_latency_posting_budget_option(capsys: pytest.CaptureFixture[str]) -> No
     assert main([*args, "--posting-budget", "500"]) == 0
     assert _json_out(capsys)["posting_budget"] == 500
     assert main([*args, "--posting-budget", "-3"]) != 0
+
+
+def test_latency_busy_cores_option(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "latency", "--memories", "120", "--queries", "3", "--context-queries", "1", "--json"]
+    assert main([*args, "--busy-cores", "1"]) == 0
+    loaded = _json_out(capsys)
+    assert loaded["busy_cores"] == 1 and loaded["command"].endswith("--busy-cores 1")
+    assert main(args) == 0
+    assert _json_out(capsys)["busy_cores"] == 0
+    assert main([*args, "--busy-cores", "-1"]) != 0
+    assert "--busy-cores must be 0 or more" in capsys.readouterr().err
+
+
+def test_busy_cores_spin_inside_the_block_only() -> None:
+    with latency.busy_cores(2) as spinners:
+        assert len(spinners) == 2 and all(s.poll() is None for s in spinners)
+    assert all(s.poll() is not None for s in spinners)
 
 
 @pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
