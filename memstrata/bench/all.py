@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .latency import ProgressBar
+from .report import comma_list
 
 Log = Callable[[str], None]
 
@@ -84,7 +85,7 @@ def steps(
         sampled = ("bench", "scale", "--out", out, "--stores", stores, "--sizes", "1000000", *SAMPLED_1M, "--resume")
         found.append(Step("scale-1m", sampled, "scale.json"))
     if not quick and (cap is None or cap >= 100_000):
-        found.extend(target_steps(out, _csv(stores)))
+        found.extend(target_steps(out, comma_list(stores)))
     found.append(Step("plots", ("bench", "plots", "--results", out, "--out", str(Path(out).parent / "plots")),
                       "../plots/*.png"))  # fmt: skip
     return [s for s in found if s.name not in skip]
@@ -114,10 +115,6 @@ def target_steps(out: str, stores: Sequence[str]) -> list[Step]:
             argv = (*point, "--store", "sqlite", *option, "--context-queries", "10", "--name", name)
             found.append(Step(name, argv, f"{name}.json"))
     return found
-
-
-def _csv(raw: str) -> list[str]:
-    return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 def run(chosen: Sequence[Step], *, python: str = sys.executable, log: Log | None = None) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,11 @@ from pathlib import Path
 from typing import Any
 
 
+def comma_list(raw: str) -> list[str]:
+    """The non-empty, stripped parts of a comma-separated option value ("sqlite, postgres" -> two names)."""
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0-100) by linear interpolation; 0.0 for no values."""
     if not values:

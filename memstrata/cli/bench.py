@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..bench.report import comma_list
 from ..errors import InvalidInput
 from ..semantic import Strategy
 
@@ -178,13 +179,9 @@ def _register_scale(kinds: Any) -> None:
     every.set_defaults(handler=cmd_all)
 
 
-def _csv(raw: str) -> list[str]:
-    return [part.strip() for part in raw.split(",") if part.strip()]
-
-
 def _ints(raw: str, option: str) -> list[int]:
     try:
-        return [int(part) for part in _csv(raw)]
+        return [int(part) for part in comma_list(raw)]
     except ValueError:
         raise InvalidInput(f"{option} must be comma-separated integers, got {raw!r}") from None
 
@@ -230,7 +227,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
     latency.exit_on_sigterm()  # stopping the run stops the current point too (which drops its database)
 
     points = scale.plan(
-        stores=_csv(args.stores), layouts=_csv(args.layouts), sizes=_ints(args.sizes, "--sizes"),
+        stores=comma_list(args.stores), layouts=comma_list(args.layouts), sizes=_ints(args.sizes, "--sizes"),
         max_memories=args.max_memories, queries=args.queries, context_queries=args.context_queries,
     )  # fmt: skip
     result = scale.run(
@@ -258,7 +255,7 @@ def cmd_peers(args: argparse.Namespace) -> int:
         return peers.reexec([*embedder, *argv, *(["--json"] if args.json else [])])
     bar = None if args.json else ProgressBar("peers")
     result = peers.run(
-        args.data, peers=_csv(args.peers) if args.peers else peers.ALL_PEERS,
+        args.data, peers=comma_list(args.peers) if args.peers else peers.ALL_PEERS,
         conversations=args.conversations, ks=_ks(args.k), embedder=args.embedder, progress=bar,
     )  # fmt: skip
     if bar:
@@ -285,7 +282,7 @@ def cmd_all(args: argparse.Namespace) -> int:
 
     chosen = bench_all.steps(
         args.data, args.out, quick=args.quick, max_memories=args.max_memories, stores=args.stores,
-        resume=args.resume, skip=_csv(args.skip),
+        resume=args.resume, skip=comma_list(args.skip),
     )  # fmt: skip
     outcome = bench_all.run(chosen, log=lambda msg: print(msg, file=sys.stderr))
     steps = [{"name": s.name, "command": s.command, **outcome[s.name]} for s in chosen]
