@@ -459,7 +459,7 @@ class MemoryClient:
         r = self._request("POST", self._user(as_scope(target), "/import"), json=body)
         return ImportReport(
             target, r["memories_written"], r["memories_unchanged"], r["events_written"], r["items_written"],
-            r["items_unchanged"], r["embedder"],
+            r["items_unchanged"], r["embedder"], items_skipped=r.get("items_skipped", 0),
         )  # fmt: skip
 
     def consolidate(

@@ -66,6 +66,16 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(folded.encode("utf-8")).hexdigest()
 
 
+def owner_prefix(store_id: str) -> str | None:
+    """The tenant part of a tenant-qualified store id (before the first ':'), or None for a plain id.
+
+    The server stores `tenant:user` and `tenant:agent`; ids written through the Python API or the CLI
+    usually have no prefix. Two ids with different prefixes never belong to the same tenant.
+    """
+    prefix, sep, _ = store_id.partition(":")
+    return prefix if sep else None
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Who a memory belongs to: a user, optionally narrowed to an agent and a session."""

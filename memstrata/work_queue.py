@@ -5,6 +5,11 @@ user's data. A job is `pending` until a worker runs it, then `done` (its message
 or `failed` (after MAX_ATTEMPTS, with the error kept and visible in `status()`); nothing is dropped
 silently. Workers pick jobs up from the users that have any (`Store.user_ids`), so a restarted
 process resumes what an earlier one left pending.
+
+A job is authorized when it runs, not when it was queued: it always runs as the user that owns its
+item, never as a user its payload names. A payload that names another user, or an agent of another
+tenant, fails without running (an imported or hand-written document cannot make the worker write
+into someone else's memory).
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import namespaces
-from .errors import MemstrataError
-from .models import Scope, new_id
+from .errors import MemstrataError, PermissionDenied
+from .models import Scope, new_id, owner_prefix
 from .semantic import Clock
 from .storage.base import Item, Store
 
@@ -66,10 +71,11 @@ class WorkQueue:
 
     def _run_one(self, item: Item) -> None:
         job = dict(item.value)
-        s = job["scope"]
-        scope = Scope(s["user_id"], agent_id=s.get("agent_id"), session_id=s.get("session_id"))
         try:
-            self.run(scope, job["messages"])
+            self.run(job_scope(item.user_id, job.get("scope")), job["messages"])
+        except PermissionDenied as exc:
+            job |= {"status": FAILED, "attempts": job.get("attempts", 0) + 1, "messages": [],
+                    "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip
         except MemstrataError as exc:
             job["attempts"] += 1
             job["error"] = f"{type(exc).__name__}: {exc}"
@@ -109,3 +115,22 @@ class WorkQueue:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+
+def job_scope(owner: str, recorded: object) -> Scope:
+    """The scope a queued job runs in: its item's owner, with the agent and session it recorded.
+
+    Raises `PermissionDenied` when the recorded scope names another user, or an agent outside the
+    owner's tenant (the part of an id before its first ':'), so a job can only ever write as its owner.
+    """
+    if not isinstance(recorded, dict):
+        raise PermissionDenied(f"queued job of {owner!r} has no scope")
+    if recorded.get("user_id") != owner:
+        raise PermissionDenied(f"queued job names user {recorded.get('user_id')!r} but belongs to {owner!r}")
+    agent_id = recorded.get("agent_id")
+    if agent_id is not None and owner_prefix(str(agent_id)) != owner_prefix(owner):
+        raise PermissionDenied(f"queued job of {owner!r} names agent {agent_id!r} of another tenant")
+    try:
+        return Scope(owner, agent_id=agent_id, session_id=recorded.get("session_id"))
+    except MemstrataError as exc:
+        raise PermissionDenied(f"queued job of {owner!r} has an invalid scope: {exc}") from exc

@@ -6,17 +6,25 @@ exported; `import_user` re-embeds with the target's embedder, so SQLite ↔ Post
 embedding model both work. Import is idempotent: ids are kept, records and items already stored
 identically are skipped, and history events already present (by id) are not added again — importing
 the same document twice changes nothing.
+
+An imported document carries only the importing user's data. Queued work (the queue namespace) is
+never imported: a job is work to run, not data, and re-running a stranger's job would write what
+its author chose. Items of namespaces memstrata does not keep per user are skipped too, and agent
+ids must belong to the target's tenant (an agent of the document's own tenant is moved along to the
+target's; any other is refused).
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from .. import namespaces
 from ..embedders.base import Embedder
+from ..errors import InvalidInput
 from ..export_format import (
     ExportDocument,
     ExportedEvent,
@@ -25,11 +33,12 @@ from ..export_format import (
     ExportSource,
     parse_document,
 )
-from ..models import EventType, MemoryRecord, new_event, validate_id
+from ..models import EventType, MemoryRecord, Scope, new_event, owner_prefix, validate_id
 from ..storage.base import Store
 from ._paging import PAGE, all_items, all_memories, user_namespaces
 
 EMBED_BATCH = 128
+IMPORTABLE_NAMESPACES = frozenset(namespaces.ALL_USER_NAMESPACES) - {namespaces.QUEUE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +51,8 @@ class ImportReport:
     items_unchanged: int
     embedder: str
     """The model that embedded the imported memories (the target store's)."""
+    items_skipped: int = 0
+    """Items not imported: queued jobs and namespaces memstrata does not keep per user."""
 
 
 class Porter:
@@ -72,7 +83,7 @@ class Porter:
     def import_(self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None) -> ImportReport:
         doc = parse_document(document)
         target = validate_id(user_id or doc.user_id, "user_id")
-        records = [m.to_record(target) for m in doc.memories]
+        records = [_with_agent(m.to_record(target), doc.user_id) for m in doc.memories]
         existing = self._existing(target, records)
         changed = [r for r in records if existing.get(r.id) != r]
         for start in range(0, len(changed), EMBED_BATCH):
@@ -91,14 +102,15 @@ class Porter:
         if events:
             self.store.save(target, (), events)
         written = 0
-        for item in doc.items:
+        importable = [item for item in doc.items if item.namespace in IMPORTABLE_NAMESPACES]
+        for item in importable:
             current = self.store.get_item(target, item.namespace, item.key)
             if current is None or current.value != item.value:
                 self.store.put_item(target, item.namespace, item.key, item.value)
                 written += 1
         return ImportReport(
-            target, len(changed), len(records) - len(changed), len(events), written, len(doc.items) - written,
-            self.embedder.name,
+            target, len(changed), len(records) - len(changed), len(events), written, len(importable) - written,
+            self.embedder.name, items_skipped=len(doc.items) - len(importable),
         )  # fmt: skip
 
     def _existing(self, user_id: str, records: list[MemoryRecord]) -> dict[str, MemoryRecord]:
@@ -106,6 +118,29 @@ class Porter:
         for start in range(0, len(records), PAGE):
             found.update((r.id, r) for r in self.store.get(user_id, [r.id for r in records[start : start + PAGE]]))
         return found
+
+
+def rebase_agent(agent_id: str | None, *, source_user: str, target_user: str) -> str | None:
+    """The agent id an imported memory gets in `target_user`'s tenant.
+
+    Plain (untenanted) targets keep the id. For a tenant target, an agent of the target's tenant
+    stays, an agent of the document user's tenant moves to the target's tenant, anything else is
+    refused: a document cannot attach memories to another tenant's agent.
+    """
+    target_tenant = owner_prefix(target_user)
+    if agent_id is None or target_tenant is None or owner_prefix(agent_id) == target_tenant:
+        return agent_id
+    source_tenant = owner_prefix(source_user)
+    if source_tenant is not None and owner_prefix(agent_id) == source_tenant:
+        return f"{target_tenant}:{agent_id.partition(':')[2]}"
+    raise InvalidInput(f"the document names agent {agent_id!r}, which is not in the target user's tenant")
+
+
+def _with_agent(record: MemoryRecord, source_user: str) -> MemoryRecord:
+    agent_id = rebase_agent(record.scope.agent_id, source_user=source_user, target_user=record.scope.user_id)
+    if agent_id == record.scope.agent_id:
+        return record
+    return replace(record, scope=Scope(record.scope.user_id, agent_id=agent_id, session_id=record.scope.session_id))
 
 
 def _version() -> str:

@@ -520,6 +520,7 @@ class ImportReportOut(BaseModel):
     events_written: int
     items_written: int
     items_unchanged: int
+    items_skipped: int
     embedder: str
 
     @classmethod
@@ -527,7 +528,7 @@ class ImportReportOut(BaseModel):
         return cls(
             memories_written=report.memories_written, memories_unchanged=report.memories_unchanged,
             events_written=report.events_written, items_written=report.items_written,
-            items_unchanged=report.items_unchanged, embedder=report.embedder,
+            items_unchanged=report.items_unchanged, items_skipped=report.items_skipped, embedder=report.embedder,
         )  # fmt: skip
 
 
