@@ -4,7 +4,7 @@
     export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.2 OPENAI_API_KEY=...
     python examples/openai_agent_loop.py --user alice --session monday
 
-Each turn, `AgentWithMemory` (memstrata.agent) puts what memstrata knows about the user into the
+Each turn, `AgentWithMemory` (memstrata.layers.agent) puts what memstrata knows about the user into the
 system prompt (profile, relevant memories from past sessions, pending items), adds the session's
 rolling summary and recent turns, asks the model, and saves both turns. Typing `/end` (or EOF)
 ends the session: the user context object (preferences, last topics, open items) is updated.
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from memstrata import Memory, Scope
-from memstrata.agent import AgentWithMemory
+from memstrata.layers.agent import AgentWithMemory
 from memstrata.llm import OpenAICompatibleLLM
 
 

@@ -15,9 +15,9 @@ from .errors import (
     StoreError,
     UsageError,
 )
+from .layers.semantic import NewMemory, Strategy
 from .memory import Memory
 from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit
-from .semantic import NewMemory, Strategy
 from .settings import Settings
 
 __version__ = "0.1.0"

@@ -19,9 +19,6 @@ from urllib.parse import quote
 import httpx
 
 from .buffer import Turn
-from .context import DEFAULT_MAX_TOKENS, Context, ContextPart
-from .core.resolution import DecisionKind
-from .entities import Entity
 from .errors import (
     BackendError,
     BufferUnavailable,
@@ -37,13 +34,16 @@ from .errors import (
     UsageError,
 )
 from .export_format import ExportDocument, parse_document
-from .learning import LearnResult, Operation
-from .lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from .extraction.resolution import DecisionKind
+from .layers.context import DEFAULT_MAX_TOKENS, Context, ContextPart
+from .layers.entities import Entity
+from .layers.learning import LearnResult, Operation
+from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from .layers.procedures import Procedure
+from .layers.profile import ProfileFact
+from .layers.semantic import Strategy
+from .layers.work_queue import QueueStatus
 from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
-from .procedures import Procedure
-from .profile import ProfileFact
-from .semantic import Strategy
-from .work_queue import QueueStatus
 
 MessageLike = Mapping[str, Any] | str
 DEFAULT_URL = "http://127.0.0.1:8420"

@@ -16,16 +16,16 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .buffer import Buffer, Turn, buffer_fallback, open_buffer
-from .context import DEFAULT_MAX_TOKENS, Context, ContextAssembler
-from .conversation import Conversation, ExtractiveSummarizer, LLMSummarizer, MessageLike, Summarizer
+from .layers.context import DEFAULT_MAX_TOKENS, Context, ContextAssembler
+from .layers.conversation import Conversation, ExtractiveSummarizer, LLMSummarizer, MessageLike, Summarizer
+from .layers.user_context import UserContextUpdater
 from .llm.base import LLMClient
 from .models import ScopeLike, as_scope
-from .user_context import UserContextUpdater
 
 if TYPE_CHECKING:
-    from .lifecycle import ConsolidationReport
+    from .layers.lifecycle import ConsolidationReport
+    from .layers.semantic import Clock, SemanticMemory
     from .models import Scope
-    from .semantic import Clock, SemanticMemory
     from .settings import Settings
     from .storage.base import Store
 

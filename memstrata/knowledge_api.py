@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .entities import Entity, EntityMemory
+from .layers.entities import Entity, EntityMemory
+from .layers.procedures import ProceduralMemory, Procedure
+from .layers.profile import ProfileFact, ProfileMemory
 from .models import ScopeLike, as_scope
-from .procedures import ProceduralMemory, Procedure
-from .profile import ProfileFact, ProfileMemory
 
 if TYPE_CHECKING:
-    from .semantic import Clock, SemanticMemory
+    from .layers.semantic import Clock, SemanticMemory
     from .storage.base import Store
 
 

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from .extraction.base import Extractor, Message
 from .knowledge_api import KnowledgeAPI
-from .learning import LearningMemory, LearnResult
+from .layers.learning import LearningMemory, LearnResult
+from .layers.work_queue import QueueStatus, WorkQueue
 from .messages import MessageLike, to_messages
 from .models import ScopeLike, as_scope
-from .work_queue import QueueStatus, WorkQueue
 
 if TYPE_CHECKING:
+    from .layers.semantic import Clock, SemanticMemory
     from .llm.base import LLMClient
-    from .semantic import Clock, SemanticMemory
     from .storage.base import Store
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .lifecycle import (
+from .layers.lifecycle import (
     ConsolidationReport,
     ErasureReceipt,
     ImportReport,
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from .core.compress import Window
     from .embedders.base import Embedder
     from .export_format import ExportDocument
+    from .layers.semantic import Clock, SemanticMemory
     from .memory import Memory
     from .models import MemoryKind
-    from .semantic import Clock, SemanticMemory
     from .settings import Settings
     from .storage.base import Store
 

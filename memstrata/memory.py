@@ -14,14 +14,14 @@ from .embedders.base import Embedder
 from .embedders.openai_compat import OpenAICompatibleEmbedder
 from .errors import InvalidInput
 from .filters import build_filter
-from .learning import LearnResult
+from .layers.learning import LearnResult
+from .layers.lifecycle import LifecyclePolicy
+from .layers.semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .learning_api import LearningAPI, MessageLike
-from .lifecycle import LifecyclePolicy
 from .lifecycle_api import LifecycleAPI
 from .llm.base import LLMClient
 from .models import HistoryEvent, MemoryKind, MemoryRecord, ScopeLike, SearchHit, as_scope, utcnow
 from .redacting import RedactingEmbedder, RedactingLLM
-from .semantic import Clock, NewMemory, SemanticMemory, Strategy
 from .settings import Settings
 from .storage import Store, open_store
 

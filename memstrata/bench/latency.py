@@ -52,8 +52,8 @@ import numpy as np
 from ..core.text import STOPWORDS
 from ..embedders.base import Embedder, Vectors
 from ..errors import ConfigurationError, InvalidInput, StoreError
+from ..layers.semantic import NewMemory
 from ..models import MemoryKind, Scope
-from ..semantic import NewMemory
 from .report import latency_summary
 
 DEFAULT_QUERIES = 200

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..extraction.base import is_multi_valued
+from ..layers.semantic import NewMemory
 from ..memory import Memory
 from ..models import MemoryKind, Scope
-from ..semantic import NewMemory
 from .extraction import DEFAULT_PATH, load
 from .report import latency_summary
 

@@ -15,9 +15,9 @@ from typing import Any
 from ..core.retrieval import context_text
 from ..errors import InvalidInput
 from ..extraction.base import Message
+from ..layers.semantic import NewMemory, Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope
-from ..semantic import NewMemory, Strategy
 from ..storage.base import MemoryFilter
 from .latency import bench_store, open_postgres
 from .locomo_context import evaluate_context

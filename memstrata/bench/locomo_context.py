@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ..context import Context
 from ..core.tokens import TokenCounter, default_counter
+from ..layers.context import Context
 from ..models import Scope
 from .locomo_data import CATEGORIES, Conversation
 from .report import latency_summary

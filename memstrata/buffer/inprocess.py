@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..keyed_locks import KeyedLocks
+from ..layers.keyed_locks import KeyedLocks
 from ..models import Scope, validate_id
 from .base import DEFAULT_TTL_SECONDS, AppendResult, Turn, check_max_turns, check_ttl, session_id_of
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..bench.report import comma_list
 from ..errors import InvalidInput
-from ..semantic import Strategy
+from ..layers.semantic import Strategy
 
 
 def register(commands: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..lifecycle import Lifecycle
+from ..layers.lifecycle import Lifecycle
 from ..memory import Memory
 from .common import open_memory, print_json
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..errors import InvalidInput
-from ..semantic import Strategy
+from ..layers.semantic import Strategy
 from .common import add_scope_arguments, open_memory, print_json, scope_of
 
 

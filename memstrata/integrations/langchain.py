@@ -33,12 +33,12 @@ import anyio.to_thread
 
 from ..aio import AsyncMemory
 from ..buffer import Turn
-from ..conversation import turn_from_record
 from ..embedders.base import Embedder
 from ..errors import InvalidInput
+from ..layers.conversation import turn_from_record
+from ..layers.semantic import Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope, SearchHit
-from ..semantic import Strategy
 from ..settings import Settings
 
 HistoryMode = Literal["session", "window"]

@@ -24,9 +24,9 @@ from starlette.types import Scope as AsgiScope
 
 from .. import __version__
 from ..errors import BackendError, MemstrataError
+from ..layers.semantic import Strategy
 from ..memory import Memory
 from ..models import MemoryKind, MemoryRecord, Scope
-from ..semantic import Strategy
 from .auth import Principal
 from .config import ServerConfig
 from .deps import ServerState, authenticate

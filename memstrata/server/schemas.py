@@ -26,15 +26,15 @@ from pydantic import (
 )
 
 from ..buffer import Turn
-from ..context import PARTS, Context
-from ..entities import Entity
 from ..errors import InvalidInput
 from ..export_format import ExportDocument
-from ..lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from ..layers.context import PARTS, Context
+from ..layers.entities import Entity
+from ..layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from ..layers.procedures import Procedure
+from ..layers.profile import ProfileFact
+from ..layers.semantic import Strategy
 from ..models import HistoryEvent, MemoryKind, MemoryRecord, SearchHit
-from ..procedures import Procedure
-from ..profile import ProfileFact
-from ..semantic import Strategy
 from .tenancy import api_id
 
 MAX_JSON_DEPTH = 16

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from memstrata.agent import SUMMARY_PREFIX, AgentWithMemory, MemoryAgent
 from memstrata.errors import InvalidInput, ProviderError
+from memstrata.layers.agent import SUMMARY_PREFIX, AgentWithMemory, MemoryAgent
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.models import Scope
 

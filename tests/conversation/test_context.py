@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from memstrata import namespaces
-from memstrata.context import NO_MEMORIES, PARTS
 from memstrata.core.tokens import count_tokens
-from memstrata.entities import EntityMemory
 from memstrata.errors import InvalidInput
+from memstrata.layers.context import NO_MEMORIES, PARTS
+from memstrata.layers.entities import EntityMemory
+from memstrata.layers.procedures import ProceduralMemory
+from memstrata.layers.profile import ProfileMemory
 from memstrata.models import Scope
-from memstrata.procedures import ProceduralMemory
-from memstrata.profile import ProfileMemory
 
 from .conftest import Clock, MemoryFactory
 

@@ -17,9 +17,9 @@ import pytest
 
 from memstrata import namespaces
 from memstrata.buffer import Turn
-from memstrata.conversation import ExtractiveSummarizer, LLMSummarizer
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import BufferUnavailable, InvalidInput, ProviderError
+from memstrata.layers.conversation import ExtractiveSummarizer, LLMSummarizer
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.models import MemoryKind, Scope
 from tests.conftest import service_missing
@@ -297,7 +297,7 @@ def test_explicit_fallback_serves_turns_from_the_episode_log(
     memory = make_memory(buffer=f"redis://127.0.0.1:{free_port()}/0?fallback=episodes")
     recorder = RecordingSummarizer()
     memory.conversation.summarizer = recorder
-    with caplog.at_level(logging.WARNING, logger="memstrata.conversation"):
+    with caplog.at_level(logging.WARNING, logger="memstrata.layers.conversation"):
         say(memory, S1, *range(1, 12))
     assert "episode log" in caplog.text
     assert contents(memory.recent_turns(S1)) == ["turn 9", "turn 10", "turn 11"]
@@ -317,7 +317,7 @@ def test_a_redis_outage_heals_from_the_log_when_redis_is_back(
 ) -> None:
     import shutil
 
-    from memstrata import conversation
+    from memstrata.layers import conversation
 
     from .test_redis_buffer import OwnRedis
 

@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from memstrata.core.resolution import (
+from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.extraction.base import Candidate, Message
+from memstrata.extraction.resolution import (
     Decision,
     DecisionKind,
     ExistingMemory,
@@ -15,8 +17,6 @@ from memstrata.core.resolution import (
     normalize_value,
     validate_llm_decision,
 )
-from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.extraction.base import Candidate, Message
 from memstrata.extraction.rules import RuleExtractor
 from memstrata.models import MemoryKind, content_hash
 

@@ -20,7 +20,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.lifecycle import Lifecycle, LifecyclePolicy
+from memstrata.layers.lifecycle import Lifecycle, LifecyclePolicy
 from memstrata.lifecycle_api import LifecycleAPI, build_lifecycle
 from memstrata.storage.base import Store
 from memstrata.storage.sqlite import SQLiteStore

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from memstrata import MemoryKind, NewMemory, Scope, StoreError
-from memstrata.conversation import Conversation
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.layers.conversation import Conversation
 from memstrata.namespaces import RECEIPT, SYSTEM_USER
 from tests.lifecycle.conftest import T0, Backend, Clock, LifecycleMemory, RedisFixture
 

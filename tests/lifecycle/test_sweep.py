@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from memstrata import EventType, MemoryKind, NewMemory
-from memstrata.lifecycle import LifecyclePolicy
+from memstrata.layers.lifecycle import LifecyclePolicy
 from memstrata.models import utcnow
 from tests.lifecycle.conftest import T0, Clock, use_policy
 

@@ -15,12 +15,12 @@ import pytest
 
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import InvalidInput, PermissionDenied
-from memstrata.lifecycle.portability import rebase_agent
+from memstrata.layers.lifecycle.portability import rebase_agent
+from memstrata.layers.work_queue import job_scope
 from memstrata.memory import Memory
 from memstrata.server.app import create_app
 from memstrata.server.auth import KeyRing
 from memstrata.server.config import ServerConfig
-from memstrata.work_queue import job_scope
 from tests.server.conftest import Server, make_keys, serve
 
 VICTIM = "globex:victim"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from memstrata import Memory
-from memstrata.access import AccessRecorder
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import StoreError
+from memstrata.layers.access import AccessRecorder
 from memstrata.models import Scope
 from memstrata.storage.sqlite import SQLiteStore
 

@@ -9,8 +9,8 @@ import pytest
 
 from memstrata import InvalidInput, Memory, NotFound, Scope
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.entities import normalize_name
-from memstrata.profile import render_facts
+from memstrata.layers.entities import normalize_name
+from memstrata.layers.profile import render_facts
 
 
 @pytest.fixture

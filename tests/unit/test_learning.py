@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memstrata import EventType, Memory, ProviderError
-from memstrata.core.resolution import DecisionKind
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Candidate, Message
+from memstrata.extraction.resolution import DecisionKind
 from memstrata.extraction.rules import RuleExtractor
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memstrata import Memory, MemoryKind, Scope, Settings
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.lifecycle.consolidation import STATE_KEY
+from memstrata.layers.lifecycle.consolidation import STATE_KEY
 from memstrata.namespaces import LIFECYCLE
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

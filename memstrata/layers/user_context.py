@@ -21,14 +21,13 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from . import namespaces
-from .buffer import Turn
-from .conversation import Clock, SessionSnapshot
-from .core.summarize import format_line, salient_terms
-from .core.text import content_terms
-from .extraction.base import Candidate, Extractor, Message
-from .llm.base import LLMClient
-from .prompts.user_context import (
+from .. import namespaces
+from ..buffer import Turn
+from ..core.summarize import format_line, salient_terms
+from ..core.text import content_terms
+from ..extraction.base import Candidate, Extractor, Message
+from ..llm.base import LLMClient
+from ..prompts.user_context import (
     MAX_FACTS,
     UserContextUpdate,
     apply_user_context_update,
@@ -36,7 +35,8 @@ from .prompts.user_context import (
     empty_context,
     parse_user_context_update,
 )
-from .storage.base import Store
+from ..storage.base import Store
+from .conversation import Clock, SessionSnapshot
 
 CONTEXT_KEY = "user"
 FACT_CATEGORIES = ("identity", "relation", "event", "request")
@@ -130,7 +130,7 @@ class UserContextUpdater:
     @property
     def extractor(self) -> Extractor:
         if self._extractor is None:
-            from .extraction.rules import RuleExtractor
+            from ..extraction.rules import RuleExtractor
 
             self._extractor = RuleExtractor()
         return self._extractor

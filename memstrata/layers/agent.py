@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from ..conversation_api import ConversationAPI
+from ..errors import InvalidInput
+from ..llm.base import ChatMessage, LLMClient
+from ..models import Scope, validate_text
 from .context import LONG_TERM_PARTS, Context
-from .conversation_api import ConversationAPI
-from .errors import InvalidInput
-from .llm.base import ChatMessage, LLMClient
-from .models import Scope, validate_text
 
 ChatFunction = Callable[[list[dict[str, str]]], str]
 """A plain model function: `[{"role": ..., "content": ...}, ...] -> reply text`."""

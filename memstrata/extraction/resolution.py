@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..extraction.base import Candidate, is_multi_valued
 from ..models import MemoryKind, content_hash
+from .base import Candidate, is_multi_valued
 
 DUPLICATE_SIMILARITY = 0.95
 """Cosine similarity from which a same-kind, same-attribute memory counts as the same memory."""

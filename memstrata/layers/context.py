@@ -24,18 +24,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .buffer import Turn
+from ..buffer import Turn
+from ..core.budget import Block, pack
+from ..core.text import content_terms
+from ..core.tokens import TokenCounter, default_counter
+from ..errors import InvalidInput
+from ..models import MemoryKind, MemoryRecord, Scope, SearchHit
+from ..storage.base import MemoryFilter
 from .conversation import Conversation
-from .core.budget import Block, pack
-from .core.text import content_terms
-from .core.tokens import TokenCounter, default_counter
 from .entities import Entity, EntityMemory
-from .errors import InvalidInput
-from .models import MemoryKind, MemoryRecord, Scope, SearchHit
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
 from .semantic import SemanticMemory, Strategy
-from .storage.base import MemoryFilter
 from .user_context import UserContextUpdater
 
 PARTS = ("profile", "memories", "entities", "procedures", "pending", "topics", "summary", "recent")

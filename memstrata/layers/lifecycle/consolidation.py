@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .. import namespaces
-from ..core.compress import (
+from ... import namespaces
+from ...core.compress import (
     Group,
     Window,
     eligible,
@@ -26,13 +26,13 @@ from ..core.compress import (
     plan_groups,
     summary_id,
 )
-from ..embedders.base import Embedder
-from ..errors import InvalidInput, LLMOutputError
-from ..integrations.langgraph_items import SOURCE as LANGGRAPH_SOURCE
-from ..llm.base import LLMClient
-from ..models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
-from ..prompts.consolidate import COMPRESSED_PREFIX, build_consolidation_messages, parse_consolidation
-from ..storage.base import MemoryFilter, Store
+from ...embedders.base import Embedder
+from ...errors import InvalidInput, LLMOutputError
+from ...integrations.langgraph_items import SOURCE as LANGGRAPH_SOURCE
+from ...llm.base import LLMClient
+from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
+from ...prompts.consolidate import COMPRESSED_PREFIX, build_consolidation_messages, parse_consolidation
+from ...storage.base import MemoryFilter, Store
 from ._paging import all_items, all_memories, strings_in
 from .policy import LIFECYCLE, LifecyclePolicy
 

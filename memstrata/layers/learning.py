@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core.resolution import Decision, DecisionKind, ExistingMemory, decide
+from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
+from ..extraction.resolution import Decision, DecisionKind, ExistingMemory, decide
+from ..models import MemoryKind, MemoryRecord, Scope
+from ..storage.base import MemoryFilter
 from .entities import EntityMemory
-from .extraction.base import Candidate, Extractor, Message, is_multi_valued
-from .models import MemoryKind, MemoryRecord, Scope
 from .profile import ProfileMemory
 from .semantic import NewMemory, SemanticMemory
-from .storage.base import MemoryFilter
 
 SIMILAR_LIMIT = 8
 _IMPORTANCE = {

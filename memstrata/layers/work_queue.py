@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import namespaces
-from .errors import MemstrataError, PermissionDenied
-from .models import Scope, new_id, owner_prefix
+from .. import namespaces
+from ..errors import MemstrataError, PermissionDenied
+from ..models import Scope, new_id, owner_prefix
+from ..storage.base import Item, Store
 from .semantic import Clock
-from .storage.base import Item, Store
 
 MAX_ATTEMPTS = 3
 PENDING, DONE, FAILED = "pending", "done", "failed"

@@ -20,8 +20,8 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 
-from .errors import MemstrataError
-from .storage.base import Store
+from ..errors import MemstrataError
+from ..storage.base import Store
 
 log = logging.getLogger(__name__)
 

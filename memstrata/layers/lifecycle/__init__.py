@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..core.compress import Window
-from ..embedders.base import Embedder
-from ..export_format import ExportDocument
-from ..llm.base import LLMClient
-from ..models import RESERVED_PREFIX, MemoryKind, validate_id
-from ..storage.base import Store
+from ...core.compress import Window
+from ...embedders.base import Embedder
+from ...export_format import ExportDocument
+from ...llm.base import LLMClient
+from ...models import RESERVED_PREFIX, MemoryKind, validate_id
+from ...storage.base import Store
 from ._paging import all_users
 from .consolidation import ConsolidationReport, Consolidator
 from .erasure import Eraser, ErasureReceipt

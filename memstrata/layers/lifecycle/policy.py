@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .. import namespaces
-from ..core.compress import DEFAULT_KINDS, Window
-from ..models import MemoryKind
+from ... import namespaces
+from ...core.compress import DEFAULT_KINDS, Window
+from ...models import MemoryKind
 
 LIFECYCLE = namespaces.LIFECYCLE
 

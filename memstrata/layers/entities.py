@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from . import namespaces
-from .errors import InvalidInput, NotFound
+from .. import namespaces
+from ..errors import InvalidInput, NotFound
+from ..storage.base import Item, Store
 from .semantic import Clock
-from .storage.base import Item, Store
 
 MAX_LINKED_MEMORIES = 200
 MAX_SUMMARY_CHARS = 1000

@@ -11,14 +11,13 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from .access import AccessRecorder
-from .core import scoring
-from .core.retrieval import HybridParams, hybrid_rank
-from .core.text import words
-from .embedders.base import Embedder
-from .errors import InvalidInput, MemoryNotFound
-from .filters import aware
-from .models import (
+from ..core import scoring
+from ..core.retrieval import HybridParams, hybrid_rank
+from ..core.text import words
+from ..embedders.base import Embedder
+from ..errors import InvalidInput, MemoryNotFound
+from ..filters import aware
+from ..models import (
     EventType,
     HistoryEvent,
     MemoryKind,
@@ -30,7 +29,8 @@ from .models import (
     new_record,
     validate_text,
 )
-from .storage.base import MemoryFilter, ScoredRow, Store
+from ..storage.base import MemoryFilter, ScoredRow, Store
+from .access import AccessRecorder
 
 Clock = Callable[[], datetime]
 ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .errors import InvalidInput
-from .models import MemoryKind, MemoryRecord, Scope, SearchHit, reserved_scope
+from ..errors import InvalidInput
+from ..models import MemoryKind, MemoryRecord, Scope, SearchHit, reserved_scope
+from ..storage.base import MemoryFilter
 from .semantic import NewMemory, SemanticMemory, Strategy
-from .storage.base import MemoryFilter
 
 ProcedureType = Literal["instruction", "example"]
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from .. import namespaces
-from ..embedders.base import Embedder
-from ..errors import InvalidInput
-from ..export_format import (
+from ... import namespaces
+from ...embedders.base import Embedder
+from ...errors import InvalidInput
+from ...export_format import (
     ExportDocument,
     ExportedEvent,
     ExportedItem,
@@ -33,8 +33,8 @@ from ..export_format import (
     ExportSource,
     parse_document,
 )
-from ..models import EventType, MemoryRecord, Scope, new_event, owner_prefix, validate_id
-from ..storage.base import Store
+from ...models import EventType, MemoryRecord, Scope, new_event, owner_prefix, validate_id
+from ...storage.base import Store
 from ._paging import PAGE, all_items, all_memories, user_namespaces
 
 EMBED_BATCH = 128

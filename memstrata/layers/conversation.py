@@ -24,18 +24,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from . import namespaces
-from .buffer import Buffer, Turn
-from .core.retrieval import CONTEXT_TURNS, context_text
-from .core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
-from .errors import BufferUnavailable, InvalidInput, ProviderError
+from .. import namespaces
+from ..buffer import Buffer, Turn
+from ..core.retrieval import CONTEXT_TURNS, context_text
+from ..core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
+from ..errors import BufferUnavailable, InvalidInput, ProviderError
+from ..llm.base import LLMClient
+from ..messages import MessageLike, to_messages
+from ..models import MemoryKind, MemoryRecord, Scope, validate_text
+from ..prompts.summarize import build_summary_messages, parse_summary
+from ..storage.base import MemoryFilter, Store
 from .keyed_locks import KeyedLocks
-from .llm.base import LLMClient
-from .messages import MessageLike, to_messages
-from .models import MemoryKind, MemoryRecord, Scope, validate_text
-from .prompts.summarize import build_summary_messages, parse_summary
 from .semantic import NewMemory, SemanticMemory
-from .storage.base import MemoryFilter, Store
 
 log = logging.getLogger(__name__)
 

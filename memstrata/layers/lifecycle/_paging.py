@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .. import namespaces
-from ..models import MemoryRecord
-from ..storage.base import Item, MemoryFilter, Store
+from ... import namespaces
+from ...models import MemoryRecord
+from ...storage.base import Item, MemoryFilter, Store
 from .policy import LIFECYCLE
 
 PAGE = 1000
@@ -33,7 +33,7 @@ def user_namespaces() -> tuple[str, ...]:
     exports: the lifecycle's own and the LangGraph integration's are added until `namespaces`
     lists them in `ALL_USER_NAMESPACES`. (Erasure itself deletes every item of the user regardless.)
     """
-    from ..integrations.langgraph_items import ITEM_NAMESPACE as LANGGRAPH
+    from ...integrations.langgraph_items import ITEM_NAMESPACE as LANGGRAPH
 
     return tuple(dict.fromkeys((*namespaces.ALL_USER_NAMESPACES, LIFECYCLE, LANGGRAPH)))
 

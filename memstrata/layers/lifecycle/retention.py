@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from .. import namespaces
-from ..models import EventType, HistoryEvent, MemoryKind, new_id
-from ..storage.base import Store
+from ... import namespaces
+from ...models import EventType, HistoryEvent, MemoryKind, new_id
+from ...storage.base import Store
 from ._paging import EVERYTHING, all_items, all_memories
 from .policy import LifecyclePolicy
 

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from .. import namespaces
-from ..models import MemoryKind, new_id
-from ..storage.base import Store
+from ... import namespaces
+from ...models import MemoryKind, new_id
+from ...storage.base import Store
 from ._paging import EVERYTHING, all_items, user_namespaces
 from .policy import LIFECYCLE
 
