@@ -10,8 +10,8 @@ The graph is `recall -> respond -> remember`:
 
 * recall:   search the user's memories in the LangGraph store (`MemstrataStore`) for the message;
 * respond:  ask the chat model with those memories in the system prompt;
-* remember: extract what is worth keeping from the user's message (memstrata's offline rule
-            extractor) and `put` it in the store, one key per fact slot, so a new value replaces
+* remember: extract what is worth keeping from the user's message (memstrata's offline rules,
+            `Memory.extract`) and `put` it in the store, one key per fact slot, so a new value replaces
             the old one ("I now prefer detailed answers" overwrites the answer-length preference).
 
 Offline, a scripted chat model stands in for the LLM; pass any LangChain chat model to
@@ -37,7 +37,6 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from memstrata import Memory
-from memstrata.extraction.base import Message
 from memstrata.integrations.langgraph import MemstrataStore
 
 SYSTEM_PROMPT = "You are a helpful assistant."
@@ -63,7 +62,6 @@ def last_user_text(messages: list[AnyMessage]) -> str:
 
 def build_agent(model: BaseChatModel, store: MemstrataStore) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent graph, with `store` as its long-term memory and an in-process checkpointer."""
-    extractor = store.memory.extractor
 
     def recall(state: State, runtime: Runtime[UserContext]) -> dict[str, Any]:
         assert runtime.store is not None
@@ -80,8 +78,7 @@ def build_agent(model: BaseChatModel, store: MemstrataStore) -> CompiledStateGra
 
     def remember(state: State, runtime: Runtime[UserContext]) -> dict[str, Any]:
         assert runtime.store is not None
-        said = Message("user", last_user_text(state["messages"]), store.memory.clock())
-        for candidate in extractor.extract([said]):
+        for candidate in store.memory.extract(last_user_text(state["messages"])):
             slot = candidate.attribute or hashlib.sha256(candidate.content.encode()).hexdigest()[:16]
             runtime.store.put(
                 memory_namespace(runtime.context.user_id),
@@ -121,9 +118,7 @@ def main(path: str | None = None) -> list[dict[str, Any]]:
     results = []
     for number, text in enumerate(sessions, start=1):
         result = run_session(db, model, "alice", text)
-        print(
-            f"session {number}: {text!r} -> {result['messages'][-1].content!r}; recalled {result['memories']}"
-        )
+        print(f"session {number}: {text!r} -> {result['messages'][-1].content!r}; recalled {result['memories']}")
         results.append(result)
     return results
 

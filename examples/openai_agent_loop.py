@@ -4,7 +4,7 @@
     export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.2 OPENAI_API_KEY=...
     python examples/openai_agent_loop.py --user alice --session monday
 
-Each turn, `AgentWithMemory` (memstrata.layers.agent) puts what memstrata knows about the user into the
+Each turn, `AgentWithMemory` (memstrata.integrations.agent) puts what memstrata knows about the user into the
 system prompt (profile, relevant memories from past sessions, pending items), adds the session's
 rolling summary and recent turns, asks the model, and saves both turns. Typing `/end` (or EOF)
 ends the session: the user context object (preferences, last topics, open items) is updated.
@@ -19,13 +19,11 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from memstrata import Memory, Scope
-from memstrata.layers.agent import AgentWithMemory
+from memstrata.integrations.agent import AgentWithMemory
 from memstrata.llm import OpenAICompatibleLLM
 
 
-def run_session(
-    memory: Memory, llm: OpenAICompatibleLLM, scope: Scope, inputs: Iterable[str]
-) -> Iterator[str]:
+def run_session(memory: Memory, llm: OpenAICompatibleLLM, scope: Scope, inputs: Iterable[str]) -> Iterator[str]:
     """Chat through `inputs` (stopping at "/end"), yield each reply, then end the session."""
     agent = AgentWithMemory(memory, scope=scope, llm=llm)
     for text in inputs:
@@ -45,9 +43,7 @@ def lines(prompt: str) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--user", default="alice")
     parser.add_argument("--session", default="default")
     parser.add_argument("--store", default="sqlite:///memories.db")

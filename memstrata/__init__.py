@@ -1,5 +1,8 @@
 """memstrata: layered long-term memory for AI agents."""
 
+from .aio import AsyncMemory, AsyncMemoryAPI, AsyncMemoryClient
+from .api import MemoryAPI
+from .client import MemoryClient
 from .errors import (
     BackendError,
     BufferUnavailable,
@@ -23,6 +26,9 @@ from .settings import Settings
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncMemory",
+    "AsyncMemoryAPI",
+    "AsyncMemoryClient",
     "BackendError",
     "BufferUnavailable",
     "ConfigurationError",
@@ -32,6 +38,8 @@ __all__ = [
     "InvalidInput",
     "LLMOutputError",
     "Memory",
+    "MemoryAPI",
+    "MemoryClient",
     "MemoryKind",
     "MemoryNotFound",
     "MemoryRecord",

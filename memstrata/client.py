@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import quote
 
 import httpx
@@ -43,9 +43,9 @@ from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Strategy
 from .layers.work_queue import QueueStatus
+from .messages import MessageLike
 from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
 
-MessageLike = Mapping[str, Any] | str
 DEFAULT_URL = "http://127.0.0.1:8420"
 
 _ERRORS_BY_NAME: dict[str, type[MemstrataError]] = {
@@ -317,8 +317,15 @@ class MemoryClient:
             return False
         return True
 
-    def upsert_entity(self, name: str, *, scope: ScopeLike, **fields: Any) -> Entity:
+    def upsert_entity(
+        self, name: str, *, scope: ScopeLike, type: str = "other", summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None, aliases: Sequence[str] = (), memory_id: str | None = None,
+    ) -> Entity:  # fmt: skip
         path = self._user(as_scope(scope), f"/entities/{quote(name, safe='')}")
+        fields = {
+            "type": type, "summary": summary, "attributes": dict(attributes) if attributes is not None else None,
+            "aliases": list(aliases) or None, "memory_id": memory_id,
+        }  # fmt: skip
         return _entity(self._request("PUT", path, json=_drop_none(fields)))
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
@@ -389,32 +396,41 @@ class MemoryClient:
 
     # -- sessions and context --------------------------------------------------
     def add_message(
-        self, scope: ScopeLike, role: str, content: str, *, at: datetime | str | None = None,
+        self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None,
         speaker: str | None = None,
     ) -> Turn:  # fmt: skip
         message = _drop_none({"role": role, "content": content, "at": _iso(at), "speaker": speaker})
-        return self.add_messages(scope, [message])[0]
+        return self.add_messages([message], scope=scope)[0]
 
-    def add_messages(self, scope: ScopeLike, messages: Sequence[MessageLike]) -> builtins.list[Turn]:
+    def add_messages(self, messages: Sequence[MessageLike], *, scope: ScopeLike) -> builtins.list[Turn]:
         s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/messages")
         turns = self._request("POST", path, json=_drop_none({"messages": _messages(messages), "agent_id": s.agent_id}))
         return [_turn(t) for t in turns]
 
-    def recent_turns(self, scope: ScopeLike, n: int | None = None) -> builtins.list[Turn]:
+    def recent_turns(self, n: int | None = None, *, scope: ScopeLike) -> builtins.list[Turn]:
         s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}")
         return [_turn(t) for t in self._request("GET", path, params=_drop_none({"n": n}))["turns"]]
 
-    def session_summary(self, scope: ScopeLike) -> str:
+    def session_summary(self, *, scope: ScopeLike) -> str:
         s = as_scope(scope)
         return str(self._request("GET", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))["summary"])
 
-    def clear_session(self, scope: ScopeLike) -> None:
+    def clear_session(self, *, scope: ScopeLike) -> None:
         s = as_scope(scope)
         self._request("DELETE", self._user(s, f"/sessions/{quote(s.require_session(), safe='')}"))
 
-    def end_session(self, scope: ScopeLike, *, background: bool = False) -> dict[str, Any] | None:
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: Literal[False] = False) -> dict[str, Any]: ...
+
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: Literal[True]) -> None: ...
+
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: bool) -> dict[str, Any] | None: ...
+
+    def end_session(self, *, scope: ScopeLike, background: bool = False) -> dict[str, Any] | None:
         """The updated user context object (None with `background=True`: the server updates it later)."""
         s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/end")
@@ -422,12 +438,12 @@ class MemoryClient:
         context: dict[str, Any] | None = result["user_context"]
         return context
 
-    def user_context(self, scope: ScopeLike) -> dict[str, Any]:
+    def user_context(self, *, scope: ScopeLike) -> dict[str, Any]:
         result: dict[str, Any] = self._request("GET", self._user(as_scope(scope), "/profile"))
         return result
 
     def context(
-        self, scope: ScopeLike, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *,
+        self, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *, scope: ScopeLike,
         include: Sequence[str] | None = None,
     ) -> Context:  # fmt: skip
         s = as_scope(scope)
@@ -442,19 +458,19 @@ class MemoryClient:
         return Context(result["text"], result["tokens"], result["max_tokens"], parts, tuple(result["dropped"]))
 
     # -- lifecycle -------------------------------------------------------------
-    def erase_user(self, user_id: ScopeLike) -> ErasureReceipt:
-        result = self._request("DELETE", self._user(as_scope(user_id)))
+    def erase_user(self, *, scope: ScopeLike) -> ErasureReceipt:
+        result = self._request("DELETE", self._user(as_scope(scope)))
         return ErasureReceipt.from_value(result)
 
-    def export_user(self, user_id: ScopeLike) -> ExportDocument:
-        return parse_document(self._request("GET", self._user(as_scope(user_id), "/export")))
+    def export_user(self, *, scope: ScopeLike) -> ExportDocument:
+        return parse_document(self._request("GET", self._user(as_scope(scope), "/export")))
 
     def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None
     ) -> ImportReport:
-        """Import into `user_id` (the API user; default: the user part of the document's own id)."""
+        """Import into `scope`'s user (an API user; default: the user part of the document's own id)."""
         doc = parse_document(document)
-        target = user_id or doc.user_id.split(":", 1)[-1]
+        target = as_scope(scope).user_id if scope is not None else doc.user_id.split(":", 1)[-1]
         body = doc.model_dump(mode="json")
         r = self._request("POST", self._user(as_scope(target), "/import"), json=body)
         return ImportReport(
@@ -503,15 +519,23 @@ def _entity(data: Mapping[str, Any]) -> Entity:
 
 
 def _messages(messages: Sequence[MessageLike] | MessageLike) -> builtins.list[dict[str, Any]]:
-    if isinstance(messages, str | Mapping):
+    """Messages as the JSON the server reads (it parses and validates them, and stamps missing times)."""
+    if isinstance(messages, str | Mapping | tuple) or not isinstance(messages, Sequence):
         messages = [messages]
-    result: builtins.list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, str):
-            result.append({"role": "user", "content": m})
-        else:
-            result.append({k: _iso(v) if isinstance(v, datetime) else v for k, v in m.items() if v is not None})
-    return result
+    return [_message_json(m) for m in messages]
+
+
+def _message_json(message: MessageLike) -> dict[str, Any]:
+    if isinstance(message, str):
+        return {"role": "user", "content": message}
+    if isinstance(message, tuple) and len(message) == 2:
+        return {"role": message[0], "content": message[1]}
+    if isinstance(message, Mapping):
+        fields = dict(message)
+    else:
+        names = ("role", "content", "at", "speaker")
+        fields = {name: getattr(message, name, None) for name in names}
+    return {k: _iso(v) if isinstance(v, datetime) else v for k, v in fields.items() if v is not None}
 
 
 def _turn(data: Mapping[str, Any]) -> Turn:

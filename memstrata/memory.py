@@ -1,32 +1,47 @@
-"""`Memory`: the one front door. It composes the layers and holds no logic of its own."""
+"""`Memory`: the one front door. It composes the layers (built in `layers.wiring`) and holds no logic.
+
+Every method takes the scope it acts on as the keyword `scope=` (a `Scope` or a user id string).
+Slow periodic work (consolidation every N turns) is queued on the durable work queue, so
+`add_message` does constant work; a worker (`start_worker`, or `memstrata serve`) or
+`process_queue()` runs it.
+"""
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
-from datetime import datetime
-from functools import cached_property
+from concurrent.futures import Future
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from .conversation_api import ConversationAPI
+from .buffer import Buffer, Turn
+from .core.compress import Window
 from .embedders.base import Embedder
 from .embedders.openai_compat import OpenAICompatibleEmbedder
 from .errors import InvalidInput
+from .export_format import ExportDocument
+from .extraction.base import Candidate, Extractor
 from .filters import build_filter
+from .layers.context import DEFAULT_MAX_TOKENS, Context
+from .layers.conversation import turn_from_record
+from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import LifecyclePolicy
-from .layers.semantic import Clock, NewMemory, SemanticMemory, Strategy
-from .learning_api import LearningAPI, MessageLike
-from .lifecycle_api import LifecycleAPI
+from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, LifecyclePolicy, SweepReport
+from .layers.procedures import Procedure
+from .layers.profile import ProfileFact
+from .layers.semantic import Clock, NewMemory, Strategy
+from .layers.wiring import Layers, build_layers
+from .layers.work_queue import MAINTAIN, QueueStatus
 from .llm.base import LLMClient
+from .messages import MessageLike, message_dicts, to_messages
 from .models import HistoryEvent, MemoryKind, MemoryRecord, ScopeLike, SearchHit, as_scope, utcnow
 from .redacting import RedactingEmbedder, RedactingLLM
 from .settings import Settings
 from .storage import Store, open_store
 
 
-class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
+class Memory:
     """Layered memory for agents.
 
     >>> memory = Memory(store="sqlite:///memories.db")       # doctest: +SKIP
@@ -39,61 +54,78 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
         *,
         store: Store | str | Path | None = None,
         embedder: Embedder | str | None = None,
+        llm: LLMClient | str | None = None,
+        buffer: Buffer | str | None = None,
+        extractor: Extractor | None = None,
+        policy: LifecyclePolicy | None = None,
         clock: Clock = utcnow,
         track_access: bool = True,
         settings: Settings | None = None,
-        buffer: Any = None,
-        llm: Any = None,
-        extractor: Any = None,
     ) -> None:
         """Collaborators may be objects or spec strings; unset ones come from `settings` (MEMSTRATA_* env).
 
-        `buffer` (a Buffer or `memory://` / `redis://...`), `llm` (an LLMClient or `openai:MODEL`...) and
-        `extractor` are resolved lazily by the layers that use them.
+        `store`: a Store or `sqlite:///path` / `postgresql://...`; `embedder`: an Embedder or `static`,
+        `e5`, `openai:MODEL`...; `llm`: an LLMClient or `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`
+        (None: fully offline); `buffer`: a Buffer or `memory://` / `redis://...`; `extractor`: what
+        `learn` uses (default: rules, or the LLM extractor when an LLM is set); `policy`: retention and
+        consolidation (default: from settings); `clock`: what "now" is for every layer.
         """
-        self.settings = settings or Settings()
-        self.buffer_spec = buffer if buffer is not None else self.settings.buffer
-        self.llm_spec = llm if llm is not None else self.settings.llm
-        self.extractor_spec = extractor
-        self.store: Store = (
+        self._settings = settings or Settings()
+        self._store: Store = (
             store if store is not None and not isinstance(store, str | Path)
-            else open_store(store or self.settings.store, owner_url=self.settings.store_owner)
+            else open_store(store or self._settings.store, owner_url=self._settings.store_owner)
         )  # fmt: skip
-        self.embedder: Embedder = _resolve_embedder(embedder or self.settings.embedder)
-        if self.settings.redact_pii and isinstance(self.embedder, OpenAICompatibleEmbedder):
-            self.embedder = RedactingEmbedder(self.embedder)  # local embedders see the text anyway
-        self.store.bind_embedder(self.embedder.name, self.embedder.dimensions)
-        self.clock = clock
-        self.semantic = SemanticMemory(
-            store=self.store, embedder=self.embedder, clock=clock, track_access=track_access,
-            default_expiry=LifecyclePolicy.from_settings(self.settings).default_expiry,
+        self._embedder = _resolve_embedder(embedder or self._settings.embedder, redact=self._settings.redact_pii)
+        self._store.bind_embedder(self._embedder.name, self._embedder.dimensions)
+        self._llm = _resolve_llm(llm if llm is not None else self._settings.llm, redact=self._settings.redact_pii)
+        self._clock = clock
+        self._layers: Layers = build_layers(
+            store=self._store, embedder=self._embedder, clock=clock, settings=self._settings,
+            policy=policy or LifecyclePolicy.from_settings(self._settings),
+            buffer=buffer if buffer is not None else self._settings.buffer, llm=self._llm, extractor=extractor,
+            track_access=track_access,
         )  # fmt: skip
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
         return cls(settings=settings or Settings())
 
-    @cached_property
-    def llm(self) -> LLMClient | None:
-        """The optional LLM (from `llm=` or MEMSTRATA_LLM), resolved on first use; None = fully offline."""
-        if self.llm_spec is None or not isinstance(self.llm_spec, str):
-            llm = self.llm_spec
-        else:
-            from .llm.registry import resolve_llm
+    # -- collaborators (read-only) ---------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        """The storage backend (for tools that keep their own rows in it, such as the server's keys)."""
+        return self._store
 
-            llm = resolve_llm(self.llm_spec)
-        if llm is not None and self.settings.redact_pii:
-            llm = RedactingLLM(llm)
-        return llm
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The LLM every layer uses; None means fully offline."""
+        return self._llm
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def policy(self) -> LifecyclePolicy:
+        return self._layers.lifecycle.policy
 
     def close(self) -> None:
-        if "work_queue" in self.__dict__:
-            self.work_queue.stop()
-        self.close_conversation()
-        if "llm" in self.__dict__ and self.llm is not None:
-            self.llm.close()
-        self.semantic.access.close()
-        self.store.close()
+        """Stop the worker, wait for background session ends, then close buffer, LLM and store."""
+        layers = self._layers
+        layers.queue.stop()
+        layers.conversation.close(close_buffer=layers.owns_buffer)
+        if self._llm is not None:
+            self._llm.close()
+        layers.semantic.access.close()
+        self._store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -101,38 +133,21 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- semantic memory ---------------------------------------------------
+    # -- semantic memory ---------------------------------------------------------------------------
     @overload
     def add(
-        self,
-        content: str,
-        *,
-        scope: ScopeLike,
-        infer: Literal[False] = False,
-        kind: MemoryKind | str = ...,
-        metadata: Mapping[str, Any] | None = ...,
-        importance: float = ...,
-        source_ids: Sequence[str] = ...,
-        expires_at: datetime | None = ...,
-        pinned: bool = ...,
-        created_at: datetime | None = ...,
-    ) -> MemoryRecord: ...
+        self, content: str, *, scope: ScopeLike, infer: Literal[False] = False, kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ..., importance: float = ..., source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ..., pinned: bool = ..., created_at: datetime | None = ...,
+    ) -> MemoryRecord: ...  # fmt: skip
 
     @overload
     def add(
-        self,
-        content: str | Sequence[MessageLike],
-        *,
-        scope: ScopeLike,
-        infer: Literal[True],
-        kind: MemoryKind | str = ...,
-        metadata: Mapping[str, Any] | None = ...,
-        importance: float = ...,
-        source_ids: Sequence[str] = ...,
-        expires_at: datetime | None = ...,
-        pinned: bool = ...,
+        self, content: str | Sequence[MessageLike], *, scope: ScopeLike, infer: Literal[True],
+        kind: MemoryKind | str = ..., metadata: Mapping[str, Any] | None = ..., importance: float = ...,
+        source_ids: Sequence[str] = ..., expires_at: datetime | None = ..., pinned: bool = ...,
         created_at: datetime | None = ...,
-    ) -> LearnResult: ...
+    ) -> LearnResult: ...  # fmt: skip
 
     def add(
         self,
@@ -150,8 +165,7 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
     ) -> MemoryRecord | LearnResult:
         """Store one memory verbatim (embedding + full text) and return it (or the identical existing one).
 
-        With `infer=True`, `content` is one or more messages to learn from instead (see `learn`):
-        extraction, resolution against current memories, entity and profile updates.
+        With `infer=True`, `content` is one or more messages to learn from instead (see `learn`).
         """
         if infer:
             return self.learn(content, scope=scope, source_ids=source_ids)
@@ -161,16 +175,18 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
             content=content, kind=MemoryKind.parse(kind), metadata=metadata, importance=importance,
             source_ids=tuple(source_ids), expires_at=expires_at, pinned=pinned, created_at=created_at,
         )  # fmt: skip
-        return self.semantic.add_many(as_scope(scope), [item])[0]
+        return self._layers.semantic.add_many(as_scope(scope), [item])[0]
 
-    remember = add
-
-    def add_many(self, items: Sequence[NewMemory], *, scope: ScopeLike, dedupe: bool = True) -> list[MemoryRecord]:
-        """Store many memories with one embedding batch and one transaction."""
-        return self.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
+    def add_many(
+        self, items: Sequence[NewMemory | str], *, scope: ScopeLike, dedupe: bool = True
+    ) -> builtins.list[MemoryRecord]:
+        """Store many memories (`NewMemory` items or plain strings) with one embedding batch and one
+        transaction."""
+        new = [NewMemory(content=item) if isinstance(item, str) else item for item in items]
+        return self._layers.semantic.add_many(as_scope(scope), new, dedupe=dedupe)
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
-        return self.semantic.get(as_scope(scope), memory_id)
+        return self._layers.semantic.get(as_scope(scope), memory_id)
 
     def list(
         self,
@@ -186,14 +202,15 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[MemoryRecord]:
+        """The scope's memories, newest first; current ones unless `as_of`/`include_superseded`."""
         s = as_scope(scope)
         where = build_filter(
             kinds=kinds, metadata=metadata, agent_id=s.agent_id, session_id=s.session_id,
-            created_after=created_after, created_before=created_before, as_of=as_of or self.clock(),
+            created_after=created_after, created_before=created_before, as_of=as_of or self._clock(),
             include_superseded=include_superseded, include_expired=include_expired,
         )  # fmt: skip
-        self.semantic.access.flush()
-        return self.store.list_memories(s.user_id, where, limit=limit, offset=offset)
+        self._layers.semantic.access.flush()
+        return self._store.list_memories(s.user_id, where, limit=limit, offset=offset)
 
     def update(
         self,
@@ -206,20 +223,20 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
         expires_at: datetime | None = None,
         pinned: bool | None = None,
     ) -> MemoryRecord:
-        return self.semantic.update(
+        return self._layers.semantic.update(
             as_scope(scope), memory_id, content=content, metadata=metadata, importance=importance,
             expires_at=expires_at, pinned=pinned,
         )  # fmt: skip
 
     def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord:
         """Replace an outdated memory with a new one; the old one stays in history and for `as_of`."""
-        return self.semantic.supersede(as_scope(scope), memory_id, content, reason=reason)
+        return self._layers.semantic.supersede(as_scope(scope), memory_id, content, reason=reason)
 
     def forget(self, memory_id: str, *, scope: ScopeLike) -> bool:
-        return self.semantic.forget(as_scope(scope), memory_id)
+        return self._layers.semantic.forget(as_scope(scope), memory_id)
 
     def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]:
-        return self.semantic.history(as_scope(scope), memory_id)
+        return self._layers.semantic.history(as_scope(scope), memory_id)
 
     def search(
         self,
@@ -242,15 +259,231 @@ class Memory(ConversationAPI, LifecycleAPI, LearningAPI):
             kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,
             as_of=as_of, include_superseded=include_superseded,
         )  # fmt: skip
-        return self.semantic.search(
+        return self._layers.semantic.search(
             as_scope(scope), query, k=k, strategy=Strategy.parse(strategy), threshold=threshold, where=where,
             decay_rate=decay_rate,
         )  # fmt: skip
 
+    # -- profile, entities, procedures -------------------------------------------------------------
+    def set_fact(
+        self, category: str, key: str, value: str, *, scope: ScopeLike, source: str | None = None
+    ) -> ProfileFact:
+        """Upsert a profile fact; the value it replaces is kept in the fact's `previous` list."""
+        return self._layers.profiles.set_fact(as_scope(scope).user_id, category, key, value, source=source)
 
-def _resolve_embedder(spec: Embedder | str) -> Embedder:
-    if not isinstance(spec, str):
-        return spec
-    from .embedders.registry import resolve_embedder
+    def facts(self, *, scope: ScopeLike, category: str | None = None) -> builtins.list[ProfileFact]:
+        return self._layers.profiles.facts(as_scope(scope).user_id, category)
 
-    return resolve_embedder(spec)
+    def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool:
+        return self._layers.profiles.delete_fact(as_scope(scope).user_id, category, key)
+
+    def upsert_entity(
+        self, name: str, *, scope: ScopeLike, type: str = "other", summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None, aliases: Sequence[str] = (), memory_id: str | None = None,
+    ) -> Entity:  # fmt: skip
+        """Create the entity or merge into it (by name or alias): attributes and aliases merged, the
+        newest non-empty summary kept, `memory_id` linked."""
+        return self._layers.entities.upsert(
+            as_scope(scope).user_id, name, type=type, summary=summary, attributes=attributes, aliases=aliases,
+            memory_id=memory_id,
+        )  # fmt: skip
+
+    def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
+        return self._layers.entities.all(as_scope(scope).user_id)
+
+    def entity(self, name: str, *, scope: ScopeLike) -> Entity:
+        return self._layers.entities.get(as_scope(scope).user_id, name)
+
+    def add_procedure(
+        self, task: str, *, scope: ScopeLike, instruction: str | None = None, example_input: str | None = None,
+        example_output: str | None = None, agent_wide: bool = False,
+    ) -> Procedure:  # fmt: skip
+        """Store an instruction or a few-shot example for a task (per user/agent, or agent-wide)."""
+        return self._layers.procedures.add(
+            as_scope(scope), task, instruction=instruction, example_input=example_input,
+            example_output=example_output, agent_wide=agent_wide,
+        )  # fmt: skip
+
+    def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]:
+        return self._layers.procedures.for_task(as_scope(scope), task, k=k)
+
+    # -- learning and the background queue ---------------------------------------------------------
+    def learn(
+        self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike, known_name: str | None = None,
+        source_ids: Sequence[str] = (),
+    ) -> LearnResult:  # fmt: skip
+        """Extract what is worth remembering from messages and store it: duplicates refresh the existing
+        memory, a new value for the same slot supersedes the old one (kept in history), the rest is added."""
+        parsed = to_messages(messages, self._clock())
+        return self._layers.learning.learn(as_scope(scope), parsed, known_name=known_name, source_ids=source_ids)
+
+    def extract(
+        self, messages: Sequence[MessageLike] | MessageLike, *, known_name: str | None = None
+    ) -> builtins.list[Candidate]:
+        """What `learn` would consider storing from these messages, without storing anything."""
+        return self._layers.learning.extractor.extract(to_messages(messages, self._clock()), known_name=known_name)
+
+    def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
+        """Queue messages for background learning (durable); returns the job id. See `queue_status`."""
+        parsed = to_messages(messages, self._clock())
+        return self._layers.queue.enqueue(as_scope(scope), message_dicts(parsed))
+
+    def process_queue(self, *, limit: int = 100) -> int:
+        """Run pending background jobs now; returns how many ran."""
+        return self._layers.queue.process(limit=limit)
+
+    def queue_status(self, *, users: Sequence[str] | None = None) -> QueueStatus:
+        """Job counts and failures of every user, or of `users` (store user ids)."""
+        return self._layers.queue.status(user_ids=users)
+
+    def start_worker(self, *, interval: float = 1.0) -> None:
+        """Process the queue every `interval` seconds in a daemon thread until `stop_worker`/`close`."""
+        self._layers.queue.start(interval=interval)
+
+    def stop_worker(self) -> None:
+        self._layers.queue.stop()
+
+    # -- conversations -----------------------------------------------------------------------------
+    def add_message(
+        self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None,
+        speaker: str | None = None,
+    ) -> Turn:  # fmt: skip
+        """Append a message to a session (the scope needs a session_id): to the episode log (searchable,
+        with its time) and the session buffer; folds the oldest turns into the summary when the buffer
+        exceeds its window. Consolidation due by the turn policy is queued, never run here."""
+        s = as_scope(scope)
+        turn = self._layers.conversation.add_message(s, role, content, at=at, speaker=speaker)
+        self._count_turns(s, 1)
+        return turn
+
+    def add_messages(self, messages: Sequence[MessageLike], *, scope: ScopeLike) -> builtins.list[Turn]:
+        """Append messages in order (`{"role", "content", "at"?, "speaker"?}` dicts or `(role, content)`
+        pairs) with one embedding batch and one transaction."""
+        s = as_scope(scope)
+        turns = self._layers.conversation.add_messages(s, messages)
+        self._count_turns(s, len(turns))
+        return turns
+
+    def _count_turns(self, scope: Any, turns: int) -> None:
+        if self._layers.lifecycle.count_turns(scope.user_id, turns):
+            self._layers.queue.enqueue(scope.user_only(), kind=MAINTAIN)
+
+    def recent_turns(self, n: int | None = None, *, scope: ScopeLike) -> builtins.list[Turn]:
+        """The session's last `n` turns (default: the window size), oldest first."""
+        return self._layers.conversation.recent_turns(as_scope(scope), n)
+
+    def session_messages(self, *, scope: ScopeLike) -> builtins.list[Turn]:
+        """Every message of the session from the episode log (folded ones too), oldest first."""
+        conversation = self._layers.conversation
+        return [turn_from_record(r) for r in conversation.session_episodes(as_scope(scope))]
+
+    def session_summary(self, *, scope: ScopeLike) -> str:
+        """The session's rolling summary of its older turns ("" before the first fold)."""
+        return self._layers.conversation.summary(as_scope(scope))
+
+    def clear_session(self, *, scope: ScopeLike) -> None:
+        """Forget a session's buffered turns and summary (its episodes stay searchable)."""
+        self._layers.conversation.clear_session(as_scope(scope))
+
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: Literal[False] = False) -> dict[str, Any]: ...
+
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: Literal[True]) -> Future[dict[str, Any]]: ...
+
+    @overload
+    def end_session(self, *, scope: ScopeLike, background: bool) -> dict[str, Any] | Future[dict[str, Any]]: ...
+
+    def end_session(self, *, scope: ScopeLike, background: bool = False) -> dict[str, Any] | Future[dict[str, Any]]:
+        """Close a session and update the user context object (facts, preferences, last topics, open
+        items, last session). Adds no latency to turns: it runs only here, and with `background=True`
+        on a worker thread (returns a Future). If the update fails the previous context stays intact
+        and the error is raised (or set on the Future)."""
+        layers = self._layers
+        return layers.conversation.end_session(as_scope(scope), layers.user_context.update, background=background)
+
+    def user_context(self, *, scope: ScopeLike) -> dict[str, Any]:
+        """The user's context object: facts, preferences, last_topics, open_items, last_session."""
+        return self._layers.user_context.get(as_scope(scope).user_id)
+
+    def context(
+        self, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *, scope: ScopeLike,
+        include: Sequence[str] | None = None,
+    ) -> Context:  # fmt: skip
+        """One prompt block from every layer within `max_tokens` (profile, relevant memories with dates,
+        entities, procedures, pending items, last topics, session summary, recent turns), with its parts
+        and their token counts. Never exceeds the budget; lower-priority parts give way first."""
+        return self._layers.context.build(as_scope(scope), query, max_tokens=max_tokens, include=include)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def consolidate(
+        self, *, scope: ScopeLike, older_than: timedelta | float | None = None, min_count: int | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None, window: Window | str | None = None,
+        use_llm: bool | None = None, dry_run: bool = False,
+    ) -> ConsolidationReport:  # fmt: skip
+        """Compress the user's memories older than `older_than` (a timedelta or days; default from the
+        policy, 30) into "[Compressed memory] …" summaries, when at least `min_count` (default 10)
+        qualify. `dry_run=True` only reports the groups it would compress.
+
+        Pinned memories, memories a profile fact points to, preferences, tasks and procedures are
+        never compressed. Originals stay in history and for `as_of`; summaries keep their provenance.
+        """
+        return self._layers.lifecycle.consolidate(
+            as_scope(scope).user_id, older_than_days=older_than, min_count=min_count, kinds=kinds, window=window,
+            use_llm=use_llm, dry_run=dry_run,
+        )  # fmt: skip
+
+    def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
+        """Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
+        return self._layers.lifecycle.maintain(users)
+
+    def sweep(self, *, scope: ScopeLike | None = None) -> SweepReport:
+        """Delete what expired (per memory `expires_at`, per-kind TTL, episode and session retention),
+        for one user or every user."""
+        return self._layers.lifecycle.sweep(None if scope is None else as_scope(scope).user_id)
+
+    def erase_user(self, *, scope: ScopeLike) -> ErasureReceipt:
+        """GDPR Art. 17: remove everything about the user in every layer and backend, in one call,
+        and return the stored, content-free receipt."""
+        self._layers.semantic.access.flush()
+        return self._layers.lifecycle.erase_user(as_scope(scope).user_id)
+
+    def erasure_receipt(self, request_id: str, *, scope: ScopeLike | None = None) -> ErasureReceipt | None:
+        """A stored erasure receipt; with `scope`, only if it is that user's (checked by hash)."""
+        receipt = self._layers.lifecycle.receipt(request_id)
+        if receipt is None or scope is None:
+            return receipt
+        return receipt if receipt.matches(as_scope(scope).user_id, secret=self.policy.receipt_secret) else None
+
+    def export_user(self, *, scope: ScopeLike) -> ExportDocument:
+        """GDPR Art. 15/20: everything stored about the user as one versioned JSON document."""
+        self._layers.semantic.access.flush()
+        return self._layers.lifecycle.export_user(as_scope(scope).user_id)
+
+    def import_user(
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None
+    ) -> ImportReport:
+        """Restore an export into this store (re-embedded with this store's embedder); idempotent.
+        `scope` imports into that user instead of the document's own."""
+        user_id = None if scope is None else as_scope(scope).user_id
+        return self._layers.lifecycle.import_user(document, user_id=user_id)
+
+
+def _resolve_embedder(spec: Embedder | str, *, redact: bool) -> Embedder:
+    if isinstance(spec, str):
+        from .embedders.registry import resolve_embedder
+
+        spec = resolve_embedder(spec)
+    if redact and isinstance(spec, OpenAICompatibleEmbedder):
+        return RedactingEmbedder(spec)  # local embedders see the text anyway
+    return spec
+
+
+def _resolve_llm(spec: LLMClient | str | None, *, redact: bool) -> LLMClient | None:
+    if isinstance(spec, str):
+        from .llm.registry import resolve_llm
+
+        spec = resolve_llm(spec)
+    if spec is not None and redact:
+        return RedactingLLM(spec)
+    return spec

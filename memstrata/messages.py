@@ -19,6 +19,11 @@ from .filters import aware
 MessageLike = Message | Mapping[str, Any] | tuple[str, str] | str | Any
 
 
+def message_dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages as JSON-ready dicts (how the durable queue keeps them)."""
+    return [{"role": m.role, "content": m.content, "at": m.at.isoformat(), "speaker": m.speaker} for m in messages]
+
+
 def to_messages(messages: Sequence[MessageLike] | MessageLike, now: datetime) -> list[Message]:
     """`to_message` of each message; a single message (not in a list) is accepted too."""
     if isinstance(messages, str | Mapping | Message | tuple):

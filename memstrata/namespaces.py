@@ -7,7 +7,7 @@ PROFILE = "profile"
 """Key/value profile facts; key = f"{category}:{key}", value = {category, key, value, source, updated_at}."""
 
 USER_CONTEXT = "context"
-"""The seed-004 user context object; key = "user"."""
+"""The user context object (facts, preferences, last topics, open items); key = "user"."""
 
 SESSION = "session"
 """Per-session state (rolling summary, folded turn count, ended_at); key = session_id."""
@@ -29,6 +29,9 @@ SYSTEM_USER = "_system"
 
 LANGGRAPH = "langgraph"
 """Items written through the LangGraph `BaseStore` adapter; key = namespace path + item key."""
+
+LANGGRAPH_SOURCE = "langgraph"
+"""`metadata["source"]` of the memories that index LangGraph items (their lifecycle is the adapter's)."""
 
 LIFECYCLE = "lifecycle"
 """Lifecycle bookkeeping per user (turn counters of the consolidation policy)."""

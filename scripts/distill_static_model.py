@@ -115,9 +115,7 @@ def export(distilled: Path, out: Path) -> None:
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     (out / "NOTICE").write_text(
-        NOTICE.format(
-            m2v_version=model2vec.__version__, pca=PCA_DIMS, sif=SIF_COEFFICIENT, max_length=MAX_LENGTH
-        )
+        NOTICE.format(m2v_version=model2vec.__version__, pca=PCA_DIMS, sif=SIF_COEFFICIENT, max_length=MAX_LENGTH)
     )
     if not (out / "LICENSE").exists():
         print("remember to add the Apache-2.0 LICENSE text to", out)
@@ -126,12 +124,8 @@ def export(distilled: Path, out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "out", type=Path, help="output folder, e.g. memstrata/embedders/models/m2v-minilm-256"
-    )
-    parser.add_argument(
-        "--distilled", type=Path, help="reuse an existing model2vec folder instead of distilling"
-    )
+    parser.add_argument("out", type=Path, help="output folder, e.g. memstrata/embedders/models/m2v-minilm-256")
+    parser.add_argument("--distilled", type=Path, help="reuse an existing model2vec folder instead of distilling")
     args = parser.parse_args()
     if args.distilled is not None:
         export(args.distilled, args.out)

@@ -17,7 +17,7 @@ One run = one store holding `memories` synthetic memories spread evenly over `us
    `store_keyword_ms_*` (top 50 each), `store_hybrid_ms_*` (both in the one read a hybrid search makes,
    `Store.hybrid_candidates`) and `store_access_ms_*` (recording the access of the top k).
    A throwaway Postgres store is ANALYZEd after the load, as autovacuum would soon do in production.
-4. **context** — `Memory.context(scope, query, 1000)` for `context_queries` queries (when available).
+4. **context** — `Memory.context(query, 1000, scope=...)` for `context_queries` queries (when available).
 5. **footprint** — resident memory of this process (`rss_*`) and bytes on disk per memory.
 
 `busy_cores` > 0 keeps that many CPU cores busy with spinning processes while steps 3 and 4 are timed:
@@ -421,7 +421,7 @@ def _add_messages_rate(memory: Any, users: Sequence[str], words: list[str], weig
     for index, user in enumerate(users):
         texts = synthetic_texts(rng, words, weights, ADD_BATCH)
         turns = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
-        memory.add_messages(Scope(user_id=user, session_id=f"bench-session-{index}"), turns)
+        memory.add_messages(turns, scope=Scope(user_id=user, session_id=f"bench-session-{index}"))
         added += len(turns)
     return round(added / (time.perf_counter() - started), 1)
 
@@ -501,11 +501,11 @@ def _context(memory: Any, queries: list[tuple[str, str]], progress: Progress | N
     build = getattr(memory, "context", None)
     if build is None or not queries:
         return {}
-    build(Scope(user_id=queries[0][0]), queries[0][1], CONTEXT_TOKENS)  # warm-up
+    build(queries[0][1], CONTEXT_TOKENS, scope=Scope(user_id=queries[0][0]))  # warm-up
     ms = []
     for i, (user, query) in enumerate(queries):
         t = time.perf_counter()
-        build(Scope(user_id=user), query, CONTEXT_TOKENS)
+        build(query, CONTEXT_TOKENS, scope=Scope(user_id=user))
         ms.append(_ms(t))
         if progress:
             progress("context", (i + 1) / len(queries))

@@ -33,7 +33,7 @@ Progress = Callable[[str], None]
 
 class SupportsContext(Protocol):
     def context(
-        self, scope: Any, query: str | None = None, max_tokens: int = ..., *, include: Any = None
+        self, query: str | None = None, max_tokens: int = ..., *, scope: Any, include: Any = None
     ) -> Context: ...
 
 
@@ -80,7 +80,7 @@ def evaluate_context(
         for question in conversation.questions:
             for budget in budgets:
                 started = time.perf_counter()
-                context = memory.context(scope, question.question, budget)
+                context = memory.context(question.question, budget, scope=scope)
                 latencies.append((time.perf_counter() - started) * 1000)
                 tokens[budget].append(context.tokens)
                 recalls[budget].append((question.category, context_recall(question.evidence, documents, context.text)))

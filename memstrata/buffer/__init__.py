@@ -13,10 +13,13 @@ Other query parameters are passed to redis-py (e.g. `socket_timeout=1`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import ConfigurationError
+from ..models import utcnow
 from .base import DEFAULT_TTL_SECONDS, AppendResult, Buffer, Turn
 from .inprocess import InProcessBuffer
 
@@ -58,14 +61,17 @@ def open_buffer(
     *,
     ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
     prefix: str | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> Buffer:
     """A Buffer from an object (returned as is), None / `memory://`, or a `redis://...` URL.
+
+    `clock` drives the in-process buffer's idle expiry (Redis expires keys on its own clock).
 
     `ttl_seconds` and `prefix` are defaults that the spec's query string overrides.
     Opening a Redis buffer does not connect; the first command does.
     """
     if spec is None:
-        return InProcessBuffer(ttl_seconds=ttl_seconds)
+        return InProcessBuffer(ttl_seconds=ttl_seconds, clock=clock)
     if not isinstance(spec, str):
         if isinstance(spec, Buffer):
             return spec
@@ -75,7 +81,7 @@ def open_buffer(
     scheme = urlsplit(url).scheme.lower()
     ttl = _ttl(options, ttl_seconds)
     if scheme == "memory":
-        return InProcessBuffer(ttl_seconds=ttl)
+        return InProcessBuffer(ttl_seconds=ttl, clock=clock)
     if scheme in _REDIS_SCHEMES:
         from .redis import RedisBuffer
 

@@ -7,14 +7,14 @@ Nothing survives the process; the conversation layer rebuilds a lost session fro
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from ..layers.keyed_locks import KeyedLocks
-from ..models import Scope, validate_id
+from ..models import Scope, utcnow, validate_id
 from .base import DEFAULT_TTL_SECONDS, AppendResult, Turn, check_max_turns, check_ttl, session_id_of
+from .keyed_locks import KeyedLocks
 
 _SWEEP_EVERY = 256
 
@@ -34,10 +34,11 @@ class InProcessBuffer:
         self,
         *,
         ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
-        monotonic: Callable[[], float] = time.monotonic,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
+        """`clock` is the Memory's clock (timezone-aware datetimes); idle expiry is measured on it."""
         self.ttl_seconds = check_ttl(ttl_seconds)
-        self._now = monotonic
+        self._clock = clock
         self._sessions: dict[tuple[str, str], _Session] = {}
         self._fold_locks = KeyedLocks()
         self._lock = threading.Lock()
@@ -45,6 +46,9 @@ class InProcessBuffer:
 
     def __repr__(self) -> str:
         return f"InProcessBuffer(ttl_seconds={self.ttl_seconds}, sessions={len(self._sessions)})"
+
+    def _now(self) -> float:
+        return self._clock().timestamp()
 
     @staticmethod
     def _key(scope: Scope) -> tuple[str, str]:

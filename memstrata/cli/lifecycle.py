@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..layers.lifecycle import Lifecycle
-from ..memory import Memory
 from .common import open_memory, print_json
 
 
@@ -49,27 +47,18 @@ def register(commands: Any) -> None:
     consolidate.set_defaults(handler=cmd_consolidate)
 
 
-def lifecycle_of(memory: Memory) -> Lifecycle:
-    found = getattr(memory, "lifecycle", None)
-    if isinstance(found, Lifecycle):
-        return found
-    from ..lifecycle_api import build_lifecycle
-
-    return build_lifecycle(memory)
-
-
 def cmd_erase(args: argparse.Namespace) -> int:
     if not args.yes:
         raise InvalidInput(f"erasing {args.user!r} cannot be undone; add --yes to confirm")
     with open_memory(args) as memory:
-        receipt = lifecycle_of(memory).erase_user(args.user)
+        receipt = memory.erase_user(scope=args.user)
     print_json(receipt)
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        document = lifecycle_of(memory).export_user(args.user)
+        document = memory.export_user(scope=args.user)
     text = document.to_json()
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
@@ -85,22 +74,22 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InvalidInput(f"cannot read {args.file}: {exc.strerror}") from None
     with open_memory(args) as memory:
-        report = lifecycle_of(memory).import_user(raw, user_id=args.user)
+        report = memory.import_user(raw, scope=args.user)
     print_json(report)
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        report = lifecycle_of(memory).sweep(args.user)
+        report = memory.sweep(scope=args.user)
     print_json(report)
     return 0
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        report = lifecycle_of(memory).consolidate(
-            args.user, older_than_days=args.older_than_days, min_count=args.min_count, kinds=args.kinds,
+        report = memory.consolidate(
+            scope=args.user, older_than=args.older_than_days, min_count=args.min_count, kinds=args.kinds,
             window=args.window, use_llm=False if args.no_llm else None, dry_run=args.dry_run,
         )  # fmt: skip
     print_json(report)

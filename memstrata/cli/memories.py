@@ -158,6 +158,6 @@ def cmd_learn(args: argparse.Namespace) -> int:
 
 def cmd_context(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        context = memory.context(scope_of(args), args.query, max_tokens=args.max_tokens)
+        context = memory.context(args.query, max_tokens=args.max_tokens, scope=scope_of(args))
     print_json(context) if args.json else print(context.text)
     return 0

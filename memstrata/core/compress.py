@@ -22,9 +22,11 @@ from enum import StrEnum
 
 from ..errors import InvalidInput
 from ..models import MemoryKind, MemoryRecord
-from ..prompts.consolidate import COMPRESSED_PREFIX
 from .summarize import salience, split_sentences
 from .text import unique_content_terms
+
+COMPRESSED_PREFIX = "[Compressed memory]"
+"""How every consolidated summary begins (its content, for people and for the model alike)."""
 
 DEFAULT_KINDS: tuple[MemoryKind, ...] = (
     MemoryKind.FACT,

@@ -35,7 +35,6 @@ from ..aio import AsyncMemory
 from ..buffer import Turn
 from ..embedders.base import Embedder
 from ..errors import InvalidInput
-from ..layers.conversation import turn_from_record
 from ..layers.semantic import Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope, SearchHit
@@ -160,25 +159,25 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         now = self.memory.clock()
         if self.history == "session":
-            turns = [turn_from_record(r) for r in self.memory.conversation.session_episodes(self.scope)]
+            turns = self.memory.session_messages(scope=self.scope)
             return [to_message(t) for t in live_tail(turns, now, self.ttl)]
-        recent = self.memory.recent_turns(self.scope)
+        recent = self.memory.recent_turns(scope=self.scope)
         live = live_tail(recent, now, self.ttl)
         if recent and not live:
             return []
-        summary = self.memory.session_summary(self.scope)
+        summary = self.memory.session_summary(scope=self.scope)
         return ([SystemMessage(content=summary)] if summary else []) + [to_message(t) for t in live]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages in order (one embedding batch, one transaction)."""
         if messages:
-            self.memory.add_messages(self.scope, [to_turn_dict(m) for m in messages])
+            self.memory.add_messages([to_turn_dict(m) for m in messages], scope=self.scope)
 
     def clear(self) -> None:
         """Delete the session's messages: its episodes, rolling summary and buffered turns."""
-        self.memory.clear_session(self.scope)
-        for record in self.memory.conversation.session_episodes(self.scope):
-            self.memory.forget(record.id, scope=self.scope)
+        self.memory.clear_session(scope=self.scope)
+        for turn in self.memory.session_messages(scope=self.scope):
+            self.memory.forget(turn.id, scope=self.scope)
 
     async def aget_messages(self) -> list[BaseMessage]:
         return await anyio.to_thread.run_sync(lambda: self.messages)

@@ -33,7 +33,7 @@ ITEM_NAMESPACE = namespaces.LANGGRAPH
 SHARED_OWNER = RESERVED_PREFIX + "langgraph"
 """Owner of namespaces that name no user."""
 DEFAULT_USER_LABELS = ("users",)
-SOURCE = "langgraph"
+SOURCE = namespaces.LANGGRAPH_SOURCE
 """`metadata["source"]` of the NOTE memories that index LangGraph items."""
 
 

@@ -4,7 +4,7 @@ Every message is written twice: to the **episode log** (an EPISODE memory in the
 session in its scope and the message time as `created_at`: durable and searchable) and to the
 session **buffer** (the last turns, in-process or Redis). When the buffer holds more than
 `window_size` turns, the oldest `summary_threshold` are folded into the session's **rolling
-summary** together with the previous summary (the seed's `SummaryMemory` semantics: with 10 and 8,
+summary** together with the previous summary (classic summary-buffer semantics: with 10 and 8,
 the 11th turn folds 8 and leaves 3). The summary and its fold marker live in the store
 (namespace SESSION, key = session id), so they outlive the buffer and the process.
 
@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .. import namespaces
 from ..buffer import Buffer, Turn
+from ..buffer.keyed_locks import KeyedLocks
 from ..core.retrieval import CONTEXT_TURNS, context_text
 from ..core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
 from ..errors import BufferUnavailable, InvalidInput, ProviderError
@@ -34,7 +35,6 @@ from ..messages import MessageLike, to_messages
 from ..models import MemoryKind, MemoryRecord, Scope, validate_text
 from ..prompts.summarize import build_summary_messages, parse_summary
 from ..storage.base import MemoryFilter, Store
-from .keyed_locks import KeyedLocks
 from .semantic import NewMemory, SemanticMemory
 
 log = logging.getLogger(__name__)

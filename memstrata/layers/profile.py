@@ -1,4 +1,4 @@
-"""Profile memory (seed 004, approach 1): structured key/value facts about a user, by category.
+"""Profile memory: structured key/value facts about a user, by category.
 
 A fact is upserted by (category, key); the values it replaces are kept in the fact's `previous`
 list (newest first, bounded), so an update never silently loses what was known before.
@@ -40,7 +40,7 @@ def _name(value: object, what: str) -> str:
 
 
 def render_facts(facts: Sequence[ProfileFact]) -> str:
-    """The seed's block: 'What I know about this user:' then '- key: value' lines ('' when empty)."""
+    """The profile block: 'What I know about this user:' then '- key: value' lines ('' when empty)."""
     if not facts:
         return ""
     lines = [f"- {f.key.replace('_', ' ')}: {f.value}" for f in facts]

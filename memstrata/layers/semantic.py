@@ -41,7 +41,7 @@ MAX_K = 1000
 
 class Strategy(StrEnum):
     """How search ranks. `hybrid` (the default) is the measured recipe of `core.retrieval`;
-    `hybrid_weighted` is the seed's 0.7 semantic + 0.3 keyword and `hybrid_rrf` reciprocal-rank
+    `hybrid_weighted` is the classic 0.7 semantic + 0.3 keyword weighting and `hybrid_rrf` reciprocal-rank
     fusion (k=60) — both kept for comparison, both lost on LoCoMo (see BENCHMARKS.md)."""
 
     SEMANTIC = "semantic"
@@ -303,7 +303,7 @@ def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
     )
 
 
-SEED_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0)
+CLASSIC_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0)
 RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0)
 
 
@@ -330,7 +330,7 @@ def _rank(
     if strategy in (Strategy.SEMANTIC, Strategy.KEYWORD):
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
-    chosen = {Strategy.HYBRID_WEIGHTED: SEED_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+    chosen = {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
     names = {i: _names(records[i], named) for i in records}
     ranked = hybrid_rank(kw, sem, query=query, speaker_of=names, params=chosen)
     hits = []

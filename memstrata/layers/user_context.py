@@ -1,4 +1,5 @@
-"""The user context object of seed 004, updated once per session, after it ends.
+"""The user context object (facts, preferences, last topics, open items, last session), updated once
+per session, after it ends.
 
     {"user_id", "facts": [...≤ 20, oldest dropped], "preferences": {...}, "last_topics": [3],
      "open_items": [...], "last_session": ISO time}
@@ -8,7 +9,7 @@ from the finished session and applies it with pure code (`prompts.user_context.a
 
 * offline (default): facts, preferences and open items from the rule extractor, resolved open items
   from "done"-style sentences that name them, topics from the session's salient words;
-* with an LLM: the seed's prompt (`prompts/user_context.py`), answered as JSON and validated.
+* with an LLM: the user-context prompt (`prompts/user_context.py`), answered as JSON and validated.
 
 The new object replaces the old one in a single write, and only after everything succeeded: a
 failed update (LLM down, unusable answer, store error) leaves the previous context as it was.

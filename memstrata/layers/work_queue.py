@@ -1,4 +1,6 @@
-"""A durable background queue for slow work (extraction with an LLM), kept in the store.
+"""A durable background queue for slow work, kept in the store: learning from messages (extraction,
+with an LLM a model call) and a user's periodic upkeep (consolidation every N turns), so the
+conversation path does constant work.
 
 Each queued job is an item of the user's QUEUE namespace, so it lives (and is erased) with the
 user's data. A job is `pending` until a worker runs it, then `done` (its message text is dropped)
@@ -28,8 +30,11 @@ from .semantic import Clock
 
 MAX_ATTEMPTS = 3
 PENDING, DONE, FAILED = "pending", "done", "failed"
+LEARN, MAINTAIN = "learn", "maintain"
+"""Job kinds: learn from the job's messages; run the user's due upkeep (no messages)."""
 
-Job = Callable[[Scope, list[dict[str, Any]]], None]
+Job = Callable[[str, Scope, list[dict[str, Any]]], None]
+"""Runs one job: (kind, scope, messages)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +52,10 @@ class WorkQueue:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]]) -> str:
+    def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]] = (), *, kind: str = LEARN) -> str:
         job_id = new_id()
         self.store.put_item(scope.user_id, namespaces.QUEUE, job_id, {
-            "id": job_id, "status": PENDING, "attempts": 0, "error": None,
+            "id": job_id, "kind": kind, "status": PENDING, "attempts": 0, "error": None,
             "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id},
             "messages": list(messages), "created_at": self.clock().isoformat(), "finished_at": None,
         })  # fmt: skip
@@ -72,7 +77,7 @@ class WorkQueue:
     def _run_one(self, item: Item) -> None:
         job = dict(item.value)
         try:
-            self.run(job_scope(item.user_id, job.get("scope")), job["messages"])
+            self.run(job.get("kind", LEARN), job_scope(item.user_id, job.get("scope")), job["messages"])
         except PermissionDenied as exc:
             job |= {"status": FAILED, "attempts": job.get("attempts", 0) + 1, "messages": [],
                     "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip

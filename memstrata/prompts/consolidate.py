@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from ..core.compress import COMPRESSED_PREFIX
 from ..errors import InvalidInput, LLMOutputError
 from ..llm.base import ChatMessage
 from ._format import day, numbered
 from .parse import clean_text
-
-COMPRESSED_PREFIX = "[Compressed memory]"
 
 SYSTEM = """\
 You compress a user's old memories into one dense summary that replaces them.

@@ -1,4 +1,4 @@
-"""The user-context prompt (seed 004): update facts, preferences, last topics and open items.
+"""The user-context prompt: update facts, preferences, last topics and open items.
 
 The model answers with a small *change set*, not a rewritten object, and pure code applies it:
 caps (20 facts, 3 topics) and "remove the oldest" are enforced here, and an open item can only be
@@ -37,7 +37,7 @@ Use absolute dates (YYYY-MM-DD), resolving relative ones against today's date.""
 
 
 def empty_context() -> dict[str, Any]:
-    """The seed's context object for a user with no history yet."""
+    """The context object of a user with no history yet."""
     return {"facts": [], "preferences": {}, "last_topics": [], "open_items": [], "last_session": None}
 
 

@@ -110,7 +110,7 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
     @_mapped
     def get_context(ctx: Context, query: str | None = None, max_tokens: int = 1000) -> dict[str, Any]:
         bound = resolve(ctx)
-        assembled = bound.memory.context(bound.scope, query, min(max(max_tokens, 50), 8000))
+        assembled = bound.memory.context(query, min(max(max_tokens, 50), 8000), scope=bound.scope)
         return {
             "text": assembled.text,
             "tokens": assembled.tokens,

@@ -328,6 +328,7 @@ class UpsertEntityRequest(Request):
     summary: Text | None = Field(default=None, max_length=1000)
     attributes: JsonObject | None = None
     aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(default_factory=list, max_length=20)
+    memory_id: Id | None = Field(default=None, description="link this memory to the entity")
 
 
 class AddProcedureRequest(Request):

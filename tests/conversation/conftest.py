@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,25 +21,15 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.memory import Memory
 from memstrata.settings import Settings
 from tests.conftest import service_missing
+from tests.support.clock import Clock
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self, start: datetime = T0) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 def redis_url() -> str:
@@ -116,7 +106,6 @@ def make_memory(tmp_path: Path, clock: Clock) -> Iterator[MemoryFactory]:
 
     yield make
     for memory in made:
-        memory.close_conversation()
         memory.close()
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InvalidInput, ProviderError
-from memstrata.layers.agent import SUMMARY_PREFIX, AgentWithMemory, MemoryAgent
+from memstrata.integrations.agent import SUMMARY_PREFIX, AgentWithMemory, MemoryAgent
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.models import Scope
 
@@ -23,7 +23,7 @@ def test_the_loop_recalls_prompts_and_saves_both_turns(memory: Any) -> None:
     assert system.role == "system" and system.content.startswith("You are a helpful assistant.")
     assert "Relevant memories from past conversations:" in system.content and "allergic to peanuts" in system.content
     assert user.content == "Can you suggest a snack without peanuts?"
-    assert [t.content for t in memory.recent_turns(S1)] == [
+    assert [t.content for t in memory.recent_turns(scope=S1)] == [
         "Can you suggest a snack without peanuts?",
         "reply 2",
     ]
@@ -35,7 +35,7 @@ def test_the_loop_recalls_prompts_and_saves_both_turns(memory: Any) -> None:
     messages = llm.calls[-1].messages
     assert messages[1].content.startswith(SUMMARY_PREFIX) and messages[2].role == "assistant"
     assert len(memory.list(scope=S1, kinds="episode")) == 14  # both turns of every chat are in the log
-    assert len(memory.recent_turns(S1)) <= 10
+    assert len(memory.recent_turns(scope=S1)) <= 10
 
 
 def test_a_plain_callable_gets_openai_style_dicts(memory: Any) -> None:

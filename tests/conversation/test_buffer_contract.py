@@ -10,6 +10,7 @@ import pytest
 from memstrata.buffer import Buffer, InProcessBuffer, Turn, open_buffer
 from memstrata.errors import ConfigurationError, InvalidInput
 from memstrata.models import Scope
+from tests.support.clock import Clock
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 S1 = Scope("alice", session_id="s1")
@@ -95,23 +96,38 @@ def test_scope_without_session_is_refused(buffer: Buffer) -> None:
         buffer.append(Scope("alice"), turns(1), max_turns=10)
 
 
-@pytest.mark.parametrize("backend", ["memory", pytest.param("redis", marks=pytest.mark.redis)])
-def test_ttl_expires_idle_sessions_and_writes_refresh_it(backend: str, request: pytest.FixtureRequest) -> None:
-    if backend == "memory":
-        short: Buffer = InProcessBuffer(ttl_seconds=0.3)
-    else:
-        from memstrata.buffer.redis import RedisBuffer
+def test_in_process_ttl_expires_idle_sessions_on_the_memory_clock() -> None:
+    clock = Clock(AT)
+    short = InProcessBuffer(ttl_seconds=300, clock=clock)
+    short.append(S1, turns(1), max_turns=10)
+    clock.advance(seconds=200)
+    short.append(S1, turns(2), max_turns=10)  # refreshes the TTL
+    clock.advance(seconds=200)
+    assert ids(short.window(S1)) == ["t1", "t2"]
+    clock.advance(seconds=301)
+    assert short.window(S1) is None
+    assert short.append(S1, turns(3), max_turns=10).existed is False
 
-        from .conftest import redis_url
 
-        short = RedisBuffer(redis_url(), ttl_seconds=0.3, prefix=request.getfixturevalue("redis_prefix"))
+@pytest.mark.redis
+def test_redis_ttl_is_set_refreshed_and_enforced_by_redis(request: pytest.FixtureRequest) -> None:
+    """Redis expires keys on its own clock: check the TTL it holds, and that it acts on it."""
+    from memstrata.buffer.redis import RedisBuffer
+
+    from .conftest import redis_url
+
+    short = RedisBuffer(redis_url(), ttl_seconds=300, prefix=request.getfixturevalue("redis_prefix"))
     try:
         short.append(S1, turns(1), max_turns=10)
-        time.sleep(0.2)
-        short.append(S1, turns(2), max_turns=10)  # refreshes the TTL
-        time.sleep(0.2)
-        assert ids(short.window(S1)) == ["t1", "t2"]
-        time.sleep(0.35)
+        key = short.key(S1)
+        assert 299_000 < short._redis.pttl(key) <= 300_000
+        short._redis.pexpire(key, 50_000)  # as if 250 idle seconds had passed
+        short.append(S1, turns(2), max_turns=10)  # a write refreshes the TTL
+        assert short._redis.pttl(key) > 299_000
+        short._redis.pexpire(key, 1)  # let Redis expire it now
+        deadline = time.monotonic() + 5
+        while short._redis.exists(key) and time.monotonic() < deadline:
+            time.sleep(0.005)
         assert short.window(S1) is None
         assert short.append(S1, turns(3), max_turns=10).existed is False
     finally:

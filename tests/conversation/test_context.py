@@ -33,12 +33,13 @@ def rich(make_memory: MemoryFactory, clock: Clock) -> Any:
     memory.add("Alice is training for the Porto marathon in October", scope=ALICE, kind="event")
     memory.add("Alice is allergic to peanuts", scope=ALICE)
     old = Scope("alice", session_id="s1")
-    memory.add_message(old, "user", "I ran 30 km on Sunday for marathon training", speaker="Alice")
-    memory.add_message(old, "assistant", "Great long run! Remember to hydrate.")
+    memory.add_message("user", "I ran 30 km on Sunday for marathon training", speaker="Alice", scope=old)
+    memory.add_message("assistant", "Great long run! Remember to hydrate.", scope=old)
     EntityMemory(store=memory.store, clock=clock).upsert(
         "alice", "Marco", type="person", summary="Alice's running coach", attributes={"city": "Porto"}
     )
-    ProceduralMemory(semantic=memory.semantic).add(ALICE, "marathon plan", instruction="Answer with a weekly table")
+    procedures = ProceduralMemory(semantic=memory._layers.semantic)
+    procedures.add(ALICE, "marathon plan", instruction="Answer with a weekly table")
     memory.store.put_item(
         "alice", namespaces.USER_CONTEXT, "user",
         {"facts": ["Alice has a dog named Rex"], "preferences": {"units": "metric"},
@@ -48,15 +49,13 @@ def rich(make_memory: MemoryFactory, clock: Clock) -> Any:
     clock.advance(days=1)
     for n in range(1, 12):
         memory.add_message(
-            S2,
-            "user" if n % 2 else "assistant",
-            f"Turn {n}: Marco says the October marathon pace is {n} min.",
+            "user" if n % 2 else "assistant", f"Turn {n}: Marco says the October marathon pace is {n} min.", scope=S2
         )
     return memory
 
 
 def test_all_parts_in_priority_order_with_the_seed_formats(rich: Any) -> None:
-    context = rich.context(S2, "How is my marathon training going with Marco?", 3000)
+    context = rich.context("How is my marathon training going with Marco?", 3000, scope=S2)
     assert [p.name for p in context.parts] == list(PARTS) and context.dropped == ()
     text = context.text
     assert text.startswith("What I know about this user:\n- name: Alice\n- home city: Lisbon\n- units: metric\n")
@@ -76,7 +75,7 @@ def test_all_parts_in_priority_order_with_the_seed_formats(rich: Any) -> None:
 
 
 def test_recent_turns_are_not_repeated_as_memories(rich: Any) -> None:
-    context = rich.context(S2, "marathon pace", 3000)
+    context = rich.context("marathon pace", 3000, scope=S2)
     memories = context.part("memories")
     assert memories is not None and "Turn 11" not in memories.text and "Turn 10" not in memories.text
     assert "Turn 3" in memories.text  # folded into the summary, still a relevant episode
@@ -85,21 +84,21 @@ def test_recent_turns_are_not_repeated_as_memories(rich: Any) -> None:
 def test_no_relevant_past_context(make_memory: MemoryFactory) -> None:
     memory = make_memory()
     memory.add("Alice likes tennis", scope=ALICE)
-    context = memory.context(ALICE, "quantum chromodynamics lecture", 500)
+    context = memory.context("quantum chromodynamics lecture", 500, scope=ALICE)
     assert context.text == f"Relevant memories from past conversations:\n{NO_MEMORIES}"
-    assert memory.context(ALICE, None, 500).text == ""
+    assert memory.context(None, 500, scope=ALICE).text == ""
 
 
 @pytest.mark.parametrize("budget", [1, 7, 15, 30, 60, 100, 160, 250, 400, 700])
 def test_context_never_exceeds_max_tokens(rich: Any, budget: int) -> None:
-    context = rich.context(S2, "marathon training with Marco in Porto", budget)
+    context = rich.context("marathon training with Marco in Porto", budget, scope=S2)
     assert context.tokens <= budget and count_tokens(context.text) == context.tokens
 
 
 def test_lower_priority_parts_are_dropped_first(rich: Any) -> None:
     seen_partial = False
     for budget in range(10, 900, 10):
-        context = rich.context(S2, "marathon training", budget)
+        context = rich.context("marathon training", budget, scope=S2)
         names = [p.name for p in context.parts]
         assert names == list(PARTS[: len(names)]), budget  # always the most important parts
         assert list(context.dropped) == list(PARTS[len(names) :]), budget
@@ -109,19 +108,19 @@ def test_lower_priority_parts_are_dropped_first(rich: Any) -> None:
 
 
 def test_context_is_deterministic(rich: Any) -> None:
-    first = rich.context(S2, "marathon pace and shoes", 400)
-    second = rich.context(S2, "marathon pace and shoes", 400)
+    first = rich.context("marathon pace and shoes", 400, scope=S2)
+    second = rich.context("marathon pace and shoes", 400, scope=S2)
     assert first == second
 
 
 def test_include_selects_parts_and_arguments_are_validated(rich: Any, clock: Clock) -> None:
-    context = rich.context(S2, "marathon", 2000, include=["recent", "profile"])
+    context = rich.context("marathon", 2000, include=["recent", "profile"], scope=S2)
     assert [p.name for p in context.parts] == ["recent", "profile"]  # the given order is the priority
     with pytest.raises(InvalidInput, match="unknown context part"):
-        rich.context(S2, "marathon", 100, include=["weather"])
+        rich.context("marathon", 100, include=["weather"], scope=S2)
     with pytest.raises(InvalidInput, match="max_tokens"):
-        rich.context(S2, "marathon", 0)
-    user_level = rich.context(ALICE, "marathon", 2000)
+        rich.context("marathon", 0, scope=S2)
+    user_level = rich.context("marathon", 2000, scope=ALICE)
     assert user_level.part("recent") is None and user_level.part("summary") is None
 
 
@@ -129,5 +128,5 @@ def test_memories_are_shown_in_date_order(make_memory: MemoryFactory, clock: Clo
     memory = make_memory()
     memory.add("Alice visited Rome for a conference", scope=ALICE, created_at=clock.now - timedelta(days=40))
     memory.add("Alice visited Rome again for holidays", scope=ALICE, created_at=clock.now - timedelta(days=2))
-    text = memory.context(ALICE, "Rome visits", 500).text
+    text = memory.context("Rome visits", 500, scope=ALICE).text
     assert text.index("[21 January 2026]") < text.index("[28 February 2026]")

@@ -54,7 +54,7 @@ class CountingEmbedder(HashingEmbedder):
 
 def say(memory: Any, scope: Scope, *numbers: int) -> None:
     for n in numbers:
-        memory.add_message(scope, "user" if n % 2 else "assistant", f"turn {n}")
+        memory.add_message("user" if n % 2 else "assistant", f"turn {n}", scope=scope)
 
 
 def contents(turns: Sequence[Turn]) -> list[str]:
@@ -63,9 +63,9 @@ def contents(turns: Sequence[Turn]) -> list[str]:
 
 def test_every_message_goes_to_the_episode_log_with_time_role_and_speaker(memory: Any, clock: Clock) -> None:
     said_at = T0 - timedelta(days=3)
-    turn = memory.add_message(S1, "user", "I moved to Lisbon last week", at=said_at, speaker="Alice")
+    turn = memory.add_message("user", "I moved to Lisbon last week", at=said_at, speaker="Alice", scope=S1)
     clock.advance(minutes=1)
-    memory.add_message(S1, "assistant", "Welcome to Lisbon!")
+    memory.add_message("assistant", "Welcome to Lisbon!", scope=S1)
     episodes = memory.list(scope=S1, kinds="episode")
     assert [e.content for e in episodes] == ["Welcome to Lisbon!", "I moved to Lisbon last week"]
     first = episodes[1]
@@ -80,37 +80,37 @@ def test_every_message_goes_to_the_episode_log_with_time_role_and_speaker(memory
 def test_add_messages_is_one_embedding_batch(make_memory: MemoryFactory) -> None:
     embedder = CountingEmbedder()
     memory = make_memory(embedder=embedder)
-    turns = memory.add_messages(S1, [("user", "one"), {"role": "assistant", "content": "two"}, ("user", "three")])
+    turns = memory.add_messages([("user", "one"), {"role": "assistant", "content": "two"}, ("user", "three")], scope=S1)
     assert contents(turns) == ["one", "two", "three"]
     assert embedder.batches == [3]
-    assert contents(memory.recent_turns(S1)) == ["one", "two", "three"]
+    assert contents(memory.recent_turns(scope=S1)) == ["one", "two", "three"]
 
 
 def test_invalid_messages_are_refused_before_anything_is_written(memory: Any) -> None:
     with pytest.raises(InvalidInput, match="role"):
-        memory.add_messages(S1, [("user", "fine"), ("robot", "beep")])
+        memory.add_messages([("user", "fine"), ("robot", "beep")], scope=S1)
     with pytest.raises(InvalidInput, match="empty"):
-        memory.add_message(S1, "user", "   ")
+        memory.add_message("user", "   ", scope=S1)
     with pytest.raises(InvalidInput, match="session_id"):
-        memory.add_message("alice", "user", "no session")
+        memory.add_message("user", "no session", scope="alice")
     assert memory.list(scope="alice") == []
 
 
 def test_the_eleventh_turn_folds_eight_and_leaves_three(make_memory: MemoryFactory) -> None:
     memory = make_memory()
     recorder = RecordingSummarizer()
-    memory.conversation.summarizer = recorder
+    memory._layers.conversation.summarizer = recorder
     say(memory, S1, *range(1, 11))
-    assert recorder.calls == [] and len(memory.recent_turns(S1)) == 10
+    assert recorder.calls == [] and len(memory.recent_turns(scope=S1)) == 10
     say(memory, S1, 11)
     assert recorder.calls == [(None, [f"turn {n}" for n in range(1, 9)])]
-    assert contents(memory.recent_turns(S1)) == ["turn 9", "turn 10", "turn 11"]
-    assert memory.session_summary(S1) == "summary #1 of turn 1..turn 8"
+    assert contents(memory.recent_turns(scope=S1)) == ["turn 9", "turn 10", "turn 11"]
+    assert memory.session_summary(scope=S1) == "summary #1 of turn 1..turn 8"
     say(memory, S1, *range(12, 19))
     assert len(recorder.calls) == 1  # 10 turns again, no fold yet
     say(memory, S1, 19)
     assert recorder.calls[1] == ("summary #1 of turn 1..turn 8", [f"turn {n}" for n in range(9, 17)])
-    assert contents(memory.recent_turns(S1)) == ["turn 17", "turn 18", "turn 19"]
+    assert contents(memory.recent_turns(scope=S1)) == ["turn 17", "turn 18", "turn 19"]
     state = memory.store.get_item("alice", namespaces.SESSION, "s1").value
     assert state["folded"] == 16 and state["summary"] == "summary #2 of turn 9..turn 16"
     assert state["summarizer"] == "recording"
@@ -119,57 +119,57 @@ def test_the_eleventh_turn_folds_eight_and_leaves_three(make_memory: MemoryFacto
 def test_a_batch_folds_exactly_like_the_same_turns_one_by_one(make_memory: MemoryFactory) -> None:
     one_by_one, batch = RecordingSummarizer(), RecordingSummarizer()
     first = make_memory()
-    first.conversation.summarizer = one_by_one
+    first._layers.conversation.summarizer = one_by_one
     say(first, S1, *range(1, 51))
     second = make_memory()
-    second.conversation.summarizer = batch
+    second._layers.conversation.summarizer = batch
     other = Scope("alice", session_id="s2")
-    second.add_messages(other, [("user" if n % 2 else "assistant", f"turn {n}") for n in range(1, 51)])
+    second.add_messages([("user" if n % 2 else "assistant", f"turn {n}") for n in range(1, 51)], scope=other)
     assert batch.calls == one_by_one.calls and len(batch.calls) == 5
-    assert contents(second.recent_turns(other)) == contents(first.recent_turns(S1))
-    assert len(second.recent_turns(other)) == 10
+    assert contents(second.recent_turns(scope=other)) == contents(first.recent_turns(scope=S1))
+    assert len(second.recent_turns(scope=other)) == 10
 
 
 def test_the_extractive_summary_keeps_names_numbers_dates_and_the_previous_summary(memory: Any) -> None:
-    memory.add_message(S1, "user", "My manager Sarah wants the Q3 report by Friday, 14 March.")
-    memory.add_message(S1, "assistant", "Got it.")
-    memory.add_message(S1, "user", "Thanks!")
+    memory.add_message("user", "My manager Sarah wants the Q3 report by Friday, 14 March.", scope=S1)
+    memory.add_message("assistant", "Got it.", scope=S1)
+    memory.add_message("user", "Thanks!", scope=S1)
     say(memory, S1, *range(4, 12))  # 11 turns: the first 8 fold
-    first = memory.session_summary(S1)
+    first = memory.session_summary(scope=S1)
     assert "Sarah" in first and "Q3" in first and "14 March" in first and "Thanks" not in first
-    memory.add_message(S1, "user", "I booked flight TP 1234 to Lisbon on 2026-04-03 for 340 euros.")
+    memory.add_message("user", "I booked flight TP 1234 to Lisbon on 2026-04-03 for 340 euros.", scope=S1)
     say(memory, S1, *range(13, 20))
-    second = memory.session_summary(S1)
+    second = memory.session_summary(scope=S1)
     assert "Sarah" in second and "TP 1234" in second and "340 euros" in second
     assert second.index("Sarah") < second.index("TP 1234")  # chronological
 
 
 def test_recent_turns_are_rebuilt_from_the_episode_log_when_the_buffer_lost_them(memory: Any) -> None:
     say(memory, S1, *range(1, 14))  # fold after 11 -> 9..13 buffered
-    expected = contents(memory.recent_turns(S1))
+    expected = contents(memory.recent_turns(scope=S1))
     assert expected == [f"turn {n}" for n in range(9, 14)]
-    memory.conversation.buffer.clear_session(S1)  # expiry / restart
-    assert contents(memory.recent_turns(S1)) == expected
-    memory.conversation.buffer.clear_session(S1)
+    memory._layers.conversation.buffer.clear_session(S1)  # expiry / restart
+    assert contents(memory.recent_turns(scope=S1)) == expected
+    memory._layers.conversation.buffer.clear_session(S1)
     say(memory, S1, 14)  # appending to a lost session rebuilds it first
-    assert contents(memory.recent_turns(S1)) == [*expected, "turn 14"]
-    assert contents(memory.recent_turns(S1, 2)) == ["turn 13", "turn 14"]
+    assert contents(memory.recent_turns(scope=S1)) == [*expected, "turn 14"]
+    assert contents(memory.recent_turns(2, scope=S1)) == ["turn 13", "turn 14"]
 
 
 def test_a_new_process_resumes_the_session_from_the_log(make_memory: MemoryFactory) -> None:
     first = make_memory()
     say(first, S1, *range(1, 13))
-    summary = first.session_summary(S1)
+    summary = first.session_summary(scope=S1)
     restarted = make_memory()  # same SQLite file, new in-process buffer
-    assert restarted.session_summary(S1) == summary
-    assert contents(restarted.recent_turns(S1)) == [f"turn {n}" for n in range(9, 13)]
+    assert restarted.session_summary(scope=S1) == summary
+    assert contents(restarted.recent_turns(scope=S1)) == [f"turn {n}" for n in range(9, 13)]
 
 
 def test_summaries_persist_across_processes(tmp_path: Path, make_memory: MemoryFactory) -> None:
     memory = make_memory()
     for n in range(1, 12):
-        memory.add_message(S1, "user", f"On day {n} I visited Porto with Sarah.")
-    first = memory.session_summary(S1)
+        memory.add_message("user", f"On day {n} I visited Porto with Sarah.", scope=S1)
+    first = memory.session_summary(scope=S1)
     assert "day 1 " in first and "Sarah" in first
     script = textwrap.dedent(
         f"""
@@ -185,10 +185,9 @@ def test_summaries_persist_across_processes(tmp_path: Path, make_memory: MemoryF
         )
         scope = Scope("alice", session_id="s1")
         for n in range(12, 20):
-            memory.add_message(scope, "user", f"On day {{n}} I visited Porto with Sarah.")
-        print(json.dumps({{"summary": memory.session_summary(scope),
-                           "recent": [t.content for t in memory.recent_turns(scope)]}}))
-        memory.close_conversation()
+            memory.add_message("user", f"On day {{n}} I visited Porto with Sarah.", scope=scope)
+        print(json.dumps({{"summary": memory.session_summary(scope=scope),
+                           "recent": [t.content for t in memory.recent_turns(scope=scope)]}}))
         memory.close()
         """
     )
@@ -198,7 +197,7 @@ def test_summaries_persist_across_processes(tmp_path: Path, make_memory: MemoryF
     child = json.loads(done.stdout.strip().splitlines()[-1])
     # the child rebuilt turns 9..11 from the log, added 12..19, folded 9..16 into the parent's summary
     assert [r.split()[2] for r in child["recent"]] == ["17", "18", "19"]
-    assert memory.session_summary(S1) == child["summary"] != first
+    assert memory.session_summary(scope=S1) == child["summary"] != first
 
 
 def test_llm_summaries_use_the_prompt_with_today_and_fall_back_when_the_model_fails(
@@ -206,15 +205,15 @@ def test_llm_summaries_use_the_prompt_with_today_and_fall_back_when_the_model_fa
 ) -> None:
     llm = ScriptedLLM(["The user counted to eight.", ProviderError("model down")])
     memory = make_memory(llm=llm)
-    assert isinstance(memory.conversation.summarizer, LLMSummarizer)
+    assert isinstance(memory._layers.conversation.summarizer, LLMSummarizer)
     say(memory, S1, *range(1, 12))
-    assert memory.session_summary(S1) == "The user counted to eight."
+    assert memory.session_summary(scope=S1) == "The user counted to eight."
     assert "Today is 2026-03-02 (Monday)" in llm.calls[0].prompt and "turn 8" in llm.calls[0].prompt
     say(memory, S1, *range(12, 20))
     assert "The user counted to eight." in llm.calls[1].prompt  # the previous summary is folded in
     state = memory.store.get_item("alice", namespaces.SESSION, "s1").value
     assert state["summary"].startswith("The user counted to eight.")  # extractive fallback kept the line
-    assert memory.conversation.summarizer.failures == 1
+    assert memory._layers.conversation.summarizer.failures == 1
 
 
 def test_window_and_threshold_are_validated(make_memory: MemoryFactory) -> None:
@@ -224,13 +223,13 @@ def test_window_and_threshold_are_validated(make_memory: MemoryFactory) -> None:
 
 def test_clear_session_forgets_buffer_and_summary_but_not_episodes(memory: Any) -> None:
     say(memory, S1, *range(1, 12))
-    memory.clear_session(S1)
-    assert memory.session_summary(S1) == ""
+    memory.clear_session(scope=S1)
+    assert memory.session_summary(scope=S1) == ""
     assert len(memory.list(scope=S1, kinds="episode")) == 11
 
 
 def test_extractive_summarizer_is_the_offline_default(memory: Any) -> None:
-    assert isinstance(memory.conversation.summarizer, ExtractiveSummarizer)
+    assert isinstance(memory._layers.conversation.summarizer, ExtractiveSummarizer)
 
 
 # -- Redis -------------------------------------------------------------------------------------
@@ -239,9 +238,9 @@ def test_redis_session_resumes_in_a_new_memory_object(make_memory: MemoryFactory
     first = make_memory(buffer=redis_spec)
     say(first, S1, *range(1, 13))
     restarted = make_memory(buffer=redis_spec)
-    assert contents(restarted.recent_turns(S1)) == [f"turn {n}" for n in range(9, 13)]
+    assert contents(restarted.recent_turns(scope=S1)) == [f"turn {n}" for n in range(9, 13)]
     say(restarted, S1, 13)
-    assert contents(first.recent_turns(S1)) == [f"turn {n}" for n in range(9, 14)]  # one shared buffer
+    assert contents(first.recent_turns(scope=S1)) == [f"turn {n}" for n in range(9, 14)]  # one shared buffer
 
 
 @pytest.mark.redis
@@ -251,9 +250,9 @@ def test_expired_redis_session_is_rebuilt_from_episodes(make_memory: MemoryFacto
     memory = make_memory(buffer=f"{redis_spec}&ttl=0.25")
     say(memory, S1, *range(1, 12))
     time.sleep(0.4)
-    assert memory.conversation.buffer.window(S1) is None  # expired in Redis
-    assert contents(memory.recent_turns(S1)) == ["turn 9", "turn 10", "turn 11"]
-    assert [t.content for t in memory.conversation.buffer.window(S1)] == ["turn 9", "turn 10", "turn 11"]
+    assert memory._layers.conversation.buffer.window(S1) is None  # expired in Redis
+    assert contents(memory.recent_turns(scope=S1)) == ["turn 9", "turn 10", "turn 11"]
+    assert [t.content for t in memory._layers.conversation.buffer.window(S1)] == ["turn 9", "turn 10", "turn 11"]
 
 
 @pytest.mark.redis
@@ -262,11 +261,11 @@ def test_redis_down_is_a_clear_error_and_nothing_half_written(make_memory: Memor
 
     memory = make_memory(buffer=f"redis://:pw@127.0.0.1:{free_port()}/0")
     with pytest.raises(BufferUnavailable, match="unavailable") as caught:
-        memory.add_message(S1, "user", "remember this")
+        memory.add_message("user", "remember this", scope=S1)
     assert ":pw@" not in str(caught.value) and "redis://:***@127.0.0.1" in str(caught.value)
     assert memory.list(scope=S1) == []  # refused before anything was written: a retry cannot duplicate
     with pytest.raises(BufferUnavailable):
-        memory.recent_turns(S1)
+        memory.recent_turns(scope=S1)
 
 
 @pytest.mark.redis
@@ -274,18 +273,18 @@ def test_redis_failing_between_read_and_append_keeps_the_message_in_the_log(
     make_memory: MemoryFactory, redis_spec: str
 ) -> None:
     memory = make_memory(buffer=redis_spec)
-    buffer = memory.conversation.buffer
+    buffer = memory._layers.conversation.buffer
 
     def broken_append(*args: Any, **kwargs: Any) -> Any:
         raise BufferUnavailable(f"Redis buffer at {buffer.url} is unavailable (append): connection reset")
 
     buffer.append = broken_append
     with pytest.raises(BufferUnavailable, match="saved to the episode log"):
-        memory.add_message(S1, "user", "remember this")
+        memory.add_message("user", "remember this", scope=S1)
     assert [e.content for e in memory.list(scope=S1)] == ["remember this"]
     del buffer.append
-    memory.add_message(S1, "user", "and this")  # the session was marked suspect: rebuilt from the log
-    assert contents(memory.recent_turns(S1)) == ["remember this", "and this"]
+    memory.add_message("user", "and this", scope=S1)  # the session was marked suspect: rebuilt from the log
+    assert contents(memory.recent_turns(scope=S1)) == ["remember this", "and this"]
 
 
 @pytest.mark.redis
@@ -296,16 +295,16 @@ def test_explicit_fallback_serves_turns_from_the_episode_log(
 
     memory = make_memory(buffer=f"redis://127.0.0.1:{free_port()}/0?fallback=episodes")
     recorder = RecordingSummarizer()
-    memory.conversation.summarizer = recorder
+    memory._layers.conversation.summarizer = recorder
     with caplog.at_level(logging.WARNING, logger="memstrata.layers.conversation"):
         say(memory, S1, *range(1, 12))
     assert "episode log" in caplog.text
-    assert contents(memory.recent_turns(S1)) == ["turn 9", "turn 10", "turn 11"]
+    assert contents(memory.recent_turns(scope=S1)) == ["turn 9", "turn 10", "turn 11"]
     assert len(recorder.calls) == 1
 
 
 def test_episode_vectors_are_written(memory: Any) -> None:
-    memory.add_message(S1, "user", "vectors please")
+    memory.add_message("user", "vectors please", scope=S1)
     hits = memory.search("vectors please", scope="alice", strategy="semantic")
     assert hits and np.isclose(hits[0].scores["semantic"], 1.0, atol=1e-5)
 
@@ -332,7 +331,7 @@ def test_a_redis_outage_heals_from_the_log_when_redis_is_back(
         server.stop()
         if fallback:
             say(memory, S1, 4, 5)
-            assert contents(memory.recent_turns(S1)) == ["turn 1", "turn 2", "turn 3", "turn 4", "turn 5"]
+            assert contents(memory.recent_turns(scope=S1)) == ["turn 1", "turn 2", "turn 3", "turn 4", "turn 5"]
         else:
             for n in (4, 5):
                 with pytest.raises(BufferUnavailable):
@@ -340,14 +339,14 @@ def test_a_redis_outage_heals_from_the_log_when_redis_is_back(
         server.start()  # the old list (turns 1-3) is back
         say(memory, S1, 6)
         expected = [1, 2, 3, 4, 5, 6] if fallback else [1, 2, 3, 6]
-        assert contents(memory.recent_turns(S1)) == [f"turn {n}" for n in expected]
+        assert contents(memory.recent_turns(scope=S1)) == [f"turn {n}" for n in expected]
     finally:
         server.stop()
 
 
 def test_episodes_index_the_turns_before_them_as_context(memory: Any) -> None:
-    memory.add_message(S1, "user", "Did your team play the chess tournament?", speaker="Alice")
-    memory.add_messages(S1, [("assistant", "Yes, we won a trophy!"), ("user", "Congratulations")])
+    memory.add_message("user", "Did your team play the chess tournament?", speaker="Alice", scope=S1)
+    memory.add_messages([("assistant", "Yes, we won a trophy!"), ("user", "Congratulations")], scope=S1)
     by_text = {e.content: e for e in memory.list(scope=S1, kinds="episode")}
     assert by_text["Did your team play the chess tournament?"].context == ""
     assert by_text["Yes, we won a trophy!"].context == "Alice: Did your team play the chess tournament?"
@@ -361,13 +360,13 @@ def test_episodes_index_the_turns_before_them_as_context(memory: Any) -> None:
 def test_clear_session_restarts_recent_turns_but_keeps_episodes(make_memory: MemoryFactory) -> None:
     memory = make_memory()
     for n in range(12):
-        memory.add_message(S1, "user", f"message {n} about Porto")
-    assert memory.session_summary(S1)
-    memory.clear_session(S1)
-    assert memory.recent_turns(S1) == [] and memory.session_summary(S1) == ""
-    memory.conversation.buffer.clear_session(S1)  # even after the buffer is lost, nothing is rebuilt
-    assert memory.recent_turns(S1) == []
-    memory.add_message(S1, "user", "fresh start")
-    assert [t.content for t in memory.recent_turns(S1)] == ["fresh start"]
+        memory.add_message("user", f"message {n} about Porto", scope=S1)
+    assert memory.session_summary(scope=S1)
+    memory.clear_session(scope=S1)
+    assert memory.recent_turns(scope=S1) == [] and memory.session_summary(scope=S1) == ""
+    memory._layers.conversation.buffer.clear_session(S1)  # even after the buffer is lost, nothing is rebuilt
+    assert memory.recent_turns(scope=S1) == []
+    memory.add_message("user", "fresh start", scope=S1)
+    assert [t.content for t in memory.recent_turns(scope=S1)] == ["fresh start"]
     hits = memory.search("Porto", scope="alice", k=20)
     assert sum("Porto" in h.memory.content for h in hits) == 12

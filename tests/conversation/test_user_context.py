@@ -21,7 +21,7 @@ S2 = Scope("alice", session_id="s2")
 
 def chat(memory: Any, scope: Scope, *lines: str) -> None:
     for n, line in enumerate(lines):
-        memory.add_message(scope, "user" if n % 2 == 0 else "assistant", line)
+        memory.add_message("user" if n % 2 == 0 else "assistant", line, scope=scope)
 
 
 FIRST_SESSION = (
@@ -38,12 +38,12 @@ FIRST_SESSION = (
 
 def test_end_session_builds_the_context_object_offline(memory: Any, clock: Clock) -> None:
     empty = {"facts": [], "preferences": {}, "last_topics": [], "open_items": [], "last_session": None}
-    assert memory.user_context("alice") == {"user_id": "alice", **empty}
+    assert memory.user_context(scope="alice") == {"user_id": "alice", **empty}
     chat(memory, S1, *FIRST_SESSION)
-    assert memory.user_context("alice")["last_session"] is None  # turns never touch it
+    assert memory.user_context(scope="alice")["last_session"] is None  # turns never touch it
     clock.advance(hours=1)
-    context = memory.end_session(S1)
-    assert context == memory.user_context(S1)
+    context = memory.end_session(scope=S1)
+    assert context == memory.user_context(scope=S1)
     # the wording comes from the rule extractor; what matters is what was captured
     assert any("Alice" in f and "name" in f for f in context["facts"])
     assert any("Berlin" in f for f in context["facts"])
@@ -59,7 +59,7 @@ def test_end_session_builds_the_context_object_offline(memory: Any, clock: Clock
 
 def test_a_later_session_resolves_open_items_and_keeps_facts(memory: Any, clock: Clock) -> None:
     chat(memory, S1, *FIRST_SESSION)
-    memory.end_session(S1)
+    memory.end_session(scope=S1)
     clock.advance(days=1)
     chat(
         memory,
@@ -68,21 +68,21 @@ def test_a_later_session_resolves_open_items_and_keeps_facts(memory: Any, clock:
         "Great.",
         "Follow up on my passport renewal next week.",
     )
-    context = memory.end_session(S2)
+    context = memory.end_session(scope=S2)
     assert not any("dentist" in item for item in context["open_items"])
     assert any("passport" in item for item in context["open_items"])
     assert any("Berlin" in f for f in context["facts"])
-    again = memory.end_session(S2)  # nothing new since the last end: unchanged
+    again = memory.end_session(scope=S2)  # nothing new since the last end: unchanged
     assert again == context
 
 
 def test_end_session_in_the_background_returns_a_future(memory: Any) -> None:
     chat(memory, S1, *FIRST_SESSION)
-    future = memory.end_session(S1, background=True)
+    future = memory.end_session(background=True, scope=S1)
     assert isinstance(future, Future)
     context = future.result(timeout=30)
-    assert context == memory.user_context("alice") and context["open_items"]
-    assert memory.recent_turns(S1)[-1].content == FIRST_SESSION[-1]  # the session can resume from the log
+    assert context == memory.user_context(scope="alice") and context["open_items"]
+    assert memory.recent_turns(scope=S1)[-1].content == FIRST_SESSION[-1]  # the session can resume from the log
 
 
 def llm_answer(**change: Any) -> str:
@@ -98,7 +98,7 @@ def test_llm_update_uses_the_prompt_and_caps_facts(make_memory: MemoryFactory) -
     memory = make_memory(llm=llm)
     chat(memory, S1, *FIRST_SESSION)
     assert llm.calls == []  # no LLM work during the turns (no fold yet)
-    context = memory.end_session(S1)
+    context = memory.end_session(scope=S1)
     call = llm.calls[0]
     assert call.json_mode and "Today is 2026-03-02 (Monday)" in call.prompt and "call the dentist" in call.prompt
     assert "Facts learned this session:\n0. " in call.prompt  # rule-extracted facts are offered to the model
@@ -115,14 +115,14 @@ def test_a_failed_update_keeps_the_previous_context(make_memory: MemoryFactory, 
     llm = ScriptedLLM([llm_answer(facts_add=["Alice lives in Berlin."], open_items_add=["call the dentist"])])
     memory = make_memory(llm=llm)
     chat(memory, S1, *FIRST_SESSION)
-    before = memory.end_session(S1)
+    before = memory.end_session(scope=S1)
     chat(memory, S2, "Actually I moved to Munich.", "Noted.")
     llm.add(failure)
     with pytest.raises((ProviderError, LLMOutputError)):
-        memory.end_session(S2)
-    assert memory.user_context("alice") == before
+        memory.end_session(scope=S2)
+    assert memory.user_context(scope="alice") == before
     llm.add(llm_answer(facts_add=["Alice lives in Munich."]))
-    after = memory.end_session(S2)  # a failed end can be retried
+    after = memory.end_session(scope=S2)  # a failed end can be retried
     assert after["facts"] == ["Alice lives in Berlin.", "Alice lives in Munich."]
 
 
@@ -130,6 +130,6 @@ def test_a_failed_background_update_reports_on_the_future(make_memory: MemoryFac
     llm = ScriptedLLM([ProviderError("model down")])
     memory = make_memory(llm=llm)
     chat(memory, S1, "I live in Berlin.")
-    future = memory.end_session(S1, background=True)
+    future = memory.end_session(background=True, scope=S1)
     assert isinstance(future.exception(timeout=30), ProviderError)
-    assert memory.user_context("alice")["last_session"] is None
+    assert memory.user_context(scope="alice")["last_session"] is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,12 @@ from memstrata.integrations.langchain import (
     to_turn_dict,
 )
 from tests.conftest import service_missing
-
-from .test_langgraph_store import Clock
+from tests.support.clock import Clock
 
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(datetime(2026, 1, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture
@@ -81,8 +81,8 @@ def test_window_mode_returns_the_summary_and_recent_turns(memory: Any) -> None:
         chat.add_messages([HumanMessage(f"Question number {n} is about tea variety {n}")])
     messages = chat.messages
     assert isinstance(messages[0], SystemMessage)
-    assert messages[0].content == memory.session_summary(memory_scope())
-    assert [m.content for m in messages[1:]] == [t.content for t in memory.recent_turns(memory_scope())]
+    assert messages[0].content == memory.session_summary(scope=memory_scope())
+    assert [m.content for m in messages[1:]] == [t.content for t in memory.recent_turns(scope=memory_scope())]
     assert len(messages) - 1 <= memory.settings.window_size
     assert len(full.messages) == 12  # "session" mode keeps every message
 
@@ -173,7 +173,7 @@ def test_opened_from_urls_like_redis_chat_message_history(tmp_path: Path) -> Non
     )
     try:
         chat.add_messages([HumanMessage("hello"), AIMessage("hi")])
-        assert chat.memory.conversation.buffer.ttl_seconds == 3600
+        assert chat.memory._layers.conversation.buffer.ttl_seconds == 3600
     finally:
         chat.close()
     reopened = MemstrataChatMessageHistory("s1", user_id="alice", store=url, embedder="hashing")

@@ -16,25 +16,15 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.integrations.langgraph import MemstrataStore
 from memstrata.integrations.langgraph_items import ITEM_NAMESPACE, SHARED_OWNER, owners_for_prefix
 from memstrata.integrations.langgraph_query import matches_condition, matches_filter
+from tests.support.clock import Clock
 
 ALICE = ("users", "alice", "memories")
 BOB = ("users", "bob", "memories")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(datetime(2026, 1, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ def test_through_the_langchain_adapters(tmp_path: Path) -> None:
         with open_memory(db) as memory:  # a new process for every session
             history = MemstrataChatMessageHistory(session, user_id="alice", memory=memory, ttl=3600)
             history.add_messages(messages)
-            memory.end_session(Scope("alice", session_id=session), background=False)
+            memory.end_session(background=False, scope=Scope("alice", session_id=session))
 
     with open_memory(db) as memory:  # session 3
         retriever = MemstrataRetriever(memory=memory, user_id="alice", k=3)
@@ -81,7 +81,7 @@ def test_through_the_langchain_adapters(tmp_path: Path) -> None:
 
         [sent] = model.prompts
         assert "I prefer short answers" in str(sent[0].content)
-        context = memory.context(Scope("alice", session_id="s3"), QUESTION)
+        context = memory.context(QUESTION, scope=Scope("alice", session_id="s3"))
         assert "short answers" in context.text
         assert [m.content for m in history.messages] == [QUESTION, "Briefly: yes."]
 
@@ -110,4 +110,4 @@ def test_through_the_langgraph_store(tmp_path: Path) -> None:
             "text": "The user prefers short answers.",
             "category": "preference",
         }
-        assert "The user prefers short answers." in memory.context(Scope("alice", session_id="s3"), QUESTION).text
+        assert "The user prefers short answers." in memory.context(QUESTION, scope=Scope("alice", session_id="s3")).text

@@ -1,6 +1,5 @@
 """Fixtures for lifecycle and privacy tests: a settable clock, memories on every backend, a Redis buffer.
 
-`LifecycleMemory` is `Memory` once `Memory` has the `LifecycleAPI` mixin; until then, a subclass adding it.
 Postgres comes from `tests/support/pg.py` (a throwaway database with an owner and a non-superuser app
 role); Redis from MEMSTRATA_TEST_REDIS_URL (default redis://127.0.0.1:6379/15) under a random key
 prefix. Either service missing: skip locally, fail under CI=true.
@@ -12,7 +11,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,48 +19,39 @@ import pytest
 
 from memstrata import Memory
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.layers.lifecycle import Lifecycle, LifecyclePolicy
-from memstrata.lifecycle_api import LifecycleAPI, build_lifecycle
+from memstrata.layers.lifecycle import LifecyclePolicy
 from memstrata.storage.base import Store
 from memstrata.storage.sqlite import SQLiteStore
 from tests.conftest import service_missing
+from tests.support.clock import Clock
 
 REDIS_ENV = "MEMSTRATA_TEST_REDIS_URL"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
 T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
-if issubclass(Memory, LifecycleAPI):
-    LifecycleMemory: type[Any] = Memory
-else:
-
-    class LifecycleMemory(Memory, LifecycleAPI):  # type: ignore[no-redef]
-        """`Memory` with the lifecycle methods (until `Memory` has the mixin itself)."""
+LifecycleMemory = Memory
+_REOPENED: list[Memory] = []
 
 
-class Clock:
-    def __init__(self, start: datetime = T0) -> None:
-        self.now = start
+def use_policy(memory: Any, *, llm: Any = None, **fields: Any) -> Memory:
+    """A second `Memory` on the same SQLite file, embedder and clock, with these policy fields (and LLM).
 
-    def __call__(self) -> datetime:
-        return self.now
+    Policy and LLM are constructor arguments of `Memory`; tests that need other ones open another
+    `Memory` over the same data. It is closed when the test ends.
+    """
+    reopened = Memory(
+        store=f"sqlite:///{memory.store.path}", embedder=memory.embedder, clock=memory.clock,
+        track_access=False, policy=LifecyclePolicy(**fields), llm=llm,
+    )  # fmt: skip
+    _REOPENED.append(reopened)
+    return reopened
 
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
-
-def use_policy(memory: Any, **fields: Any) -> Lifecycle:
-    """Give `memory` a lifecycle with these policy fields (the settings stay as they are)."""
-    base = build_lifecycle(memory)
-    lifecycle = Lifecycle(
-        store=memory.store,
-        embedder=memory.embedder,
-        clock=memory.clock,
-        policy=LifecyclePolicy(**fields),
-        llm=base._llm_source,
-        buffer=base._buffer_source,
-    )
-    memory.__dict__["lifecycle"] = lifecycle
-    return lifecycle
+@pytest.fixture(autouse=True)
+def _close_reopened() -> Iterator[None]:
+    yield
+    while _REOPENED:
+        _REOPENED.pop().close()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memstrata import EventType, InvalidInput, MemoryKind, NewMemory, ProviderError
+from memstrata import EventType, InvalidInput, MemoryKind, NewMemory, ProviderError, Scope
 from memstrata.core.compress import Window, extractive_summary, plan_groups, summary_id
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.models import new_record
@@ -123,7 +123,7 @@ def test_groups_by_kind_and_month_and_splits_big_groups(memory: Any) -> None:
     old_events(memory, 6, days_ago=45)  # January
     old_events(memory, 5, days_ago=75)  # December
     old_events(memory, 3, days_ago=45, kind="fact")
-    use_policy(memory, consolidate_max_group=4, consolidate_window=Window.MONTH)
+    memory = use_policy(memory, consolidate_max_group=4, consolidate_window=Window.MONTH)
     report = memory.consolidate(scope=USER)
     shape = [(g["kind"], g["period"], g["replaces"]) for g in report.groups]
     assert shape == [
@@ -170,7 +170,7 @@ def test_interrupted_consolidation_rewrites_its_own_summary(memory: Any) -> None
 def test_llm_summary_with_prompt_from_the_originals(memory: Any) -> None:
     originals = old_events(memory, 10)
     llm = ScriptedLLM(["Here is the summary:\n[Compressed memory] The user hiked ten trails with Dana."])
-    use_policy(memory).__dict__["_llm_source"] = llm
+    memory = use_policy(memory, llm=llm)
     report = memory.consolidate(scope=USER)
     assert report.method == "llm" and report.llm_fallbacks == 0
     summary = memory.get(report.summaries[0], scope=USER)
@@ -181,14 +181,14 @@ def test_llm_summary_with_prompt_from_the_originals(memory: Any) -> None:
 
 def test_unusable_llm_answer_falls_back_to_extractive(memory: Any) -> None:
     old_events(memory, 10)
-    use_policy(memory).__dict__["_llm_source"] = ScriptedLLM(["<think>hmm</think>"])
+    memory = use_policy(memory, llm=ScriptedLLM(["<think>hmm</think>"]))
     report = memory.consolidate(scope=USER)
     assert report.method == "extractive" and report.llm_fallbacks == 1
 
 
 def test_provider_failure_changes_nothing(memory: Any) -> None:
     old_events(memory, 10)
-    use_policy(memory).__dict__["_llm_source"] = ScriptedLLM([ProviderError("down")])
+    memory = use_policy(memory, llm=ScriptedLLM([ProviderError("down")]))
     with pytest.raises(ProviderError):
         memory.consolidate(scope=USER)
     assert len(memory.list(scope=USER)) == 10
@@ -203,20 +203,25 @@ def test_use_llm_without_llm_is_an_error(memory: Any) -> None:
         memory.consolidate(scope=USER, kinds=["summary"])
 
 
-def test_every_n_turns_policy(memory: Any) -> None:
+def test_every_n_turns_policy_queues_consolidation_off_the_conversation_path(memory: Any) -> None:
     old_events(memory, 10)
-    use_policy(memory, consolidate_every_turns=20)
-    assert all(memory.after_turns(scope=USER) is None for _ in range(19))
-    assert memory.list(scope=USER, kinds="summary") == []
-    report = memory.after_turns(scope=USER)
-    assert report is not None and report.compressed == 10
+    memory = use_policy(memory, consolidate_every_turns=20)
+    session = Scope(USER, session_id="s1")
+    for i in range(20):
+        memory.add_message("user", f"message {i}", scope=session)
+    assert memory.list(scope=USER, kinds="summary") == []  # nothing compressed inline
+    assert memory.queue_status().counts["pending"] == 1
+    memory.add_message("user", "one more", scope=session)  # already queued: not queued twice
+    assert memory.queue_status().counts["pending"] == 1
+    assert memory.process_queue() == 1
+    assert len(memory.list(scope=USER, kinds="summary")) >= 1
     state = memory.store.get_item(USER, "lifecycle", "consolidation").value
-    assert state["turns"] == 0 and state["last_compressed"] == 10
+    assert state["turns"] == 0 and state["last_compressed"] == 10 and state["queued"] is False
 
 
 def test_scheduled_policy_runs_when_due(memory: Any, clock: Clock) -> None:
     old_events(memory, 10)
-    use_policy(memory, consolidate_interval_hours=24)
+    memory = use_policy(memory, consolidate_interval_hours=24)
     first = memory.maintain()
     assert first["consolidated"][USER].compressed == 10
     old_events(memory, 10, days_ago=40)

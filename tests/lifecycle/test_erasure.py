@@ -59,7 +59,6 @@ class Markers:
 def populate(memory: Any, conversation: Conversation, marks: Markers) -> None:
     """Write markers into every layer for `marks.user`."""
     user = marks.user
-    scope = Scope(user_id=user)
     facts = [
         memory.add(f"{user} noted {marks.new()} in the garden", scope=user, metadata={"tag": marks.new()})
         for _ in range(2)
@@ -100,7 +99,7 @@ def populate(memory: Any, conversation: Conversation, marks: Markers) -> None:
     memory.add_procedure(f"task {marks.new()}", instruction=f"always {marks.new()}", scope=user)
     memory.store.put_item(user, "queue", f"job-{user}", {"text": marks.new(), "status": "pending"})
     memory.store.put_item(user, "langgraph", f'["users", "{user}", "notes"]', {"value": {"text": marks.new()}})
-    memory.after_turns(scope=scope)
+    memory.add_message("user", f"and {marks.new()}", scope=Scope(user, session_id="s2"))  # counts a turn
     assert conversation.buffer.window(session)  # the Redis buffer holds the latest turns
     assert conversation.summary(session)  # the rolling summary was folded
 
@@ -122,7 +121,7 @@ def setup(
     )
     conversation = Conversation(
         store=memory.store,
-        semantic=memory.semantic,
+        semantic=memory._layers.semantic,
         buffer=redis_buffer.buffer,
         clock=clock,
         window_size=4,
@@ -210,7 +209,7 @@ def scans(backend: Backend, redis: RedisFixture) -> dict[str, bytes]:
 
 def snapshot(memory: Any, redis: RedisFixture, user: str) -> dict[str, Any]:
     """Everything of `user`: the export (minus its timestamp) and the user's Redis keys and values."""
-    document = memory.export_user(user).model_dump(mode="json", exclude={"exported_at"})
+    document = memory.export_user(scope=user).model_dump(mode="json", exclude={"exported_at"})
     keys = {k: v for k, v in redis.dump().items() if f"{{{user}}}".encode() in k}
     return {"export": document, "redis": keys}
 
@@ -238,7 +237,7 @@ def test_erase_user_leaves_no_trace_in_any_layer_or_backend(
     if backend.name == "postgres":
         assert target.found_in(before["pg_dump"]) == target.live
 
-    receipt = memory.erase_user(target.user)
+    receipt = memory.erase_user(scope=target.user)
 
     after = scans(backend, redis_buffer)
     for where, data in after.items():
@@ -270,23 +269,23 @@ def test_erase_user_leaves_no_trace_in_any_layer_or_backend(
     assert target.found_in(serialized) == set() and target.user.encode() not in serialized
     assert receipt.matches(target.user) and not receipt.matches(others[0].user)
     assert memory.erasure_receipt(receipt.request_id) == receipt
-    assert memory.export_user(target.user).counts == {"memories": 0, "history": 0, "items": 0}
+    assert memory.export_user(scope=target.user).counts == {"memories": 0, "history": 0, "items": 0}
 
 
 def test_erasing_again_and_unknown_users_is_harmless(memory: Any) -> None:
     memory.add("Bob likes chess", scope="bob")
-    first = memory.erase_user("nobody")
+    first = memory.erase_user(scope="nobody")
     assert sum(first.counts.values()) == 0
-    assert memory.export_user("bob").counts["memories"] == 1
-    assert first.request_id != memory.erase_user("nobody").request_id
+    assert memory.export_user(scope="bob").counts["memories"] == 1
+    assert first.request_id != memory.erase_user(scope="nobody").request_id
 
 
 def test_receipt_secret_is_needed_to_match(make_memory: Callable[..., Any]) -> None:
     from tests.lifecycle.conftest import use_policy
 
     memory = make_memory()
-    use_policy(memory, receipt_secret="s3cret")
-    receipt = memory.erase_user("alice")
+    memory = use_policy(memory, receipt_secret="s3cret")
+    receipt = memory.erase_user(scope="alice")
     assert receipt.algorithm.endswith(":keyed")
     assert receipt.matches("alice", secret="s3cret") and not receipt.matches("alice")
 
@@ -305,10 +304,10 @@ def test_sqlite_purge_refuses_to_report_success_while_a_reader_pins_old_pages(
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM memories").fetchone()
         with pytest.raises(StoreError, match="still reading an older snapshot"):
-            memory.erase_user("alice")
+            memory.erase_user(scope="alice")
     finally:
         reader.rollback()
         reader.close()
-    memory.erase_user("alice")
+    memory.erase_user(scope="alice")
     for name, data in sqlite_files(tmp_path / "pinned.db").items():
         assert marks.found_in(data) == set(), name

@@ -83,10 +83,10 @@ def test_export_erase_import_round_trip(name: str, backends: Callable[[str], Bac
     populate(memory)
     memory.add("Bob likes chess", scope="bob")
     results, history = searches(memory), memory.store.all_history(USER)
-    document = memory.export_user(USER)
+    document = memory.export_user(scope=USER)
     text = document.to_json()
 
-    memory.erase_user(USER)
+    memory.erase_user(scope=USER)
     assert memory.search("tea", scope=USER) == []
     report = memory.import_user(text)
 
@@ -96,26 +96,28 @@ def test_export_erase_import_round_trip(name: str, backends: Callable[[str], Bac
     assert (report.items_written, report.items_skipped) == (len(document.items) - len(queued), len(queued))
     assert searches(memory) == results
     assert memory.store.all_history(USER) == history
-    assert comparable(memory.export_user(USER)) == importable(document)
+    assert comparable(memory.export_user(scope=USER)) == importable(document)
     assert [r.content for r in memory.list(scope="bob")] == ["Bob likes chess"]
 
 
 def test_import_twice_changes_nothing(memory: Any) -> None:
     populate(memory)
-    document = memory.export_user(USER)
-    memory.erase_user(USER)
+    document = memory.export_user(scope=USER)
+    memory.erase_user(scope=USER)
     memory.import_user(document)
-    rows = memory.export_user(USER)
+    rows = memory.export_user(scope=USER)
     again = memory.import_user(document)
     assert (again.memories_written, again.events_written, again.items_written) == (0, 0, 0)
     assert again.memories_unchanged == len(document.memories)
     assert again.items_unchanged + again.items_skipped == len(document.items)
-    assert memory.export_user(USER).model_dump(exclude={"exported_at"}) == rows.model_dump(exclude={"exported_at"})
+    assert memory.export_user(scope=USER).model_dump(exclude={"exported_at"}) == rows.model_dump(
+        exclude={"exported_at"}
+    )
 
 
 def test_import_into_a_live_store_only_adds_what_is_missing(memory: Any) -> None:
     populate(memory)
-    document = memory.export_user(USER)
+    document = memory.export_user(scope=USER)
     extra = memory.add("Alice adopted a cat", scope=USER)
     report = memory.import_user(document)
     assert report.memories_written == 0 and report.events_written == 0
@@ -129,11 +131,11 @@ def test_import_into_the_other_store_type(
 ) -> None:
     origin = open_memory(backends(source), clock)
     populate(origin)
-    document = origin.export_user(USER)
+    document = origin.export_user(scope=USER)
     destination = open_memory(backends(target), clock)
     report = destination.import_user(document.to_json())
     assert report.memories_written == len(document.memories)
-    assert comparable(destination.export_user(USER)) == importable(document)
+    assert comparable(destination.export_user(scope=USER)) == importable(document)
     assert destination.store.all_history(USER) == origin.store.all_history(USER)
     for query in QUERIES:  # the same vectors: the same semantic scores on both backends (ties in any order)
         want = sorted(
@@ -149,15 +151,15 @@ def test_import_into_the_other_store_type(
 def test_import_re_embeds_with_the_target_model_and_can_rename(make_memory: Callable[..., Any]) -> None:
     origin = make_memory("a")
     populate(origin)
-    document = origin.export_user(USER)
+    document = origin.export_user(scope=USER)
     assert document.source.embedder == "hashing-64" and document.source.dimensions == 64
     target = make_memory("b", embedder=HashingEmbedder(32))
-    report = target.import_user(document, user_id="alice2")
+    report = target.import_user(document, scope="alice2")
     assert report.embedder == "hashing-32"
     assert [h.memory.content for h in target.search("jasmine tea", scope="alice2", k=1)] == [
         "Alice prefers jasmine tea"
     ]
-    assert target.export_user(USER).counts == {"memories": 0, "history": 0, "items": 0}
+    assert target.export_user(scope=USER).counts == {"memories": 0, "history": 0, "items": 0}
 
 
 def test_hand_written_document_gets_import_events(memory: Any) -> None:
@@ -194,7 +196,7 @@ def test_hand_written_document_gets_import_events(memory: Any) -> None:
     ],
 )
 def test_invalid_documents_are_refused(memory: Any, change: dict[str, Any], message: str) -> None:
-    document = memory.export_user(USER).model_dump(mode="json") | change
+    document = memory.export_user(scope=USER).model_dump(mode="json") | change
     with pytest.raises(InvalidInput, match=message):
         memory.import_user(document)
 

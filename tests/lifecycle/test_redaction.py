@@ -158,7 +158,7 @@ def test_consolidation_through_a_redacting_llm_keeps_originals_local(memory: Any
     with openai_server(api_key=API_KEY) as server:
         server.script(completion("[Compressed memory] Dana called ten times from [PHONE_1] about trips."))
         inner = OpenAICompatibleLLM(server.base_url, "fake-model", API_KEY, max_retries=0)
-        use_policy(memory).__dict__["_llm_source"] = RedactingLLM(inner)
+        memory = use_policy(memory, llm=RedactingLLM(inner))
         report = memory.consolidate(scope="dana")
         inner.close()
         wire = server.requests[0].raw.decode()

@@ -38,12 +38,13 @@ def test_expired_memories_are_deleted_with_scrubbed_history(memory: Any, clock: 
 
 
 def test_ttl_per_kind_and_episode_retention(memory: Any) -> None:
-    use_policy(memory, ttl_days={MemoryKind.TASK: 30}, episode_retention_days=90)
     old_task = memory.add("Call the plumber", scope=USER, kind="task", created_at=T0 - timedelta(days=31))
     new_task = memory.add("Renew passport", scope=USER, kind="task", created_at=T0 - timedelta(days=29))
     old_turn = memory.add("user: hi there", scope=USER, kind="episode", created_at=T0 - timedelta(days=91))
     new_turn = memory.add("user: hello", scope=USER, kind="episode", created_at=T0 - timedelta(days=89))
     fact = memory.add("Alice has a cat", scope=USER, created_at=T0 - timedelta(days=400))
+    # written before the policy existed (no expires_at): retention finds them by age
+    memory = use_policy(memory, ttl_days={MemoryKind.TASK: 30}, episode_retention_days=90)
     report = memory.sweep(scope=USER)
     assert (report.expired, report.retention) == (0, 2)
     left = {r.id for r in memory.list(scope=USER, include_expired=True, include_superseded=True)}
@@ -53,15 +54,15 @@ def test_ttl_per_kind_and_episode_retention(memory: Any) -> None:
 
 
 def test_retention_covers_superseded_versions(memory: Any) -> None:
-    use_policy(memory, ttl_days={MemoryKind.FACT: 10})
     first = memory.add("Alice works at Initech", scope=USER, created_at=T0 - timedelta(days=20))
     memory.supersede(first.id, "Alice works at Globex", scope=USER)
+    memory = use_policy(memory, ttl_days={MemoryKind.FACT: 10})
     assert memory.sweep(scope=USER).retention == 1
     assert [r.content for r in memory.list(scope=USER, include_superseded=True)] == ["Alice works at Globex"]
 
 
 def test_session_state_retention(memory: Any, clock: Clock) -> None:
-    use_policy(memory, session_retention_days=7)
+    memory = use_policy(memory, session_retention_days=7)
     clock.now = utcnow()  # stores stamp items with the wall clock
     memory.store.put_item(USER, "session", "s1", {"summary": "talked about tea"})
     memory.store.put_item(USER, "session", "s2", {"summary": "talked about coffee"})

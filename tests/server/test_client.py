@@ -90,24 +90,24 @@ def test_learn_sessions_and_context(client: MemoryClient) -> None:
     assert sum(client.queue_status().counts.values()) >= 1
 
     session = Scope("uli", session_id="chat-1")
-    turn = client.add_message(session, "user", "Can you recommend a Viennese cafe?")
+    turn = client.add_message("user", "Can you recommend a Viennese cafe?", scope=session)
     assert turn.id and turn.role == "user"
-    client.add_messages(session, [{"role": "assistant", "content": "Try Cafe Central."}])
-    assert [t.content for t in client.recent_turns(session)][-1] == "Try Cafe Central."
-    assert client.session_summary(session) == ""
-    context = client.context(session, "where does the user live", max_tokens=300)
+    client.add_messages([{"role": "assistant", "content": "Try Cafe Central."}], scope=session)
+    assert [t.content for t in client.recent_turns(scope=session)][-1] == "Try Cafe Central."
+    assert client.session_summary(scope=session) == ""
+    context = client.context("where does the user live", max_tokens=300, scope=session)
     assert "Vienna" in context.text and context.tokens <= 300 and context.part("recent") is not None
-    updated = client.end_session(session)
+    updated = client.end_session(scope=session)
     assert updated is not None and updated["last_session"]
-    assert client.user_context("uli")["last_session"] == updated["last_session"]
+    assert client.user_context(scope="uli")["last_session"] == updated["last_session"]
 
 
 def test_lifecycle_methods(client: MemoryClient) -> None:
     record = client.add("Vic collects vinyl records", scope="vic")
-    document = client.export_user("vic")
+    document = client.export_user(scope="vic")
     assert [m.id for m in document.memories] == [record.id]
-    report = client.import_user(document, user_id="vic2")
+    report = client.import_user(document, scope="vic2")
     assert report.memories_written == 1 and client.get(record.id, scope="vic2").content == record.content
     assert client.consolidate(scope="vic", dry_run=True).compressed == 0
-    receipt = client.erase_user("vic")
+    receipt = client.erase_user(scope="vic")
     assert receipt.counts["semantic"] == 1 and client.list(scope="vic") == []

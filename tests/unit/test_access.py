@@ -81,4 +81,4 @@ def test_search_then_read_sees_the_access(tmp_path: Path) -> None:
         assert memory.get(record.id, scope="alice").access_count == 1
         memory.search("green tea", scope=Scope("alice"))
         assert memory.list(scope=Scope("alice"))[0].access_count == 2
-        assert memory.export_user("alice").memories[0].access_count == 2
+        assert memory.export_user(scope="alice").memories[0].access_count == 2

@@ -13,21 +13,14 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Candidate, Message
 from memstrata.extraction.resolution import DecisionKind
 from memstrata.extraction.rules import RuleExtractor
+from tests.support.clock import Clock
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 @pytest.fixture
@@ -91,7 +84,7 @@ def test_entities_and_profile_are_updated(memory: Memory, clock: Clock) -> None:
     assert sarah.type == "person" and len(sarah.memory_ids) == 1
     facts = {(f.category, f.key): f.value for f in memory.facts(scope="alice")}
     assert facts[("identity", "location")] == "Berlin" and facts[("relation", "manager")] == "Sarah"
-    location = memory.profiles.get_fact("alice", "identity", "location")
+    location = memory._layers.profiles.get_fact("alice", "identity", "location")
     assert location.previous[0]["value"] == "Paris"
 
 

@@ -61,7 +61,7 @@ def test_bad_messages_are_named(message: object, error: str) -> None:
 def test_conversation_and_learning_accept_the_same_shapes(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with Memory(store=f"sqlite:///{tmp_path / 'm.db'}") as memory:
         scope = Scope("u1", session_id="s1")
-        turns = memory.add_messages(scope, ["My name is Ana", ("assistant", "Hi Ana!")])
+        turns = memory.add_messages(["My name is Ana", ("assistant", "Hi Ana!")], scope=scope)
         assert [(t.role, t.content) for t in turns] == [("user", "My name is Ana"), ("assistant", "Hi Ana!")]
         learned = memory.learn([("user", "I live in Porto")], scope=Scope("u1"))
         assert any("Porto" in m.content for m in learned.memories)

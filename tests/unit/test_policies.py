@@ -30,9 +30,12 @@ def test_messages_count_towards_the_consolidation_policy(tmp_path: Path) -> None
     with Memory(store=f"sqlite:///{tmp_path / 'p.db'}", embedder=HashingEmbedder(64), settings=settings) as memory:
         session = Scope("alice", session_id="s1")
         for n in range(3):
-            memory.add_message(session, "user", f"message {n}")
+            memory.add_message("user", f"message {n}", scope=session)
         state = memory.store.get_item("alice", LIFECYCLE, STATE_KEY)
         assert state is not None and state.value["turns"] == 3
-        memory.add_messages(session, [{"role": "user", "content": f"later {n}"} for n in range(2)])
+        memory.add_messages([{"role": "user", "content": f"later {n}"} for n in range(2)], scope=session)
+        state = memory.store.get_item("alice", LIFECYCLE, STATE_KEY)
+        assert state is not None and state.value == {"turns": 5, "queued": True}  # queued, not run inline
+        assert memory.process_queue() == 1
         state = memory.store.get_item("alice", LIFECYCLE, STATE_KEY)
         assert state is not None and state.value["turns"] == 0 and "last_run_at" in state.value

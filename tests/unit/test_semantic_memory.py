@@ -20,18 +20,7 @@ from memstrata import (
     StoreError,
 )
 from memstrata.embedders.hashing import HashingEmbedder
-
-
-class Clock:
-    def __init__(self, start: datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
+from tests.support.clock import Clock
 
 T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 

@@ -93,13 +93,15 @@ class Lifecycle:
             kinds=kinds, window=window, use_llm=use_llm, dry_run=dry_run,
         )  # fmt: skip
 
-    def after_turns(self, user_id: str, turns: int = 1) -> ConsolidationReport | None:
-        """Count a user's conversation turns; every `consolidate_every_turns` (default 20), consolidate.
+    def count_turns(self, user_id: str, turns: int = 1) -> bool:
+        """Count a user's conversation turns; True every `consolidate_every_turns` (default 20), when
+        the caller should queue `run_due_upkeep` (so the conversation path never consolidates inline:
+        compressing may take a model call per group)."""
+        return self.consolidator.count_turns(validate_id(user_id, "user_id"), turns)
 
-        Returns the report when consolidation ran, else None. With an LLM configured, call it from
-        the background worker: compressing may take a model call per group.
-        """
-        return self.consolidator.after_turns(validate_id(user_id, "user_id"), turns)
+    def run_due_upkeep(self, user_id: str) -> ConsolidationReport:
+        """The turn policy's periodic work for one user: consolidate, and reset the turn count."""
+        return self.consolidator.run_and_record(validate_id(user_id, "user_id"))
 
     def maintain(self, user_ids: Sequence[str] | None = None) -> dict[str, Any]:
         """Scheduled upkeep: sweep every user (reserved scopes too), then consolidate the users whose

@@ -30,12 +30,10 @@ def user_namespaces() -> tuple[str, ...]:
     """Every namespace a user's items may live in (export and the erasure counts walk them all).
 
     `Store` cannot list a user's namespaces, so a namespace missing here would be missing from
-    exports: the lifecycle's own and the LangGraph integration's are added until `namespaces`
-    lists them in `ALL_USER_NAMESPACES`. (Erasure itself deletes every item of the user regardless.)
+    exports: it is `namespaces.ALL_USER_NAMESPACES` plus the lifecycle's own. (Erasure itself deletes
+    every item of the user regardless.)
     """
-    from ...integrations.langgraph_items import ITEM_NAMESPACE as LANGGRAPH
-
-    return tuple(dict.fromkeys((*namespaces.ALL_USER_NAMESPACES, LIFECYCLE, LANGGRAPH)))
+    return tuple(dict.fromkeys((*namespaces.ALL_USER_NAMESPACES, LIFECYCLE)))
 
 
 def all_items(store: Store, user_id: str, namespace: str) -> list[Item]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ... import namespaces
 from ...core.compress import (
+    COMPRESSED_PREFIX,
     Group,
     Window,
     eligible,
@@ -28,16 +29,15 @@ from ...core.compress import (
 )
 from ...embedders.base import Embedder
 from ...errors import InvalidInput, LLMOutputError
-from ...integrations.langgraph_items import SOURCE as LANGGRAPH_SOURCE
 from ...llm.base import LLMClient
 from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
-from ...prompts.consolidate import COMPRESSED_PREFIX, build_consolidation_messages, parse_consolidation
+from ...prompts.consolidate import build_consolidation_messages, parse_consolidation
 from ...storage.base import MemoryFilter, Store
 from ._paging import all_items, all_memories, strings_in
 from .policy import LIFECYCLE, LifecyclePolicy
 
 STATE_KEY = "consolidation"
-MANAGED_SOURCES = (LANGGRAPH_SOURCE,)
+MANAGED_SOURCES = (namespaces.LANGGRAPH_SOURCE,)
 """`metadata["source"]` values of memories that other components own and consolidation leaves alone."""
 
 
@@ -157,16 +157,20 @@ class Consolidator:
         return found
 
     # -- when to run ---------------------------------------------------------------------------------
-    def after_turns(self, user_id: str, turns: int = 1) -> ConsolidationReport | None:
+    def count_turns(self, user_id: str, turns: int = 1) -> bool:
+        """Count a user's conversation turns (one item write). True when the turn policy wants a
+        consolidation now and none is queued yet: the caller queues one, and `run_and_record` resets
+        the count when it runs."""
         every = self.policy.consolidate_every_turns
         if not every or turns <= 0:
-            return None
+            return False
         state = self.state(user_id)
         count = int(state.get("turns", 0)) + turns
-        if count < every:
-            self.store.put_item(user_id, LIFECYCLE, STATE_KEY, {**state, "turns": count})
-            return None
-        return self.run_and_record(user_id, state)
+        due = count >= every and not state.get("queued")
+        self.store.put_item(
+            user_id, LIFECYCLE, STATE_KEY, {**state, "turns": count, "queued": bool(due or state.get("queued"))}
+        )
+        return due
 
     def due(self, user_id: str, now: datetime) -> bool:
         """Whether the scheduled policy (`consolidate_interval_hours`) wants a run now."""
@@ -179,7 +183,7 @@ class Consolidator:
     def run_and_record(self, user_id: str, state: dict[str, Any] | None = None) -> ConsolidationReport:
         report = self.consolidate(user_id)
         value = {
-            **(state if state is not None else self.state(user_id)), "turns": 0,
+            **(state if state is not None else self.state(user_id)), "turns": 0, "queued": False,
             "last_run_at": self.clock().isoformat(), "last_compressed": report.compressed,
         }  # fmt: skip
         self.store.put_item(user_id, LIFECYCLE, STATE_KEY, value)

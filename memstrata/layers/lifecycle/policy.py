@@ -25,7 +25,8 @@ class LifecyclePolicy:
     consolidate_older_than_days: float = 30.0
     consolidate_min_count: int = 10
     consolidate_every_turns: int | None = 20
-    """Consolidate a user after this many turns (seed: every ~20 turns); None or 0 disables."""
+    """Queue a consolidation of the user every this many turns (a long chat is compressed as it goes);
+    None or 0 disables."""
     consolidate_interval_hours: float | None = None
     """`maintain()` consolidates each user at most this often; None leaves it to the turn policy."""
     consolidate_kinds: tuple[MemoryKind, ...] = DEFAULT_KINDS

@@ -36,7 +36,7 @@ def add_messages(
     user_id: str, session_id: str, body: AddMessagesRequest, caller: CallerDep, memory: MemoryDep
 ) -> list[TurnOut]:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
-    return [TurnOut.of(t) for t in memory.add_messages(scope, [m.to_dict() for m in body.messages])]
+    return [TurnOut.of(t) for t in memory.add_messages([m.to_dict() for m in body.messages], scope=scope)]
 
 
 @router.get("/sessions/{session_id}", tags=["sessions"], summary="A session's recent turns and rolling summary")
@@ -48,8 +48,8 @@ def get_session(
     n: Annotated[int | None, Query(ge=1, le=500, description="how many turns (default: the window)")] = None,
 ) -> SessionOut:
     scope = caller.scope(user_id, session_id=session_id)
-    turns = memory.recent_turns(scope, n)
-    return SessionOut(turns=[TurnOut.of(t) for t in turns], summary=memory.session_summary(scope))
+    turns = memory.recent_turns(n, scope=scope)
+    return SessionOut(turns=[TurnOut.of(t) for t in turns], summary=memory.session_summary(scope=scope))
 
 
 @router.post(
@@ -66,25 +66,25 @@ def end_session(
 ) -> EndSessionOut:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
     if body.background:
-        memory.end_session(scope, background=True)
+        memory.end_session(background=True, scope=scope)
         response.status_code = 202
         return EndSessionOut(status="queued", user_context=None)
-    updated = memory.end_session(scope)
+    updated = memory.end_session(scope=scope)
     assert isinstance(updated, dict)
     return EndSessionOut(status="ended", user_context=_user_context(updated, user_id))
 
 
 @router.delete("/sessions/{session_id}", tags=["sessions"], status_code=204, summary="Clear a session's buffer")
 def clear_session(user_id: str, session_id: str, caller: CallerDep, memory: MemoryDep) -> None:
-    memory.clear_session(caller.scope(user_id, session_id=session_id))
+    memory.clear_session(scope=caller.scope(user_id, session_id=session_id))
 
 
 @router.get("/profile", tags=["profile"], summary="The user context object (updated when a session ends)")
 def user_context(user_id: str, caller: CallerDep, memory: MemoryDep) -> UserContextOut:
-    return _user_context(memory.user_context(caller.scope(user_id)), user_id)
+    return _user_context(memory.user_context(scope=caller.scope(user_id)), user_id)
 
 
 @router.post("/context", tags=["context"], summary="The prompt block from every layer, within a token budget")
 def context(user_id: str, body: ContextRequest, caller: CallerDep, memory: MemoryDep) -> ContextOut:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
-    return ContextOut.of(memory.context(scope, body.query, body.max_tokens, include=body.include))
+    return ContextOut.of(memory.context(body.query, body.max_tokens, include=body.include, scope=scope))

@@ -68,7 +68,7 @@ def upsert_entity(
 ) -> EntityOut:
     entity = memory.upsert_entity(
         name, scope=caller.scope(user_id), type=body.type, summary=body.summary, attributes=body.attributes,
-        aliases=body.aliases,
+        aliases=body.aliases, memory_id=body.memory_id,
     )  # fmt: skip
     return EntityOut.of(entity)
 

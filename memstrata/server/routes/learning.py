@@ -50,7 +50,7 @@ def queue_status(caller: CallerDep, memory: MemoryDep) -> QueueStatusOut:
         users = [store_user_id(caller.tenant, caller.user)]
     else:
         users = tenant_store_ids(memory, caller.tenant)
-    status = memory.work_queue.status(user_ids=users)
+    status = memory.queue_status(users=users)
     failures = [
         QueueFailure(
             id=str(f["id"]),

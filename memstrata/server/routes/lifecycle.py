@@ -23,28 +23,28 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["privacy"], responses=ERR
 
 @router.delete("", summary="Erase the user: every memory, entity, fact, session, queue item and history event")
 def erase_user(user_id: str, caller: CallerDep, memory: MemoryDep) -> ErasureReceiptOut:
-    return ErasureReceiptOut.of(memory.erase_user(caller.scope(user_id)))
+    return ErasureReceiptOut.of(memory.erase_user(scope=caller.scope(user_id)))
 
 
 @router.get("/erasures/{request_id}", summary="An erasure receipt of this user, by request id")
 def erasure_receipt(user_id: str, request_id: str, caller: CallerDep, memory: MemoryDep) -> ErasureReceiptOut:
     scope = caller.scope(user_id)
-    receipt = memory.erasure_receipt(request_id)
-    if receipt is None or not receipt.matches(scope.user_id, secret=memory.lifecycle.policy.receipt_secret):
+    receipt = memory.erasure_receipt(request_id, scope=scope)
+    if receipt is None:
         raise NotFound(f"no erasure receipt {request_id!r} for user {user_id!r}")
     return ErasureReceiptOut.of(receipt)
 
 
 @router.get("/export", summary="Everything stored about the user, as a versioned JSON document")
 def export_user(user_id: str, caller: CallerDep, memory: MemoryDep) -> ExportDocument:
-    return memory.export_user(caller.scope(user_id))
+    return memory.export_user(scope=caller.scope(user_id))
 
 
 @router.post("/import", summary="Restore an export into this user (re-embedded; idempotent)", openapi_extra=IMPORT_BODY)
 async def import_user(user_id: str, request: Request, caller: CallerDep, memory: MemoryDep) -> ImportReportOut:
     target = caller.scope(user_id).user_id  # the path's user, whatever the document names
     document = parse_export(await request.body())
-    report = await anyio.to_thread.run_sync(lambda: memory.import_user(document, user_id=target))
+    report = await anyio.to_thread.run_sync(lambda: memory.import_user(document, scope=target))
     return ImportReportOut.of(report)
 
 

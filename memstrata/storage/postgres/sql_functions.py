@@ -9,7 +9,7 @@ Two kinds:
   migration 5) and `memstrata_user_ids` (the admin listing needs every user). All are bound to the
   caller's `app.user_id` setting or reveal no content, and EXECUTE on them is revoked from PUBLIC and
   granted to the application role only.
-* **Supabase-RPC-style functions** from the seed, `match_memories` and `hybrid_memory_search`,
+* **Supabase-RPC-style functions** `match_memories` and `hybrid_memory_search` (the names Supabase users call),
   SECURITY INVOKER: they run under the caller's row-level security.
 
 `search_path` is pinned per function by `migrations.py` (schema, vector's schema, pg_temp).

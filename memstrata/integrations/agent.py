@@ -1,10 +1,10 @@
-"""`MemoryAgent`: the seed's `AgentWithMemory` loop on top of `Memory`.
+"""`MemoryAgent`: a chat loop with memory (`AgentWithMemory`) on top of `Memory`.
 
 Each `chat(user_input)`:
 
-1. recalls: `memory.context(scope, user_input, include=LONG_TERM_PARTS)` — profile, relevant memories
+1. recalls: `memory.context(user_input, scope=scope, include=LONG_TERM_PARTS)` — profile, relevant memories
    (with dates), entities, procedures, pending items, last topics — into the system prompt;
-2. adds the session summary (as a user/assistant pair, as the seed does) and the recent turns;
+2. adds the session summary (as a user/assistant pair, so any chat model accepts it) and the recent turns;
 3. asks the model — an `LLMClient` or any callable taking OpenAI-style message dicts and returning text;
 4. saves both turns (episode log + buffer; older turns fold into the summary).
 
@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..conversation_api import ConversationAPI
 from ..errors import InvalidInput
+from ..layers.context import LONG_TERM_PARTS, Context
 from ..llm.base import ChatMessage, LLMClient
 from ..models import Scope, validate_text
-from .context import LONG_TERM_PARTS, Context
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 ChatFunction = Callable[[list[dict[str, str]]], str]
 """A plain model function: `[{"role": ..., "content": ...}, ...] -> reply text`."""
@@ -40,7 +42,7 @@ class MemoryAgent:
 
     def __init__(
         self,
-        memory: ConversationAPI,
+        memory: Memory,
         *,
         scope: Scope,
         llm: LLMClient | ChatFunction,
@@ -64,19 +66,19 @@ class MemoryAgent:
     def build_messages(self, user_input: str) -> list[ChatMessage]:
         """The prompt for one turn: system (+ recalled context), summary pair, recent turns, the input."""
         user_input = validate_text(user_input, "user_input")
-        context = self.memory.context(self.scope, user_input, self.memory_tokens, include=LONG_TERM_PARTS)
+        context = self.memory.context(user_input, self.memory_tokens, include=LONG_TERM_PARTS, scope=self.scope)
         self.last_context = context
         system = self.system_prompt
         if context.text:
             system = f"{system}\n\n{context.text}\n\n{CONTEXT_INSTRUCTIONS}"
         messages = [ChatMessage("system", system)]
-        summary = self.memory.session_summary(self.scope)
+        summary = self.memory.session_summary(scope=self.scope)
         if summary:
             messages += [
                 ChatMessage("user", f"{SUMMARY_PREFIX}\n{summary}"),
                 ChatMessage("assistant", SUMMARY_ACK),
             ]
-        for turn in self.memory.recent_turns(self.scope):
+        for turn in self.memory.recent_turns(scope=self.scope):
             role = turn.role if turn.role in ("user", "assistant") else "user"
             messages.append(ChatMessage(role, turn.content))  # type: ignore[arg-type]
         messages.append(ChatMessage("user", user_input))
@@ -95,15 +97,15 @@ class MemoryAgent:
         messages = self.build_messages(user_input)
         reply = self._complete(messages)
         turns = [("user", messages[-1].content)] + ([("assistant", reply)] if reply.strip() else [])
-        self.memory.add_messages(self.scope, turns)
+        self.memory.add_messages(turns, scope=self.scope)
         return reply
 
     def end_session(self, *, background: bool = True) -> dict[str, Any] | Future[dict[str, Any]]:
         """End the session: update the user context object (in the background by default)."""
-        return self.memory.end_session(self.scope, background=background)
+        return self.memory.end_session(background=background, scope=self.scope)
 
 
 AgentWithMemory = MemoryAgent
-"""The seed's name for it."""
+"""The name this loop is commonly known by."""
 
 __all__ = ["AgentWithMemory", "ChatFunction", "MemoryAgent"]

@@ -1,0 +1,110 @@
+"""All wiring in one place: the layers of one `Memory`, built together from one set of collaborators.
+
+Nothing here is lazy. Building a layer does no I/O (a Redis buffer connects on its first command, an
+LLM client on its first call), so `Memory(...)` can build everything up front and every layer sees
+the same store, clock, buffer and LLM — erasure reaches the same buffer the conversation writes to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..buffer import Buffer, buffer_fallback, open_buffer
+from ..embedders.base import Embedder
+from ..extraction.base import Extractor
+from ..llm.base import LLMClient
+from ..messages import to_messages
+from ..models import Scope
+from ..settings import Settings
+from ..storage.base import Store
+from .context import ContextAssembler
+from .conversation import Conversation, ExtractiveSummarizer, LLMSummarizer, Summarizer
+from .entities import EntityMemory
+from .learning import LearningMemory
+from .lifecycle import Lifecycle, LifecyclePolicy
+from .procedures import ProceduralMemory
+from .profile import ProfileMemory
+from .semantic import Clock, SemanticMemory
+from .user_context import UserContextUpdater
+from .work_queue import LEARN, MAINTAIN, WorkQueue
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """Every layer of one `Memory`."""
+
+    semantic: SemanticMemory
+    profiles: ProfileMemory
+    entities: EntityMemory
+    procedures: ProceduralMemory
+    learning: LearningMemory
+    conversation: Conversation
+    user_context: UserContextUpdater
+    context: ContextAssembler
+    lifecycle: Lifecycle
+    queue: WorkQueue
+    owns_buffer: bool
+    """True when the buffer was opened from a spec here, so closing the Memory closes it."""
+
+
+def default_extractor(llm: LLMClient | None) -> Extractor:
+    """Rules offline; with an LLM, the LLM extractor with the rules as its fallback."""
+    from ..extraction.rules import RuleExtractor
+
+    if llm is None:
+        return RuleExtractor()
+    from ..extraction.llm import LLMExtractor
+
+    return LLMExtractor(llm, fallback=RuleExtractor())
+
+
+def build_layers(
+    *,
+    store: Store,
+    embedder: Embedder,
+    clock: Clock,
+    settings: Settings,
+    policy: LifecyclePolicy,
+    buffer: Buffer | str | None,
+    llm: LLMClient | None,
+    extractor: Extractor | None,
+    track_access: bool,
+) -> Layers:
+    semantic = SemanticMemory(
+        store=store, embedder=embedder, clock=clock, track_access=track_access,
+        default_expiry=policy.default_expiry,
+    )  # fmt: skip
+    profiles = ProfileMemory(store=store, clock=clock)
+    entities = EntityMemory(store=store, clock=clock)
+    learning = LearningMemory(
+        semantic=semantic, entities=entities, profiles=profiles, extractor=extractor or default_extractor(llm)
+    )
+    opened = open_buffer(buffer, ttl_seconds=settings.buffer_ttl_seconds, clock=clock)
+    summarizer: Summarizer = LLMSummarizer(llm, clock=clock) if llm is not None else ExtractiveSummarizer()
+    conversation = Conversation(
+        store=store, semantic=semantic, buffer=opened, clock=clock, summarizer=summarizer,
+        window_size=settings.window_size, summary_threshold=settings.summary_threshold,
+        fallback=buffer_fallback(buffer),
+    )  # fmt: skip
+    user_context = UserContextUpdater(store=store, clock=clock, llm=llm)
+    lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)
+    return Layers(
+        semantic=semantic, profiles=profiles, entities=entities, procedures=ProceduralMemory(semantic=semantic),
+        learning=learning, conversation=conversation, user_context=user_context,
+        context=ContextAssembler(semantic=semantic, conversation=conversation, user_context=user_context),
+        lifecycle=lifecycle, queue=WorkQueue(store=store, clock=clock, run=_job_runner(learning, lifecycle, clock)),
+        owns_buffer=buffer is None or isinstance(buffer, str),
+    )  # fmt: skip
+
+
+def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, clock: Clock) -> Any:
+    """What the durable queue runs: learning from messages, and a user's periodic upkeep."""
+
+    def run(kind: str, scope: Scope, payload: list[dict[str, Any]]) -> None:
+        if kind == LEARN:
+            learning.learn(scope, to_messages(payload, clock()))
+        elif kind == MAINTAIN:
+            lifecycle.run_due_upkeep(scope.user_id)
+
+    return run
