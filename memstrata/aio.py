@@ -24,7 +24,7 @@ from .client import MemoryClient
 from .core.compress import Window
 from .embedders.base import Embedder
 from .export_format import ExportDocument
-from .extraction.base import Extractor
+from .extraction.base import Candidate, Extractor
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.entities import Entity
 from .layers.learning import LearnResult
