@@ -19,13 +19,21 @@ from ..models import MemoryKind
 Role = Literal["user", "assistant", "system"]
 EntityType = Literal["person", "place", "organization", "project", "other"]
 
-CATEGORIES = ("preference", "identity", "relation", "event", "request", "open_item")
-"""The category labels a candidate may carry."""
+CATEGORIES = ("preference", "identity", "relation", "event", "request", "open_item", "instruction", "entity")
+"""The category labels a candidate may carry.
+
+"instruction" is a standing order to the assistant ("always answer in French", "keep replies short"):
+its kind is `MemoryKind.PROCEDURE`, not a preference. "entity" is a fact about a named person, place,
+organization or project other than the user ("Sarah moved to the London office."): its `subject` is
+that entity's normalized name.
+"""
 
 ROLES: tuple[Role, ...] = ("user", "assistant", "system")
 ENTITY_TYPES: tuple[EntityType, ...] = ("person", "place", "organization", "project", "other")
 
-MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "habit", "allergy", "language", "diet", "plan", "task", "note", "event"})
+MULTI_VALUED_ATTRIBUTES = frozenset(
+    {"likes", "habit", "allergy", "language", "diet", "plan", "task", "note", "event", "routine", "project", "fact"}
+)
 """Attributes that hold many values at once: a new value never replaces another.
 
 "likes" carries both likes and dislikes: `value` names the object, `polarity` says which
@@ -66,6 +74,16 @@ class Candidate:
     `attribute` names a slot ("location", "relation:manager", "preference:answer_length", "likes")
     or is None when the statement is not slot-like. `polarity` is +1 (likes/affirms) or -1
     (dislikes/negates). `event_time` is an absolute, tz-aware time resolved against the message time.
+
+    Updates and negations: a statement that a value no longer holds ("I no longer work at Acme",
+    "I used to live in Madrid", "I'm not vegan anymore") is a candidate for that slot and value with
+    `polarity=-1`, so resolution can retire the stored value; the new value, when the message gives one
+    ("... I joined Globex", "I hate coffee now"), is its own candidate with the current polarity.
+
+    Entities: `entities` names every person, place, organization or project the statement mentions,
+    as written ("Sarah", "London"), for linking the stored memory to those entities. A fact about
+    someone else has `category="entity"` and `subject` set to that entity's lower-cased name
+    ("sarah"); its `entities` start with that entity.
     """
 
     kind: MemoryKind
@@ -105,7 +123,15 @@ class Candidate:
         }
         if self.event_time is not None:
             data["event_time"] = self.event_time.isoformat()
+        if self.kind is MemoryKind.PROCEDURE:
+            data["procedure_type"] = "instruction"
+            data["task"] = "every reply"
         return data
+
+    @property
+    def entity_names(self) -> tuple[str, ...]:
+        """The names of the entities this candidate mentions, in order, without repeats."""
+        return tuple(dict.fromkeys(mention.name for mention in self.entities))
 
 
 @dataclass(frozen=True, slots=True)

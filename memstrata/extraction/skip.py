@@ -71,6 +71,32 @@ _BLOCKED_OBJECT = re.compile(
 )
 
 
+_SARCASM_MARKER = re.compile(
+    r"(?:^|\s)/s\b|\U0001f644|\U0001f612|\U0001f611|\bsaid no ?(?:one|body)\b|\byeah,? right\b|\bnot!|\boh,? joy\b"
+    r"|\bjust what i needed\b|\blucky me\b|\bhow fun\b|\bwhat fun\b|\bthe best\W*not\b",
+    re.IGNORECASE,
+)
+_EMPHASIS = re.compile(r"\b(?:just|simply|sooo+|totally|absolutely) (?:love|adore|enjoy)\b|\b(?-i:LOVE|ADORE|LOVVE)\b", re.I)
+_NUISANCE = re.compile(
+    r"\b(?:red-?eyes?|delay(?:s|ed)?|traffic|queues?|waiting|wait(?:ing)? in line|lines at|stuck|mondays?|"
+    r"layovers?|jet ?lag|paperwork|taxes|tax season|spam|ads|adverts|commut(?:e|ing)|getting up at|waking up at|"
+    r"(?:4|5|6) ?am\b|alarms?|on hold|hold music|mosquito(?:e)?s|construction|roadworks|noise|cancel(?:l)?ed|"
+    r"cancel(?:l)?ations?|overtime|deadlines? on|chores|dishes|laundry|bugs|outages?|crash(?:es|ed|ing)?|"
+    r"break(?:s|ing)? down|breaks|ignored|interrupted|late fees|hangovers?|sunburns?|flat tires?|migraines?|"
+    r"when (?:my|the|people|someone|it) \w+ (?:late|down|wrong)|doing my taxes|being sick|meetings that)\b",
+    re.IGNORECASE,
+)
+
+
+def sarcastic(text: str) -> bool:
+    """True when a stated liking reads as sarcasm: an explicit marker ("/s", "said no one", an eye-roll),
+    or emphasis ("just LOVE", "I ADORE") on something people put up with rather than enjoy (delays,
+    red-eye flights, traffic, paperwork, 5am alarms...)."""
+    if _SARCASM_MARKER.search(text):
+        return True
+    return bool(_EMPHASIS.search(text) and _NUISANCE.search(text))
+
+
 def looks_like_code_or_error(text: str) -> bool:
     """True for code, stack traces, error messages, or text dense with code symbols."""
     if _CODE_OR_ERROR.search(text):

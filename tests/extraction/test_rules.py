@@ -33,7 +33,7 @@ def test_is_an_extractor():
         pytest.param("I love hiking.", [("preference", "likes", "hiking")], id="love"),
         pytest.param("I can't stand cilantro.", [("preference", "likes", "cilantro")], id="cant-stand"),
         pytest.param("My favorite color is green.", [("preference", "preference:favorite_color", "green")], id="fav"),
-        pytest.param("Never use emojis in your answers.", [("preference", "preference:emojis", "no")], id="never"),
+        pytest.param("Never use emojis in your answers.", [("instruction", "preference:emojis", "no")], id="never"),
         pytest.param("I'm vegetarian.", [("preference", "diet", "vegetarian")], id="diet"),
     ],
 )

@@ -14,6 +14,7 @@ from .open_items import open_item_rules
 from .preferences import preference_rules
 from .relations import relation_rules
 from .requests import request_rules
+from .updates import update_rules
 
 
 class RuleExtractor:
@@ -71,7 +72,7 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
 
     Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event.
     """
-    found = identity_rules(ctx) + relation_rules(ctx) + preference_rules(ctx)
+    found = update_rules(ctx) + identity_rules(ctx) + relation_rules(ctx) + preference_rules(ctx)
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
     if not blocking:
         found.extend(event_rules(ctx))

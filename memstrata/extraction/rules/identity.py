@@ -47,6 +47,12 @@ _LOCATION_RULES = (
     ),
     re.compile(rf"{I_AM} (?:currently |now )?(?:based|living|located|settled) in (?P<v>{PLACE})", re.I),
     re.compile(rf"{I_OR_WE} (?:currently )?work (?:remotely )?from (?P<v>{PLACE})", re.I),
+    re.compile(
+        rf"{I_AM} (?:now |currently )?(?:back |over |out )?in (?P<v>{PLACE})(?= now| these days| nowadays| for good)"
+        rf"|(?:^|(?<=[\s,;:]))now (?:i'm|i am) (?:back |over |out )?in (?P<w>{PLACE}){END}",
+        re.I,
+    ),
+    re.compile(rf"{I_OR_WE} (?:just |recently |finally )?moved (?:away )?from {PLACE} to (?P<v>{PLACE})", re.I),
 )
 _ORIGIN = re.compile(rf"{I_AM} (?:originally )?from (?P<v>{PLACE})", re.I)
 _EMPLOYER_RULES = (
@@ -70,7 +76,7 @@ _JOB_RULES = (
     re.compile(rf"{I_OR_WE} (?:currently |now )?work (?:at|for) .+? as (?:a|an) {_JOB}{END}", re.I),
     re.compile(rf"{I_AM} (?:currently |now )?(?:a|an) {_JOB}{END}", re.I),
     re.compile(
-        rf"{I_OR_WE} (?:currently |now )?(?:work|am working|'m working|'ve been working|have been working) "
+        rf"{I_OR_WE}(?: (?:currently |now )?(?:work|am working|have been working)|'m working|'ve been working) "
         rf"as (?:a|an) (?P<v>[\w\- ]{{2,50}}?){END}",
         re.I,
     ),
@@ -87,7 +93,17 @@ _LANGUAGE = re.compile(
 )
 _NATIVE_LANGUAGE = re.compile(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)", re.I)
 _AGE = re.compile(
-    rf"{I_AM} (?P<v>\d{{1,3}}) (?:years old|yrs old|y/o|yo)\b|{I_OR_WE} just turned (?P<w>\d{{1,3}})\b", re.I
+    rf"{I_AM} (?:now |only |almost |nearly )?(?P<v>1\d|[2-9]\d)"
+    rf"(?: ?(?:years old|years of age|yrs old|y/o|yo)\b|(?=\s*(?:$|[,.;!)]|\s(?:and|but|now|so|too|btw|this year)\b)))"
+    rf"|{I_OR_WE} (?:just |recently )?turned (?P<w>1\d|[2-9]\d)\b",
+    re.I,
+)
+"""An age of 10-99 ("I'm 34", "I am 34 years old", "I just turned 40"), never "I'm 5 minutes away"."""
+_PRONOUNS = re.compile(
+    r"\bmy (?:preferred )?pronouns are (?P<v>[a-z]+ ?/ ?[a-z]+(?: ?/ ?[a-z]+)?|[a-z]+ and [a-z]+)"
+    r"|(?:^|(?<=[\s,;:]))i (?:use|go by) (?P<w>[a-z]+/[a-z]+(?:/[a-z]+)?) pronouns"
+    r"|^(?P<x>she/her|he/him|they/them|she/they|he/they|xe/xem|ze/zir) pronouns",
+    re.I,
 )
 _BIRTHDAY = re.compile(r"\bmy birthday is (?:on )?(?P<v>.+?)$", re.I)
 _EMAIL = re.compile(r"\bmy (?:e-?mail|e-?mail address) is (?P<v>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)", re.I)
@@ -100,7 +116,8 @@ ValueOf = Callable[[re.Match[str], Clause], str | None]
 
 
 def _cleaned(match: re.Match[str], ctx: Clause) -> str | None:
-    return clean_value(match.group("v"))
+    groups = match.groupdict()
+    return clean_value(groups.get("v") or groups.get("w") or "")
 
 
 def _employer(match: re.Match[str], ctx: Clause) -> str | None:
@@ -115,6 +132,11 @@ def _language(match: re.Match[str], ctx: Clause) -> str | None:
 
 def _age(match: re.Match[str], ctx: Clause) -> str | None:
     return match.group("v") or match.group("w")
+
+
+def _pronouns(match: re.Match[str], ctx: Clause) -> str | None:
+    value = match.group("v") or match.group("w") or match.group("x")
+    return re.sub(r"\s*/\s*|\s+and\s+", "/", value.casefold())
 
 
 def _birthday(match: re.Match[str], ctx: Clause) -> str | None:
@@ -157,6 +179,7 @@ _SLOTS = (
     _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}"),
     _Slot("language", (_LANGUAGE, _NATIVE_LANGUAGE), "{subject} speaks {value}", value_of=_language, retry=False),
     _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age),
+    _Slot("pronouns", (_PRONOUNS,), "{subject}'s pronouns are {value}", value_of=_pronouns),
     _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday),
     _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written),
     _Slot("phone", (_PHONE,), "{subject}'s phone number is {value}", value_of=_phone),

@@ -12,17 +12,19 @@ from collections.abc import Callable
 from ..base import Candidate
 from ..lexicon import ADVERBS, LOWER, wordset
 from ..render import third_person
-from ..skip import blocked_object, unresolved_referent
+from ..skip import blocked_object, sarcastic, unresolved_referent
 from .clause import Clause, clean_value
 from .instructions import (
     CONTACT_TIME,
     INSTRUCTION,
     KEEP_IT,
+    STANDING_ORDER,
     STANDING_WANT,
     WHEN_YOU,
     contact_time,
     instruction,
     keep_it,
+    standing_order,
     standing_want,
     when_you,
 )
@@ -47,6 +49,14 @@ _LIKE_VERBS = {
     "don't enjoy": -1,
     "don't love": -1,
     "really don't like": -1,
+    "no longer like": -1,
+    "no longer love": -1,
+    "no longer enjoy": -1,
+    "don't like": -1,
+    "used to like": -1,
+    "used to love": -1,
+    "used to enjoy": -1,
+    "used to be into": -1,
 }
 _LIKE = re.compile(
     rf"(?:^|(?<=[\s,;:]))i (?:(?:{ADVERBS}|kind of|kinda|sort of|tend to|do) )*"
@@ -56,6 +66,12 @@ _LIKE = re.compile(
 _FAN = re.compile(
     r"(?:^(?:i'm |i am )?|(?<=[\s,;:])(?:i'm|i am) )(?P<neg>not )?(?:really |such )?(?:a |much of a )?"
     r"(?:big |huge |massive )?fan of (?P<v>.+)$",
+    re.I,
+)
+_INTO = re.compile(
+    rf"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:(?:{ADVERBS}|so|super|kind of|kinda) )*(?P<neg>not |no longer )?"
+    r"(?:really |that |super |so |very )?(?:into|obsessed with|crazy about|passionate about|hooked on|addicted to) "
+    r"(?P<v>.+)$",
     re.I,
 )
 _WOULD_RATHER = re.compile(r"(?:^|(?<=[\s,;:]))i(?:'d| would) (?:rather|prefer) (?P<v>.+)$", re.I)
@@ -138,7 +154,7 @@ def _over_for_me(ctx: Clause, match: re.Match[str]) -> Candidate | None:
 
 
 def _fan(ctx: Clause, match: re.Match[str]) -> Candidate | None:
-    if blocked_object(match.group("v")):
+    if blocked_object(match.group("v")) or sarcastic(ctx.original):
         return None
     value = preferred_object(match.group("v"))
     if not value:
@@ -148,17 +164,29 @@ def _fan(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     return preference(ctx, f"{ctx.subject} {verb} {value}", attribute="likes", value=value, polarity=polarity)
 
 
+def _into(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    whole = match.group("v")
+    if blocked_object(whole) or sarcastic(ctx.original):
+        return None
+    value = preferred_object(whole)
+    if not value or unresolved_referent(value) or len(value.split()) > 8:
+        return None
+    polarity = -1 if match.group("neg") else 1
+    verb = "is not into" if polarity < 0 else "is into"
+    return preference(ctx, f"{ctx.subject} {verb} {value}", attribute="likes", value=value, polarity=polarity)
+
+
 def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     verb = match.group("verb").casefold()
     whole = match.group("v")
-    if blocked_object(whole) or unresolved_referent(whole):
+    if blocked_object(whole) or sarcastic(ctx.original):
         return None
     polarity = _LIKE_VERBS[verb]
     found = topic(whole, polarity)
     if found:
         return topic_preference(ctx, found)
     value = preferred_object(whole)
-    if not value or len(value.split()) > 10:
+    if not value or unresolved_referent(value) or len(value.split()) > 10:
         return None
     value = re.sub(r"^(?:it )?when\b", "when", value)
     content = third_person(ctx.original[match.start() : match.start("v")] + value, ctx.name)
@@ -192,11 +220,13 @@ _ORDER: tuple[tuple[re.Pattern[str], Builder], ...] = (
     (_DIET, _diet),
     (_NO_EAT, _no_eat),
     (INSTRUCTION, instruction),
+    (STANDING_ORDER, standing_order),
     (WHEN_YOU, when_you),
     (_WOULD_RATHER, _would_rather),
     (STANDING_WANT, standing_want),
     (_OVER_FOR_ME, _over_for_me),
     (_FAN, _fan),
+    (_INTO, _into),
     (_LIKE, _like),
     (_HABIT, _habit),
 )

@@ -30,7 +30,12 @@ _STATEMENT_START = re.compile(
     rf"she|they|everyone|everything|all|no|every|each|some)\b|(?-i:[{UPPER}])(?![\w.]*,)|\d",
     re.IGNORECASE,
 )
-_STRUCTURED = ("identity", "relation", "preference")
+_STRUCTURED = ("identity", "relation", "preference", "instruction", "entity")
+_ONLY_A_REFERENCE = re.compile(
+    r"^(?:that|this|it|these|those|them|all (?:of )?(?:that|this|those)|(?:that|this) one|what i (?:said|told you)"
+    r"|everything|the above)(?: (?:please|for me|for later|too|as well|okay|ok))*[\s.!,]*$",
+    re.I,
+)
 
 
 def request_rules(ctx: Clause, inner: Rule) -> list[Candidate] | None:
@@ -39,8 +44,8 @@ def request_rules(ctx: Clause, inner: Rule) -> list[Candidate] | None:
     if not match:
         return None
     start = match.start("v")
-    if not _STATEMENT_START.match(ctx.clause[start:]):
-        return []  # "Don't forget, believe in yourself": advice, not something to remember
+    if not _STATEMENT_START.match(ctx.clause[start:]) or _ONLY_A_REFERENCE.match(ctx.clause[start:]):
+        return []  # "Don't forget, believe in yourself": advice; "Remember that.": points at earlier words
     body_ctx = replace(ctx, clause=ctx.clause[start:], original=ctx.original[start:])
     structured = [c for c in inner(body_ctx) if c.category in _STRUCTURED]
     if structured:

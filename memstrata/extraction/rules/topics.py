@@ -36,7 +36,18 @@ _ONE_WORD_SLOTS = (
     ("preference:tone", r"\b(informal(?:ly)?|formal(?:ly)?|casual(?:ly)?)\b"),
     ("preference:format", r"\b(bullet points?|tables?|prose|markdown|numbered lists?|plain text)\b"),
 )
-_CONTACT_METHODS = {"calls": "phone", "call": "phone", "phone calls": "phone", "phone call": "phone"}
+_CONTACT_METHODS = {
+    "calls": "phone",
+    "call": "phone",
+    "phone calls": "phone",
+    "phone call": "phone",
+    "whatsapp": "WhatsApp",
+    "slack": "Slack",
+    "telegram": "Telegram",
+    "signal": "Signal",
+    "sms": "SMS",
+    "texts": "text",
+}
 
 
 def topic(text: str, polarity: int) -> Topic | None:
@@ -67,12 +78,13 @@ def _answer_length(low: str, polarity: int) -> Topic | None:
 def _contact_method(low: str, polarity: int) -> Topic | None:
     method = re.search(r"\b(e-?mail|phone(?: calls?)?|calls?|texts?|sms|whatsapp|slack|telegram|signal)\b", low)
     if not (
-        method and re.search(r"\b(?:over|to|rather than|instead of|by|via|through)\b|contact", low) and polarity > 0
+        method
+        and re.search(r"\b(?:over|to|rather than|instead of|by|via|through|on)\b|contact|reach", low)
+        and polarity > 0
     ):
         return None
     value = method.group(1).replace("e-mail", "email")
-    value = _CONTACT_METHODS.get(value, value)
-    return "preference:contact_method", value.rstrip("s") if value in ("texts",) else value
+    return "preference:contact_method", _CONTACT_METHODS.get(value, value)
 
 
 def _response_language(low: str) -> Topic | None:
@@ -131,4 +143,11 @@ def preference(
 def preferred_object(text: str) -> str:
     """The liked/disliked thing: cut at the first clause boundary."""
     cut = re.split(r"[,;.!?()]| but | because | since | especially | although | though ", text, maxsplit=1)[0]
-    return clean_value(cut)
+    return clean_value(_TRAILING_TIME.sub("", cut))
+
+
+_TRAILING_TIME = re.compile(
+    r"(?:\s+(?:now|any ?more|these days|nowadays|lately|either|at all|honestly|tbh|lol|haha|too|as well|"
+    r"so much|a lot|more than ever|most of all))+\s*$",
+    re.I,
+)
