@@ -94,9 +94,11 @@ def test_relations(text, expected):
     assert (candidate.attribute, candidate.value) == expected
 
 
-def test_relation_names_a_person_entity():
-    [candidate] = extract("My brother Tom lives in Denver.")
-    assert [(e.name, e.type) for e in candidate.entities] == [("Tom", "person")]
+def test_relation_names_a_person_entity_and_their_own_fact():
+    relation, fact = extract("My brother Tom lives in Denver.")
+    assert [(e.name, e.type) for e in relation.entities] == [("Tom", "person")]
+    assert (fact.category, fact.subject, fact.attribute, fact.value) == ("entity", "tom", "location", "Denver")
+    assert [(e.name, e.type) for e in fact.entities] == [("Tom", "person"), ("Denver", "place")]
 
 
 def test_event_gets_absolute_time_and_content():

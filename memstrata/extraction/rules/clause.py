@@ -11,6 +11,7 @@ from ...models import MemoryKind
 from ..base import Candidate, EntityMention, ProfileSlot
 from ..dates import Prefer, find_dates
 from ..render import sentence
+from .mentions import merged, people
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,10 @@ def candidate(
     profile: ProfileSlot | None = None,
     confidence: float = 0.8,
 ) -> Candidate:
-    """A `Candidate` about the user from `ctx`, its content tidied into one sentence."""
+    """A `Candidate` about the user from `ctx`, its content tidied into one sentence.
+
+    Besides the `entities` a rule names, the people the clause mentions ("lunch with Sarah") are listed.
+    """
     return Candidate(
         kind=kind,
         content=sentence(content),
@@ -66,7 +70,7 @@ def candidate(
         value=value,
         polarity=polarity,
         event_time=event_time,
-        entities=entities,
+        entities=merged(entities, people(ctx.clause)),
         profile=profile,
         confidence=confidence,
         source_text=ctx.original,

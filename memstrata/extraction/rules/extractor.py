@@ -13,7 +13,11 @@ from .identity import identity_rules
 from .open_items import open_item_rules
 from .preferences import preference_rules
 from .relations import relation_rules
+from .milestones import milestone_rules
+from .others import other_people_rules
+from .projects import project_rules
 from .requests import request_rules
+from .routines import routine_rules
 from .updates import update_rules
 
 
@@ -68,15 +72,21 @@ def _clause_candidates(ctx: Clause) -> list[Candidate]:
 
 
 def _statement_candidates(ctx: Clause) -> list[Candidate]:
-    """Identity, relation and preference candidates; an event only when none of them blocks it.
+    """Updates, identity, relation, preference and routine candidates; an event (a dated one, else a
+    milestone) only when none of them blocks it; else facts about other people (an event that names
+    someone already lists them among its entities).
 
-    Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event.
+    Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event. A
+    routine ("every Friday I ...") is never also a dated event nor a habit.
     """
-    found = update_rules(ctx) + identity_rules(ctx) + relation_rules(ctx) + preference_rules(ctx)
+    found = update_rules(ctx) + identity_rules(ctx) + project_rules(ctx) + relation_rules(ctx)
+    routines = routine_rules(ctx)
+    found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit")]
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
-    if not blocking:
-        found.extend(event_rules(ctx))
-    return found
+    if routines:
+        return found + routines
+    events = [] if blocking else event_rules(ctx) or milestone_rules(ctx)
+    return found + (events or other_people_rules(ctx))
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
