@@ -20,6 +20,15 @@ _CLAUSE_SPLIT = re.compile(
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
+_LEAD_IN = re.compile(
+    r"(?:(?:just|only|also|so|and|but|well|oh|actually|honestly|anyway|btw|by the way|guess what|update|news|"
+    r"last|this|next|early|late|on|in|at|since|over|the other|a few|two|three|few|couple of|earlier|"
+    r"yesterday|today|tonight|tomorrow|recently|lately|finally|these days|nowadays|this morning|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|week|weekend|month|year|days?|weeks?|months?|years?|ago|"
+    r"morning|afternoon|evening|night)\b[\s,]*){1,4}",
+    re.IGNORECASE,
+)
+"""A short opening that belongs to the clause after it ("Yesterday, I went ...", "Last weekend, we ...")."""
 _REQUEST_PREFIX_ONLY = re.compile(
     r"(?:please )?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|for (?:future|your) "
     r"reference|for the record|just so you know|fyi|save this|store this)[\s:,\-]*",
@@ -74,7 +83,8 @@ def clauses(sentence: str) -> list[str]:
     for boundary in _CLAUSE_SPLIT.finditer(sentence):
         left = sentence[cursor : boundary.start()].strip()
         joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(left)
-        if not left or joined_subject or _REQUEST_PREFIX_ONLY.fullmatch(left):
+        lead_in = boundary.group(0).startswith(",") and _LEAD_IN.fullmatch(left)
+        if not left or joined_subject or lead_in or _REQUEST_PREFIX_ONLY.fullmatch(left):
             continue
         pieces.append(left)
         cursor = boundary.end()

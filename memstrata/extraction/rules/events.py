@@ -29,8 +29,26 @@ _PAST_START = re.compile(
 _PLACE_CUE = re.compile(rf"\b(?:to|in|from|at|near|visit|visiting) (?P<v>{PLACE})")
 
 
+_RECENT = re.compile(
+    r"(?:^|(?<=[\s,;:]))(?:i|we|my \w+ and i)(?:'ve| have)? (?P<adv>just|recently|finally|also just|only just) "
+    r"(?!(?:wanted|realized|realised|thought|noticed|figured|remembered|wondered|felt|said|meant|mentioned|"
+    r"checked|asked|told|heard|looked|tried|needed|had to|saw that|read|got done|came across|found out|learned that"
+    r"|woke up|got up|ate|had (?:a|some|my) (?:snack|coffee|nap|drink|bite))\b)"
+    rf"(?P<verb>[{LOWER}]+ed|went|ran|had|got|took|made|met|came back|left|began|won|bought|sold|flew|drove|"
+    r"wrote|gave|quit|became|broke|found|spent|started|finished|joined|moved|signed|booked|adopted|"
+    r"participated|volunteered|attended|visited|returned|graduated|competed|performed|published)\b",
+    re.I,
+)
+"""A past action marked recent ("I just got back from ...", "we recently moved ..."), dated or not."""
+_NOT_EVENTS = frozenset(
+    "wanted realized realised thought noticed figured remembered wondered felt said meant mentioned checked asked "
+    "told heard looked tried needed used liked loved hated enjoyed preferred decided seemed appeared".split()
+)
+
+
 def event_rules(ctx: Clause) -> list[Candidate]:
-    """An event when the clause has an event cue, is about the user or names an event, and has a date."""
+    """An event when the clause has an event cue, is about the user or names an event, and has a date;
+    or, without a date, a past action the user marks as recent ("I just got back from ...")."""
     clause = ctx.clause
     if not EVENT_CUE.search(clause) or _STATE_ONLY.match(clause):
         return []
@@ -38,7 +56,7 @@ def event_rules(ctx: Clause) -> list[Candidate]:
         return []
     mentions = _event_dates(ctx, guess_tense(clause))
     if not mentions:
-        return []
+        return _recent_event(ctx)
     first = mentions[0]
     if first.span[0] == 0 and _DATE_AS_SUBJECT.match(ctx.original[first.span[1] :]):
         return []  # the date is the grammatical subject ("This week has been busy"): not an event
@@ -53,6 +71,36 @@ def event_rules(ctx: Clause) -> list[Candidate]:
             event_time=first.start,
             entities=_place_entities(ctx.clause),
             confidence=0.7,
+        )
+    ]
+
+
+_RECENT_AFTER = re.compile(
+    rf"(?:^|(?<=[\s,;:]))(?:i|we) (?P<verb>[{LOWER}]+ed|went|ran|took|made|met|began|won|bought|sold|flew|drove|"
+    r"wrote|gave|quit|became|found|spent|started|finished|joined|moved|signed|booked|adopted|got (?:a|an|my|our|back))"
+    r"\b[^,.;!?]{3,80}? (?P<adv>recently|lately)\b",
+    re.I,
+)
+
+
+def _recent_event(ctx: Clause) -> list[Candidate]:
+    """An undated past action marked "just" (dated the message's day) or "recently"/"finally" (undated)."""
+    match = _RECENT.search(ctx.clause) or _RECENT_AFTER.search(ctx.clause)
+    if not match or match.group("verb").casefold() in _NOT_EVENTS:
+        return []
+    just = match.group("adv").casefold().endswith("just")
+    day = ctx.at.replace(hour=0, minute=0, second=0, microsecond=0)
+    return [
+        candidate(
+            ctx,
+            kind=MemoryKind.EVENT,
+            category="event",
+            content=third_person(ctx.original[match.start() :], ctx.name),
+            attribute="event",
+            value=clean_value(ctx.original),
+            event_time=day if just else None,
+            entities=_place_entities(ctx.clause),
+            confidence=0.65,
         )
     ]
 

@@ -77,10 +77,13 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     someone already lists them among its entities).
 
     Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event. A
-    routine ("every Friday I ...") is never also a dated event nor a habit.
+    routine ("every Friday I ...", "I've been using X for 6 months") is never also a dated event, a habit
+    or a project, and an identity statement ("I've been working as a teacher for ten years") is no routine.
     """
-    found = update_rules(ctx) + identity_rules(ctx) + project_rules(ctx) + relation_rules(ctx)
-    routines = routine_rules(ctx)
+    found = update_rules(ctx) + identity_rules(ctx)
+    routines = [] if found else routine_rules(ctx)
+    found += [] if routines else project_rules(ctx)
+    found += relation_rules(ctx)
     found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit")]
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
     if routines:

@@ -24,13 +24,22 @@ RECURRENCE = re.compile(
     re.I,
 )
 _DOES = re.compile(
-    r"\b(?:i|we)(?:'ve| have)? (?:usually |always |normally |typically |generally |also |still |now )?"
+    r"\b(?:i|we)(?:'ve| have| am|'m)? (?:been )?(?:usually |always |normally |typically |generally |also |still |now )?"
     r"(?:have|go|do|play|take|attend|run|swim|teach|meet|work|volunteer|visit|call|train|practi[cs]e|cook|walk|"
     r"drive|bike|cycle|ride|hit|lift|study|host|join|get|see|skype|facetime|babysit|pick up|drop off|coach|"
-    r"lead|help|clean|shop|sing|dance|paint|write|read|meditate|stream|record|watch|eat|fast|jog|climb|hike)\b"
+    r"lead|help|clean|shop|sing|dance|paint|write|read|meditate|stream|record|watch|eat|fast|jog|climb|hike|"
+    r"[a-z]+ing)\b"
     r"|\bmy [\w\- ]{2,40}? (?:is|are|meets|happens|runs|takes place|starts|falls)\b",
     re.I,
 )
+_ONGOING = re.compile(
+    r"(?:^|(?<=[\s,;:]))(?:i|we)(?:'ve| have) been (?!(?:thinking|wondering|feeling|trying|looking|meaning|waiting|"
+    r"going through|dealing|struggling|having trouble|asked|told|hoping|considering)\b)[a-z]+ing\b.*?"
+    r"\b(?:for|since) (?:about |over |almost |nearly |around |the (?:past|last) )?(?:\d+|a|an|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|a few|a couple of|several|many|\d+\+?) (?:days?|weeks?|months?|years?|decades?)\b",
+    re.I,
+)
+"""Something the user has kept doing for a while ("I've been using my Fitbit for 6 months now")."""
 _NOT_ROUTINE = re.compile(
     r"\bevery (?:time|single time|now and then|so often|once in a while|other day i (?:think|wonder))\b"
     r"|\b(?:used to|anymore|no longer)\b|\bwould\b",
@@ -41,7 +50,8 @@ _NOT_ROUTINE = re.compile(
 def routine_rules(ctx: Clause) -> list[Candidate]:
     """The clause as a routine when it says the user does something on a recurring schedule."""
     clause = ctx.clause
-    if not RECURRENCE.search(clause) or not _DOES.search(clause) or _NOT_ROUTINE.search(clause):
+    recurring = RECURRENCE.search(clause) and _DOES.search(clause)
+    if not (recurring or _ONGOING.search(clause)) or _NOT_ROUTINE.search(clause):
         return []
     return [
         candidate(
