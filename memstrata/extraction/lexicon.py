@@ -95,7 +95,10 @@ OCCUPATIONS = (
     "coach|trainer|barista|waiter|waitress|bartender|nanny|secretary|banker|broker|agent|auditor|executive|"
     "soldier|sergeant|retiree|pensioner|midwife|caregiver|social worker|counselor|counsellor|illustrator|"
     "animator|copywriter|strategist|advisor|adviser|investigator|inspector|lead|owner|postdoc|resident|"
-    "apprentice|contractor|assistant|representative|planner|producer|scientist|sysadmin|devops|tester"
+    "apprentice|contractor|assistant|representative|planner|producer|scientist|sysadmin|devops|tester|"
+    "journalist|hygienist|receptionist|cartoonist|pianist|guitarist|violinist|novelist|florist|stylist|"
+    "anesthetist|optometrist|orthodontist|podiatrist|physiotherapist|paramedic|dietitian|radiographer|"
+    "[a-z]+ologist|[a-z]+iatrist|[a-z]+iatrician|[a-z]+ician"
 )
 
 RELATIONS = aliases(

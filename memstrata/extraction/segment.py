@@ -108,6 +108,34 @@ def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]
             yield sentence, original[start : start + len(sentence)]
 
 
+_DROPPED_I = re.compile(
+    r"^(?:(?:just|finally|recently|also|actually|officially|literally) )*(?:got|had|went|moved|started|finished|passed|"
+    r"graduated|joined|left|quit|bought|sold|booked|adopted|ran|won|met|took|made|visited|flew|drove|spent|signed|"
+    r"launched|decided|switched|became|began|turned|landed|married|completed|earned|submitted|applied|received|built|"
+    r"wrote|fixed|painted|learned|learnt|hiked|celebrated|hosted|attended|volunteered|organi[sz]ed|stopped|"
+    r"love|hate|adore|prefer|enjoy|can't stand|cannot stand|live|work|speak|need to|have to|used to)\b",
+    re.IGNORECASE,
+)
+_DROPPED_I_HAVE = re.compile(r"^(?:been|gotten)\b", re.IGNORECASE)
+_DROPPED_I_AM = re.compile(
+    r"^(?:(?:currently|still|now|also) )*(?:working on|building|learning|training for|planning|heading|flying|moving|"
+    r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
+    r"based in|originally from|married|engaged|pregnant)\b",
+    re.IGNORECASE,
+)
+
+
+def implied_subject(masked: str, original: str) -> tuple[str, str]:
+    """The clause with the "I" chat often leaves out put back ("Moved to Denver in January" ->
+    "I moved to Denver in January", "Been busy ..." -> "I've been busy ...", "Not vegan anymore" ->
+    "I'm not vegan anymore"), the same prefix on both texts so that their offsets still agree."""
+    for pattern, prefix in ((_DROPPED_I, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm ")):
+        if pattern.match(masked):
+            lowered = masked[:1].lower() + masked[1:], original[:1].lower() + original[1:]
+            return prefix + lowered[0], prefix + lowered[1]
+    return masked, original
+
+
 def _clause_bodies(masked: str, original: str) -> Iterator[tuple[str, str]]:
     """Clauses of one sentence, without small talk and without a polite request's question wrapper."""
     for clause, start in _located(clauses(masked), masked):
@@ -120,4 +148,4 @@ def _clause_bodies(masked: str, original: str) -> Iterator[tuple[str, str]]:
         if wrapper:
             body_masked = body_masked[wrapper:].rstrip("?").strip()
             body_original = body_original[wrapper:].rstrip("?").strip()
-        yield body_masked, body_original
+        yield implied_subject(body_masked, body_original)

@@ -48,7 +48,8 @@ _QUESTION_REQUEST = re.compile(
 )
 """A polite question that is really a request ("Can you remind me to ...?")."""
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if(?! possible| you can| you could| that's ok)|suppose|supposing|imagine|pretend|hypothetically|"
+    r"\b(?:if(?! possible| you (?:can|could|need|want|like|wanna|care|ever need)| needed| it helps| that helps"
+    r"| (?:that|it) matters| that's (?:ok|okay|useful|helpful|relevant))|suppose|supposing|imagine|pretend|hypothetically|"
     r"let's say|lets say|say that|what if|wonder|wondering|maybe|perhaps|might|someday|some day|in theory|"
     r"assuming|would(?! rather| prefer| like| love)|were i|whether)\b",
     re.IGNORECASE,

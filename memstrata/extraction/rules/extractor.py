@@ -81,8 +81,8 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     or a project, and an identity statement ("I've been working as a teacher for ten years") is no routine.
     """
     found = update_rules(ctx) + identity_rules(ctx)
+    found += [] if found else project_rules(ctx)
     routines = [] if found else routine_rules(ctx)
-    found += [] if routines else project_rules(ctx)
     found += relation_rules(ctx)
     found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit")]
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]

@@ -66,6 +66,12 @@ _EMPLOYER_RULES = (
     ),
     re.compile(rf"{I_OR_WE} (?:just |recently )?joined (?P<v>{CAP}(?: {CAP})*){END}", re.I),
     re.compile(
+        rf"{I_OR_WE} (?:just |recently |now )?(?:joined|moved to|switched to|started at|work at|work for|am at|'m at) "
+        rf"(?:a|an|the) (?:[\w\-]+ )?(?:startup|company|firm|agency|studio|lab|bank|nonprofit|consultancy|shop)"
+        rf",? (?:called|named) (?P<v>{CAP}(?: {CAP})*){END}",
+        re.I,
+    ),
+    re.compile(
         rf"{I_AM} (?:currently |now )?(?:a|an) (?:[\w\-]+ ){{0,4}}?(?:{OCCUPATIONS}) (?:at|for|with) "
         rf"(?P<v>{ORG}){END}",
         re.I,
@@ -94,7 +100,7 @@ _LANGUAGE = re.compile(
 _NATIVE_LANGUAGE = re.compile(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)", re.I)
 _AGE = re.compile(
     rf"{I_AM} (?:now |only |almost |nearly )?(?P<v>1\d|[2-9]\d)"
-    rf"(?: ?(?:years old|years of age|yrs old|y/o|yo)\b|(?=\s*(?:$|[,.;!)]|\s(?:and|but|now|so|too|btw|this year)\b)))"
+    rf"(?: ?(?:years old|years of age|yrs old|y/o|yo)\b|(?=\s*(?:$|[,.;!)]|\s(?:and|but|now|so|too|btw|this year|going on|lol|haha|myself|here|soon)\b)))"
     rf"|{I_OR_WE} (?:just |recently )?turned (?P<w>1\d|[2-9]\d)\b",
     re.I,
 )

@@ -30,6 +30,12 @@ CONTACT_TIME = re.compile(
     r"(?:is|would be|=)(?: (?:via|through|by|on|over))? (?P<v>[^,.;!?]+)",
     re.I,
 )
+CONTACT_ORDER = re.compile(
+    r"^(?:please )?(?P<v>text|call|ring|email|e-mail|message|dm|whatsapp|slack|ping) me (?:rather than|instead of|over|"
+    r"not|and not|only|first|on|via)\b",
+    re.I,
+)
+"""How to reach the user, as an order: "text me rather than calling", "email me instead of calling"."""
 _TIME_WORDS = re.compile(
     r"\b(?:morning|afternoon|evening|night|noon|midday|weekend|weekday|before|after|between|around|am|pm|"
     r"\d{1,2}(?::\d\d)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
@@ -49,7 +55,8 @@ _OUTPUT_VERBS = (
 WHEN_YOU = re.compile(
     rf"^when(?:ever)? you (?P<cond>(?:{_OUTPUT_VERBS})\b[^,]*), (?:please )?(?:always )?"
     rf"(?P<v>(?:{_OUTPUT_VERBS}|"
-    rf"keep|avoid|don't|do not|never|make)\b.+)$",
+    rf"keep|avoid|don't|do not|never|make|skip|leave out|exclude|mention|ask|check|tell|remind|stick|focus|"
+    rf"prioriti[sz]e|assume|go easy|be|stay|try|cite|link|mark|flag|double-check)\b.+)$",
     re.I,
 )
 _STANDING = r"(?:from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?|every time|always)"
@@ -68,6 +75,15 @@ STANDING_WANT = re.compile(
     r"|every time|always)\b",
     re.I,
 )
+
+
+def contact_order(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    """The contact-method slot from "text me rather than calling"."""
+    found = topic(f"contact by {match.group('v').casefold()}", 1)
+    channel = {"ring": "phone", "dm": "direct message", "ping": "message", "message": "message"}.get(
+        match.group("v").casefold()
+    )
+    return topic_preference(ctx, found if found else ("preference:contact_method", channel or "message"))
 
 
 def as_instruction(found: Candidate) -> Candidate:

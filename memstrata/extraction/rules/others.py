@@ -13,7 +13,7 @@ from dataclasses import replace
 from ...models import MemoryKind
 from ..base import Candidate, EntityMention, EntityType
 from ..dates import find_dates, guess_tense
-from ..lexicon import CAP, NAME, NOT_NAMES, OCCUPATIONS, REL, is_name
+from ..lexicon import CAP, LOWER, NAME, NOT_NAMES, OCCUPATIONS, REL, is_name
 from ..render import absolute_dates, third_person
 from .clause import Clause, candidate, clean_value
 
@@ -36,7 +36,8 @@ _VERBS: tuple[tuple[str, str, int, EntityType | None], ...] = (
 )
 _RELATION = REL.replace("(?P<rel>", "(?:")
 _SUBJECT = re.compile(
-    rf"^(?:(?:my|our) {_RELATION},? )?(?P<name>{NAME})(?:,? (?:my|our) (?:\w+ ){{0,2}}?{_RELATION},?)? "
+    rf"^(?:(?:my|our) {_RELATION},? )?(?P<name>{NAME})(?:,? (?:my|our) (?:\w+ ){{0,2}}?{_RELATION},?)?"
+    rf"(?: (?:from|in|on|at) (?:the )?[{LOWER}\-]+(?: team| department| dept)?)? "
     rf"(?:(?:just|recently|finally|also|now|actually|officially) )*(?:has |'s |have )?"
     rf"(?P<verb>{'|'.join(f'(?:{v[0]})' for v in _VERBS)})\b(?P<rest>.*)$",
     re.I,

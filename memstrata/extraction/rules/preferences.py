@@ -15,12 +15,14 @@ from ..render import third_person
 from ..skip import blocked_object, sarcastic, unresolved_referent
 from .clause import Clause, clean_value
 from .instructions import (
+    CONTACT_ORDER,
     CONTACT_TIME,
     INSTRUCTION,
     KEEP_IT,
     STANDING_ORDER,
     STANDING_WANT,
     WHEN_YOU,
+    contact_order,
     contact_time,
     instruction,
     keep_it,
@@ -215,6 +217,7 @@ def _habit(ctx: Clause, match: re.Match[str]) -> Candidate | None:
 _ORDER: tuple[tuple[re.Pattern[str], Builder], ...] = (
     (KEEP_IT, keep_it),
     (CONTACT_TIME, contact_time),
+    (CONTACT_ORDER, contact_order),
     (_FAVORITE, _favorite),
     (_FAVORITE_INVERSE, _favorite),
     (_DIET, _diet),

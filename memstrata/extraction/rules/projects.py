@@ -13,7 +13,8 @@ import re
 from ...models import MemoryKind
 from ..base import Candidate, EntityMention
 from ..lexicon import CAP
-from ..render import third_person
+from ..dates import find_dates
+from ..render import absolute_dates, third_person
 from .clause import Clause, candidate, clean_value
 
 _LASTING = (
@@ -29,7 +30,7 @@ _DOING = (
 _PROGRESSIVE = r"(?:^|(?<=[\s,;:]))(?:i'm|i am|i've been|i have been|we're|we are|we've been)"
 _QUOTED_OR_CAP = rf"(?:{CAP}(?: {CAP}){{0,3}}|\"_+\"|'_+')"
 _NAMED = re.compile(
-    rf"{_PROGRESSIVE} (?:(?:currently|still|now|also|really|actually) )*(?:{_DOING}) "
+    rf"{_PROGRESSIVE} (?:(?:currently|still|now|also|really|actually) )*(?:(?:{_DOING})|[^,.;!?]{{0,30}}? (?:on|with)) "
     rf"(?:(?:a|an|my|our|the|this) )(?:[\w\-]+ ){{0,3}}?(?:{_LASTING})s?,? (?:called|named|titled|dubbed|codenamed) "
     rf"(?P<v>{_QUOTED_OR_CAP})"
     rf"|{_PROGRESSIVE} (?:(?:currently|still|now|also) )*(?:working on|building|developing) (?P<w>{_QUOTED_OR_CAP}),"
@@ -63,7 +64,8 @@ def project_rules(ctx: Clause) -> list[Candidate]:
         match = pattern.search(ctx.clause)
         if match and not _NOT_OBJECTS.match(match.group("v")):
             value = clean_value(ctx.original[match.start("v") : match.end("v")])
-            content = third_person(ctx.original[match.start() : match.end("v")], ctx.name)
+            text = ctx.original[match.start() :]
+            content = third_person(absolute_dates(text, find_dates(text, ctx.at, prefer="future")), ctx.name)
             return [_project(ctx, content, value, ())]
     return []
 

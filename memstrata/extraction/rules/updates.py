@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...models import MemoryKind
 from ..base import Candidate, EntityMention, EntityType
 from ..lexicon import END, I_AM, I_OR_WE, ORG, PLACE
+from ..render import third_person
 from .clause import Clause, candidate, clean_value
 
 _NO_LONGER = r"(?:no longer|don't|do not|dont|didn't|did not|never)"
@@ -74,6 +75,8 @@ def update_rules(ctx: Clause) -> list[Candidate]:
             if match and not match.group("v").casefold().startswith(("the ", "a ", "an ", "home")):
                 found.append(_former_value(ctx, former, clean_value(match.group("v"))))
                 break
+    if not found:
+        found.extend(_quit_job(ctx))
     diet = _FORMER_DIET.search(ctx.clause)
     if diet:
         value = (diet.group("v") or diet.group("w") or diet.group("x")).casefold()
@@ -89,6 +92,33 @@ def update_rules(ctx: Clause) -> list[Candidate]:
             )
         )
     return found
+
+
+_QUIT_JOB = re.compile(
+    rf"{I_OR_WE} (?:just |recently |finally |officially )?(?:left|quit|resigned from|lost) (?:my|our) "
+    rf"(?:\w+ )?(?:job|position|role)(?: (?:at|with) (?P<v>{ORG}))?{END}",
+    re.I,
+)
+
+
+def _quit_job(ctx: Clause) -> list[Candidate]:
+    """"I quit my job (at the bank)": the employer slot no longer holds (its value named or not)."""
+    match = _QUIT_JOB.search(ctx.clause)
+    if not match:
+        return []
+    value = clean_value(match.group("v")) if match.group("v") else None
+    return [
+        candidate(
+            ctx,
+            kind=MemoryKind.FACT,
+            category="identity",
+            content=third_person(ctx.original[match.start() : match.end()], ctx.name),
+            attribute="employer",
+            value=value,
+            polarity=-1,
+            confidence=0.8,
+        )
+    ]
 
 
 def _former_value(ctx: Clause, former: _Former, value: str) -> Candidate:
