@@ -46,7 +46,7 @@ ORG = (
 END = (
     r"(?=\s*(?:$|[,.;!?)]|\s(?:now|not|and|but|by the way|btw|here|originally|as|with|since|for|in|at|on|too"
     r"|though"
-    r"|anymore|last|next|this|yesterday|today|tomorrow|from|after|before|until)\b))"
+    r"|anymore|last|next|this|yesterday|today|tomorrow|from|after|before|until|so|because|who|which|lol|haha)\b))"
 )
 """Where a captured value may stop: punctuation, the end, or a word that starts a new phrase."""
 
@@ -140,10 +140,13 @@ EVENT_CUE = re.compile(
     r"|\b(?:i|we|he|she|they)\s+(?:just\s+|finally\s+|already\s+|also\s+)?"
     r"(?:[a-z]+ed|went|ran|had|got|took|made|saw|met|came|left|began|won|lost|bought|sold|flew|drove|"
     r"wrote|gave|did|quit|became|broke|found|spent)\b"
-    r"|\b(?:'ll|will)\s+be\b|\b(?:i|we)\s+(?:'ll|will)\s+\w+",
+    r"|\b(?:'ll|will)\s+be\b|\b(?:i|we)\s+(?:'ll|will)\s+\w+"
+    r"|\b(?:starts?|begins?|ends?|finish(?:es)?|graduates?|arrives?|leaves?|lands?|opens?|closes?|turns?|retires?"
+    r"|moves?|comes? back|gets? back)\b",
     re.IGNORECASE,
 )
-"""Something happens: an event noun, a progressive, a past-tense action or a future "will"."""
+"""Something happens: an event noun, a progressive, a past-tense action, a future "will", or a scheduled
+start or end in the present tense ("my son starts kindergarten in September")."""
 PERSONAL = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|our|us)\b", re.IGNORECASE)
 
 

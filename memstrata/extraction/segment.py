@@ -16,7 +16,9 @@ from .skip import is_unstated, looks_like_code_or_error, question_request_length
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
-    r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+",
+    r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
+    r"|,\s+(?=(?:just |finally |also )?(?:got|moved|started|switched|joined|quit|left|bought|booked|finished|passed|"
+    r"graduated|adopted|signed)\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)

@@ -42,6 +42,8 @@ _TAG_QUESTION = re.compile(
 )
 _QUESTION_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please )?(?=remind me (?:to|about|in|on|tomorrow|next)\b|remember\b"
+    r"|always\b|never\b|stop\b|keep (?:your|the|it|answers|replies)\b"
+    r"|(?:use|reply|respond|answer|write|talk)\b.*\b(?:from now on|going forward|in (?:the )?future)\b"
     r"|note\b"
     r"|make a note\b|keep in mind\b|save\b)",
     re.IGNORECASE,
@@ -49,14 +51,16 @@ _QUESTION_REQUEST = re.compile(
 """A polite question that is really a request ("Can you remind me to ...?")."""
 _HYPOTHETICAL = re.compile(
     r"\b(?:if(?! possible| you (?:can|could|need|want|like|wanna|care|ever need)| needed| it helps| that helps"
-    r"| (?:that|it) matters| that's (?:ok|okay|useful|helpful|relevant))|suppose|supposing|imagine|pretend|hypothetically|"
+    r"| (?:that|it) matters| that's (?:ok|okay|useful|helpful|relevant)| anything| something| it's urgent| urgent"
+    r"| you need me)|suppose|supposing|imagine|pretend|hypothetically|"
     r"let's say|lets say|say that|what if|wonder|wondering|maybe|perhaps|might|someday|some day|in theory|"
     r"assuming|would(?! rather| prefer| like| love)|were i|whether)\b",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
     r"\b(?:said|says|told|tells|claims|claimed|wrote|writes|mentioned|quote|quoted|translate|translation|"
-    r"novel|story|character|the phrase|the sentence|how do i say)\b",
+    r"the phrase|the sentence|how do i say|the protagonist|(?:my|the|a|his|her|their) character"
+    r"|in (?:the|my|this|a|that) (?:novel|story|book|game|movie|film|show|script|screenplay))\b",
     re.IGNORECASE,
 )
 _PRONOUN = re.compile(r"^(?:\S+ ){0,2}?(?:it|them|this|that|these|those|him|her|one|ones)\b", re.I)
@@ -74,7 +78,8 @@ _BLOCKED_OBJECT = re.compile(
 
 _SARCASM_MARKER = re.compile(
     r"(?:^|\s)/s\b|\U0001f644|\U0001f612|\U0001f611|\bsaid no ?(?:one|body)\b|\byeah,? right\b|\bnot!|\boh,? joy\b"
-    r"|\bjust what i needed\b|\blucky me\b|\bhow fun\b|\bwhat fun\b|\bthe best\W*not\b",
+    r"|\bjust what i needed\b|\blucky me\b|\bhow fun\b|\bwhat fun\b|\bthe best\W*not\b|\boh,? great\b"
+    r"|\b(?:yay|great|perfect|wonderful|lovely),? another\b|\banother [\w ]{2,40}, (?:just )?my fav(?:ou?rite)?\b",
     re.IGNORECASE,
 )
 _EMPHASIS = re.compile(r"\b(?:just|simply|sooo+|totally|absolutely) (?:love|adore|enjoy)\b|\b(?-i:LOVE|ADORE|LOVVE)\b", re.I)

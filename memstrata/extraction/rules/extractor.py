@@ -7,6 +7,7 @@ from datetime import datetime
 
 from ..base import Candidate, Message
 from ..segment import readable_clauses
+from ..skip import sarcastic
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
@@ -81,6 +82,8 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     or a project, and an identity statement ("I've been working as a teacher for ten years") is no routine.
     """
     found = update_rules(ctx) + identity_rules(ctx)
+    if sarcastic(ctx.original):
+        return found + relation_rules(ctx)  # "oh great, another Monday meeting": no liking, routine nor event
     found += [] if found else project_rules(ctx)
     routines = [] if found else routine_rules(ctx)
     found += relation_rules(ctx)

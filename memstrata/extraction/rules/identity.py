@@ -105,6 +105,15 @@ _AGE = re.compile(
     re.I,
 )
 """An age of 10-99 ("I'm 34", "I am 34 years old", "I just turned 40"), never "I'm 5 minutes away"."""
+_HEALTH = re.compile(
+    rf"{I_AM} (?:severely |very |mildly |also )?(?P<v>lactose[- ]intolerant|gluten[- ]intolerant|diabetic|celiac|coeliac|"
+    r"asthmatic|epileptic|colou?r[- ]?blind|deaf|hard of hearing|autistic|dyslexic|pregnant|an[a]?emic|"
+    r"immunocompromised|neurodivergent|on the spectrum|in recovery|sober)\b"
+    rf"|{I_OR_WE} (?:also )?have (?P<w>(?:type [12] )?diabetes|celiac(?: disease)?|coeliac(?: disease)?|asthma|adhd|"
+    r"autism|dyslexia|epilepsy|chronic migraines|migraines|arthritis|ibs|crohn's(?: disease)?|long covid|"
+    r"high blood pressure|a (?:bad|weak|dodgy) (?:back|knee|shoulder)|tinnitus|endometriosis|pcos)\b",
+    re.I,
+)
 _PRONOUNS = re.compile(
     r"\bmy (?:preferred )?pronouns are (?P<v>[a-z]+ ?/ ?[a-z]+(?: ?/ ?[a-z]+)?|[a-z]+ and [a-z]+)"
     r"|(?:^|(?<=[\s,;:]))i (?:use|go by) (?P<w>[a-z]+/[a-z]+(?:/[a-z]+)?) pronouns"
@@ -197,7 +206,7 @@ _SLOTS = (
 
 def identity_rules(ctx: Clause) -> list[Candidate]:
     """The user's name, then every identity slot the clause states."""
-    found = _name(ctx)
+    found = _name(ctx) + _health(ctx)
     for slot in _SLOTS:
         hit = _first_value(slot.patterns, ctx, slot.value_of, retry=slot.retry)
         if hit is not None:
@@ -205,6 +214,17 @@ def identity_rules(ctx: Clause) -> list[Candidate]:
             content = slot.template.format(subject=ctx.subject, value=value, article=article(value))
             found.append(_identity(ctx, slot.attribute, value, content, entity=slot.entity))
     return found
+
+
+def _health(ctx: Clause) -> list[Candidate]:
+    """A health condition the user states ("I'm lactose intolerant", "I have asthma"): many may hold."""
+    match = _HEALTH.search(ctx.clause)
+    if not match:
+        return []
+    value = clean_value(match.group("v") or match.group("w"))
+    verb = "is" if match.group("v") else "has"
+    content = f"{ctx.subject} {verb} {value}"
+    return [candidate(ctx, kind=MemoryKind.FACT, category="identity", content=content, attribute="health", value=value)]
 
 
 def _first_value(

@@ -32,7 +32,9 @@ CONTACT_TIME = re.compile(
 )
 CONTACT_ORDER = re.compile(
     r"^(?:please )?(?P<v>text|call|ring|email|e-mail|message|dm|whatsapp|slack|ping) me (?:rather than|instead of|over|"
-    r"not|and not|only|first|on|via)\b",
+    r"not|and not|only|first|on|via)\b"
+    r"|^(?:please )?(?:reach|contact|find|ping|message|text|call|get (?:hold of|in touch with)) me (?:on|via|through|"
+    r"over|by) (?P<w>e-?mail|phone|text|sms|whatsapp|slack|telegram|signal)\b",
     re.I,
 )
 """How to reach the user, as an order: "text me rather than calling", "email me instead of calling"."""
@@ -79,10 +81,9 @@ STANDING_WANT = re.compile(
 
 def contact_order(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     """The contact-method slot from "text me rather than calling"."""
-    found = topic(f"contact by {match.group('v').casefold()}", 1)
-    channel = {"ring": "phone", "dm": "direct message", "ping": "message", "message": "message"}.get(
-        match.group("v").casefold()
-    )
+    said = (match.group("v") or match.group("w")).casefold()
+    found = topic(f"contact by {said}", 1)
+    channel = {"ring": "phone", "dm": "direct message", "ping": "message", "message": "message"}.get(said)
     return topic_preference(ctx, found if found else ("preference:contact_method", channel or "message"))
 
 

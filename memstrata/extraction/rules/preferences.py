@@ -76,6 +76,12 @@ _INTO = re.compile(
     r"(?P<v>.+)$",
     re.I,
 )
+_KIND_OF_PERSON = re.compile(
+    rf"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:(?:{ADVERBS}) )*(?P<neg>not |no longer |never been )?(?:really |much of |"
+    r"a big |a huge |a total |such )?(?:a|an) (?:big |huge |total )?(?P<v>[a-z][a-z\-]+(?: [a-z\-]+)?) "
+    r"(?:person|people person|guy|girl|lover|addict|nerd|geek|junkie|snob|fanatic)\b",
+    re.I,
+)
 _WOULD_RATHER = re.compile(r"(?:^|(?<=[\s,;:]))i(?:'d| would) (?:rather|prefer) (?P<v>.+)$", re.I)
 _OVER_FOR_ME = re.compile(r"^(?P<v>[\w\- ]{2,30}) over (?P<w>[\w\- ]{2,30}) for me\b", re.I)
 _HABIT = re.compile(
@@ -91,7 +97,8 @@ _FAVORITE_INVERSE = re.compile(
 )
 _DIET = re.compile(
     r"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:a |an )?(?:strict )?"
-    r"(?P<v>vegetarian|vegan|pescatarian|pescetarian)\b",
+    r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]free|keto|paleo|"
+    r"plant[- ]based|halal|kosher|low[- ]carb|sugar[- ]free|teetotal|sober)\b",
     re.I,
 )
 _NO_EAT = re.compile(
@@ -178,6 +185,16 @@ def _into(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     return preference(ctx, f"{ctx.subject} {verb} {value}", attribute="likes", value=value, polarity=polarity)
 
 
+def _kind_of_person(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    """"I'm a coffee person", "I'm not a morning person (anymore)": a liking for the thing named."""
+    value = match.group("v").casefold()
+    if sarcastic(ctx.original) or value in ("people", "good", "bad", "nice", "different", "real", "new", "better"):
+        return None
+    polarity = -1 if match.group("neg") else 1
+    content = third_person(ctx.original[match.start() : match.end()], ctx.name)
+    return preference(ctx, content, attribute="likes", value=value, polarity=polarity)
+
+
 def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     verb = match.group("verb").casefold()
     whole = match.group("v")
@@ -230,6 +247,7 @@ _ORDER: tuple[tuple[re.Pattern[str], Builder], ...] = (
     (_OVER_FOR_ME, _over_for_me),
     (_FAN, _fan),
     (_INTO, _into),
+    (_KIND_OF_PERSON, _kind_of_person),
     (_LIKE, _like),
     (_HABIT, _habit),
 )

@@ -17,7 +17,7 @@ from ..render import third_person
 from .clause import Clause, Rule, candidate, clean_value, first_date
 
 _REQUEST = re.compile(
-    r"^(?:please )?(?:remember(?! to\b| when\b| what\b| how\b| who\b| where\b| the time\b)(?: that)?"
+    r"^(?:please )?(?:note to self|remember(?! to\b| when\b| what\b| how\b| who\b| where\b| the time\b)(?: that)?"
     r"|(?:make a |take a |take )?note(?: down)?(?: that)?|keep in mind(?: that)?|bear in mind(?: that)?"
     r"|(?:don't|do not) forget(?! to\b)(?: that)?|for (?:future|your) reference|for the record"
     r"|just so you know"
@@ -44,7 +44,8 @@ def request_rules(ctx: Clause, inner: Rule) -> list[Candidate] | None:
     if not match:
         return None
     start = match.start("v")
-    if not _STATEMENT_START.match(ctx.clause[start:]) or _ONLY_A_REFERENCE.match(ctx.clause[start:]):
+    to_self = match.group(0).casefold().startswith("note to self")
+    if not (to_self or _STATEMENT_START.match(ctx.clause[start:])) or _ONLY_A_REFERENCE.match(ctx.clause[start:]):
         return []  # "Don't forget, believe in yourself": advice; "Remember that.": points at earlier words
     body_ctx = replace(ctx, clause=ctx.clause[start:], original=ctx.original[start:])
     structured = [c for c in inner(body_ctx) if c.category in _STRUCTURED]
@@ -56,7 +57,7 @@ def request_rules(ctx: Clause, inner: Rule) -> list[Candidate] | None:
             ctx,
             kind=MemoryKind.NOTE,
             category="request",
-            content=third_person(body, ctx.name),
+            content=f"{ctx.subject} noted: {body}" if to_self else third_person(body, ctx.name),
             attribute="note",
             value=clean_value(body),
             event_time=first_date(body, ctx.at, prefer=guess_tense(body)),

@@ -18,6 +18,7 @@ RECURRENCE = re.compile(
     rf"\b(?:every|each) (?:other |single |second )?(?:{_DAY}|day|morning|evening|night|weekday|weekend|week|month"
     rf"|year|summer|winter|spring|fall|autumn|quarter)s?\b"
     rf"|\bon (?:{_DAY}s|weekdays|weekends|(?:{_DAY}s?,? )+(?:and|&) {_DAY}s)\b"
+    rf"|\b(?:on )?{_DAY} (?:nights|mornings|evenings|afternoons)\b"
     rf"|^(?:{_DAY}s|weekdays|weekends|mornings|evenings)\b"
     rf"|\b(?:once|twice|three times|four times|five times|\d+ times|\d+x) (?:a|per|each|every) (?:day|week|month|year)\b"
     rf"|\b(?:daily|weekly|biweekly|fortnightly|monthly|nightly)\b",
