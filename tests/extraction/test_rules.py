@@ -128,7 +128,7 @@ def test_identity_with_a_date_is_not_also_an_event():
     [
         pytest.param("Remember that my locker code is 4471.", "request", id="remember-that"),
         pytest.param("Note that the wifi password is 'pinecone'.", "request", id="note-that-keeps-quote"),
-        pytest.param("Just so you know, I'm colorblind.", "request", id="just-so-you-know"),
+        pytest.param("Just so you know, I'm left-handed.", "request", id="just-so-you-know"),
         pytest.param("Remind me to call the plumber tomorrow.", "open_item", id="remind-me"),
         pytest.param("Can you remind me to send the invoice on Friday?", "open_item", id="question-form-remind"),
         pytest.param("I need to renew my passport before August.", "open_item", id="need-to"),
