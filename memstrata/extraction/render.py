@@ -179,7 +179,8 @@ def absolute_dates(text: str, mentions: Sequence[DateMention]) -> str:
     for mention in mentions:
         start, end = mention.span
         before = text[cursor:start]
-        pieces.extend([before, _dated_phrase(text[start:end], before, mention)])
+        inside_noun_phrase = re.search(r"\b(?:a|an|the|every|each|my|our|his|her|their|'s)\s*$", before, re.I)
+        pieces.extend([before, text[start:end] if inside_noun_phrase else _dated_phrase(text[start:end], before, mention)])
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)

@@ -115,9 +115,11 @@ _DROPPED_I = re.compile(
     r"graduated|joined|left|quit|bought|sold|booked|adopted|ran|won|met|took|made|visited|flew|drove|spent|signed|"
     r"launched|decided|switched|became|began|turned|landed|married|completed|earned|submitted|applied|received|built|"
     r"wrote|fixed|painted|learned|learnt|hiked|celebrated|hosted|attended|volunteered|organi[sz]ed|stopped|"
-    r"love|hate|adore|prefer|enjoy|can't stand|cannot stand|live|work|speak|need to|have to|used to)\b",
+    r"(?:love|hate|adore|enjoy|can't stand|cannot stand)(?= [a-z]+ing\b)|prefer|live in|work (?:at|for|as)|"
+    r"speak|need to|have to|used to)\b",
     re.IGNORECASE,
 )
+_GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b[^,;]*?\b(?:is|was|are|were|'s|has been|can be|makes|made)\b", re.I)
 _DROPPED_I_HAVE = re.compile(r"^(?:been|gotten)\b", re.IGNORECASE)
 _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also) )*(?:working on|building|learning|training for|planning|heading|flying|moving|"
@@ -131,6 +133,8 @@ def implied_subject(masked: str, original: str) -> tuple[str, str]:
     """The clause with the "I" chat often leaves out put back ("Moved to Denver in January" ->
     "I moved to Denver in January", "Been busy ..." -> "I've been busy ...", "Not vegan anymore" ->
     "I'm not vegan anymore"), the same prefix on both texts so that their offsets still agree."""
+    if _GERUND_SUBJECT.match(masked):
+        return masked, original  # "Learning another language is tough": the gerund is the subject
     for pattern, prefix in ((_DROPPED_I, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm ")):
         if pattern.match(masked):
             lowered = masked[:1].lower() + masked[1:], original[:1].lower() + original[1:]
@@ -150,4 +154,5 @@ def _clause_bodies(masked: str, original: str) -> Iterator[tuple[str, str]]:
         if wrapper:
             body_masked = body_masked[wrapper:].rstrip("?").strip()
             body_original = body_original[wrapper:].rstrip("?").strip()
-        yield implied_subject(body_masked, body_original)
+        after_dash = re.search(r"[-–—]\s*$", masked[:start])
+        yield (body_masked, body_original) if after_dash else implied_subject(body_masked, body_original)

@@ -23,7 +23,9 @@ _GREETING = re.compile(
 )
 _DISCOURSE = re.compile(
     r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|"
-    r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.)\b[\s,:;!\-]*)+",
+    r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.|guess what|speaking of which|"
+    r"on another note|(?:i )?just wanted to (?:let you know|tell you|share|say|update you)(?: that)?|"
+    r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up)\b[\s,:;!\-]*)+",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -66,7 +68,7 @@ _REPORTED = re.compile(
 _PRONOUN = re.compile(r"^(?:\S+ ){0,2}?(?:it|them|this|that|these|those|him|her|one|ones)\b", re.I)
 _BLOCKED_OBJECT = re.compile(
     r"^(?:(?:that|this|these|those|how|what|which|if|whether|your|yours|you|it(?! when)|them|their|his|her|"
-    r"the idea|"
+    r"the idea|the sound of|the idea of|the look of|the thought of|when you|how you|what you|that you|"
     r"the way|the fact|the thought|all the|the look|the colou?rs?|the vibe|the design|the pic|the photo|"
     r"the picture|the painting|the energy|is|was|are|were|makes|made|has|keeps|gives|helps|means|"
     r"the sound of that|hearing (?:that|about)|seeing (?:that|this|your)|"
@@ -92,6 +94,22 @@ _NUISANCE = re.compile(
     r"when (?:my|the|people|someone|it) \w+ (?:late|down|wrong)|doing my taxes|being sick|meetings that)\b",
     re.IGNORECASE,
 )
+
+
+_DEICTIC = re.compile(
+    r"\b(?:i|we)(?:'m|'ve|'ll| am| have| will)?(?: \w+){0,4}? (?:it|this|that|them|these|those)\b"
+    r"(?! (?:weekend|week|morning|afternoon|evening|night|year|month|summer|winter|spring|fall|autumn|time|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|season|semester|term)\b)(?! (?:is|was|are|were)\b)",
+    re.IGNORECASE,
+)
+_NOT_THE_USER = re.compile(r"^(?:it|this|that|there|they|he|she|you|which|these|those)\b(?!'s me)", re.IGNORECASE)
+
+
+def leans_on_context(clause: str) -> bool:
+    """True when the clause's action is done to something only the conversation shows ("I made this",
+    "I'm going to try making it", "I learned that the hard way") or its subject is not the user
+    ("It made me reflect ..."): such an event means nothing out of context."""
+    return bool(_NOT_THE_USER.match(clause) or _DEICTIC.search(clause))
 
 
 def sarcastic(text: str) -> bool:

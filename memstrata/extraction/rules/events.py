@@ -11,6 +11,7 @@ from ..base import Candidate, EntityMention
 from ..dates import DateMention, Prefer, find_dates, guess_tense
 from ..lexicon import EVENT_CUE, EVENT_NOUNS, LOWER, NOT_NAMES, PERSONAL, PLACE, UPPER
 from ..render import absolute_dates, render_date, third_person, without_end_punctuation
+from ..skip import leans_on_context
 from .clause import Clause, candidate, clean_value
 
 _EVENT_NOUN = re.compile(rf"\b(?:{EVENT_NOUNS})s?\b", re.I)
@@ -20,6 +21,7 @@ _STATE_ONLY = re.compile(
     r"(?:\s+(?:for|today|tonight|now))",
     re.I,
 )
+_IN_NOUN_PHRASE = re.compile(r"\b(?:a|an|every|each|my|our|his|her|their|'s)\s*$", re.I)
 _DATE_AS_SUBJECT = re.compile(r"\s+(?:was|has|had|has been|had been)\b")
 _DAY_IS = re.compile(r"^(?:today|tonight|tomorrow|yesterday|the day after tomorrow) is (?P<rest>.+)$", re.I)
 _PROGRESSIVE_START = re.compile(rf"^[{UPPER}][{LOWER}]+ing\b")
@@ -50,7 +52,7 @@ def event_rules(ctx: Clause) -> list[Candidate]:
     """An event when the clause has an event cue, is about the user or names an event, and has a date;
     or, without a date, a past action the user marks as recent ("I just got back from ...")."""
     clause = ctx.clause
-    if not EVENT_CUE.search(clause) or _STATE_ONLY.match(clause):
+    if not EVENT_CUE.search(clause) or _STATE_ONLY.match(clause) or leans_on_context(clause):
         return []
     if not (PERSONAL.search(clause) or _EVENT_NOUN.search(clause)):
         return []
@@ -106,11 +108,13 @@ def _recent_event(ctx: Clause) -> list[Candidate]:
 
 
 def _event_dates(ctx: Clause, prefer: Prefer | None) -> list[DateMention]:
-    """Dates in the clause, except deadlines ("by Friday", "due next week")."""
+    """Dates in the clause, except deadlines ("by Friday", "due next week") and a day named inside a
+    noun phrase ("a Sunday morning yoga routine", "my family's Sunday dinner")."""
     return [
         mention
         for mention in find_dates(ctx.original, ctx.at, prefer=prefer)
         if not _DEADLINE_BEFORE.search(ctx.original[: mention.span[0]])
+        and not _IN_NOUN_PHRASE.search(ctx.original[: mention.span[0]])
     ]
 
 

@@ -114,8 +114,18 @@ def contact_time(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     return preference(ctx, content, attribute="preference:contact_time", value=value)
 
 
+_IDIOM = re.compile(
+    r"^(?:never|don't|do not)\s+(?:say never|give up|mind|stop (?:believing|trying|dreaming|learning)|look back|"
+    r"worry|forget (?:where|who)|judge a book|count your|let (?:anyone|anybody|them) )",
+    re.I,
+)
+
+
 def instruction(ctx: Clause, match: re.Match[str]) -> Candidate | None:
-    """An "always/never/don't ..." order: a known slot, else the instruction itself, about the user."""
+    """An "always/never/don't ..." order: a known slot, else the instruction itself, about the user.
+    Sayings ("never say never", "don't give up") are no orders."""
+    if _IDIOM.match(ctx.clause[match.start() :]):
+        return None
     polarity = -1 if match.group("adv").casefold().startswith(("never", "don't", "do not")) else 1
     found = topic(match.group("v"), polarity)
     if found:

@@ -13,6 +13,7 @@ from ...models import MemoryKind
 from ..base import Candidate
 from ..dates import find_dates
 from ..render import absolute_dates, third_person
+from ..skip import leans_on_context
 from .clause import Clause, candidate, clean_value
 
 _CREDENTIAL = (
@@ -46,7 +47,7 @@ _NEGATED = re.compile(r"\b(?:not|never|didn't|did not|haven't|have not|hasn't|al
 def milestone_rules(ctx: Clause) -> list[Candidate]:
     """A milestone the user (or the user's household) reached, dated when the clause names a date."""
     match = _MILESTONE.search(ctx.clause)
-    if not match or _NEGATED.search(ctx.clause[: match.end()]):
+    if not match or _NEGATED.search(ctx.clause[: match.end()]) or leans_on_context(ctx.clause):
         return []
     text = ctx.original[match.start() :]
     mentions = find_dates(text, ctx.at, prefer="past")

@@ -53,7 +53,8 @@ _NOT_TASKS = re.compile(
     re.I,
 )
 _EMBEDDED = re.compile(
-    r"\b(?:what|which|that|who|whom|thought|think|guess|guessed|figured|know|knew|feel|felt|wish|hope|if|when)\s*$",
+    r"\b(?:what|which|that|who|whom|thought|think|guess|guessed|figured|know|knew|feel|felt|wish|hope|if|when)"
+    r"(?:\s+[\w'-]+){0,2}\s*$",
     re.I,
 )
 _WH_WORD = re.compile(r"^(?:what|how|why|who|where|when|which)\b", re.I)

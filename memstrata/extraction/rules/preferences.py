@@ -111,6 +111,7 @@ _NOT_HABITS = wordset(
     wondered wonder get got do did have had am feel felt feels wish hope try tried want wanted"""
 )
 
+_NO_OBJECT = re.compile(r"^(?:better|best|more|most|less|least|a lot|so much|too)$", re.I)
 Builder = Callable[[Clause, re.Match[str]], Candidate | None]
 
 
@@ -196,6 +197,8 @@ def _kind_of_person(ctx: Clause, match: re.Match[str]) -> Candidate | None:
 
 
 def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    if re.search(r"\b(?:which|what|whichever|whatever|how much)\b(?:\s+[\w'-]+){0,2}\s*$", ctx.clause[: match.start()], re.I):
+        return None  # "see which one I like better": an embedded question, not a taste
     verb = match.group("verb").casefold()
     whole = match.group("v")
     if blocked_object(whole) or sarcastic(ctx.original):
@@ -205,7 +208,7 @@ def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     if found:
         return topic_preference(ctx, found)
     value = preferred_object(whole)
-    if not value or unresolved_referent(value) or len(value.split()) > 10:
+    if not value or unresolved_referent(value) or len(value.split()) > 10 or _NO_OBJECT.match(value):
         return None
     value = re.sub(r"^(?:it )?when\b", "when", value)
     content = third_person(ctx.original[match.start() : match.start("v")] + value, ctx.name)

@@ -11,6 +11,7 @@ import re
 from ...models import MemoryKind
 from ..base import Candidate
 from ..render import third_person
+from ..skip import leans_on_context
 from .clause import Clause, candidate, clean_value
 
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -52,7 +53,7 @@ def routine_rules(ctx: Clause) -> list[Candidate]:
     """The clause as a routine when it says the user does something on a recurring schedule."""
     clause = ctx.clause
     recurring = RECURRENCE.search(clause) and _DOES.search(clause)
-    if not (recurring or _ONGOING.search(clause)) or _NOT_ROUTINE.search(clause):
+    if not (recurring or _ONGOING.search(clause)) or _NOT_ROUTINE.search(clause) or leans_on_context(clause):
         return []
     return [
         candidate(
