@@ -27,7 +27,8 @@ def _conjugate(verb: str) -> str:
     """The third-person singular of a first-person verb ("love" -> "loves"); past and modals unchanged."""
     low = verb.casefold()
     stem = re.sub(r"^(?:re|un|over|under|mis|out|with)(?=[a-z]{3,})", "", low)
-    if low in _PAST_OR_MODAL or stem in _PAST_OR_MODAL or low.endswith(("ed", "n't")):
+    past = low.endswith("ed") and not low.endswith("eed")
+    if low in _PAST_OR_MODAL or stem in _PAST_OR_MODAL or past or low.endswith("n't"):
         return verb
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]

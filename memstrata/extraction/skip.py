@@ -97,7 +97,7 @@ _NUISANCE = re.compile(
 
 
 _DEICTIC = re.compile(
-    r"\b(?:i|we)(?:'m|'ve|'ll| am| have| will)?(?: \w+){0,4}? (?:it|this|that|them|these|those)\b"
+    r"\b(?:i|we)(?:'m|'ve|'ll| am| have| will)?(?: \w+){0,4}? (?:it|this|that|them|these|those|(?:a new|another) one)\b"
     r"(?! (?:weekend|week|morning|afternoon|evening|night|year|month|summer|winter|spring|fall|autumn|time|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|season|semester|term)\b)(?! (?:is|was|are|were)\b)",
     re.IGNORECASE,

@@ -90,6 +90,9 @@ def _recent_event(ctx: Clause) -> list[Candidate]:
     match = _RECENT.search(ctx.clause) or _RECENT_AFTER.search(ctx.clause)
     if not match or match.group("verb").casefold() in _NOT_EVENTS:
         return []
+    before, after = ctx.clause[: match.start()].strip(), ctx.clause[match.end() :].strip(" .!?")
+    if not after or (before and not re.search(r"(?:[,;:]|\b(?:and|so|but|then))$", before, re.I)):
+        return []  # "the bike I just purchased": a relative clause, or nothing done
     just = match.group("adv").casefold().endswith("just")
     day = ctx.at.replace(hour=0, minute=0, second=0, microsecond=0)
     return [
