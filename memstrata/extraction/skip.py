@@ -102,6 +102,12 @@ _DEICTIC = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|season|semester|term)\b)(?! (?:is|was|are|were)\b)",
     re.IGNORECASE,
 )
+_DEICTIC_OBJECT = re.compile(
+    r"\b(?:made|make|making|got|bought|took|finished|tried|did|do|doing|painted|drew|built|baked|cooked|wrote|"
+    r"found|picked|love|loved|like|liked|get|try|trying) (?:this|these|those|it|that|them)\b(?! (?:is|was|are|were)\b)"
+    r"(?! (?:weekend|week|morning|afternoon|evening|night|year|month|time)\b)|\blike (?:that|this)\W*$",
+    re.IGNORECASE,
+)
 _NOT_THE_USER = re.compile(r"^(?:it|this|that|there|they|he|she|you|which|these|those)\b(?!'s me)", re.IGNORECASE)
 
 
@@ -109,7 +115,7 @@ def leans_on_context(clause: str) -> bool:
     """True when the clause's action is done to something only the conversation shows ("I made this",
     "I'm going to try making it", "I learned that the hard way") or its subject is not the user
     ("It made me reflect ..."): such an event means nothing out of context."""
-    return bool(_NOT_THE_USER.match(clause) or _DEICTIC.search(clause))
+    return bool(_NOT_THE_USER.match(clause) or _DEICTIC.search(clause) or _DEICTIC_OBJECT.search(clause))
 
 
 def sarcastic(text: str) -> bool:

@@ -8,7 +8,7 @@ from ...models import MemoryKind
 from ..base import Candidate
 from ..dates import find_dates
 from ..render import absolute_dates, render_date, third_person_object
-from ..skip import unresolved_referent
+from ..skip import leans_on_context, unresolved_referent
 from .clause import Clause, candidate, clean_value, first_date
 
 _OPEN_ITEM_RULES = (
@@ -93,7 +93,8 @@ def _not_a_task(clause: str, match: re.Match[str]) -> bool:
     """Embedded ("what I need to do"), not an action ("I need to think"), or leaning on context."""
     item = match.group("v")
     return bool(
-        _EMBEDDED.search(clause[: match.start()])
+        leans_on_context(item)
+        or _EMBEDDED.search(clause[: match.start()])
         or _NOT_TASKS.match(item)
         or unresolved_referent(item)
         or _WH_WORD.match(item)

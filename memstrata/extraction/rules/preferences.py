@@ -111,7 +111,11 @@ _NOT_HABITS = wordset(
     wondered wonder get got do did have had am feel felt feels wish hope try tried want wanted"""
 )
 
-_NO_OBJECT = re.compile(r"^(?:better|best|more|most|less|least|a lot|so much|too)$", re.I)
+_NO_OBJECT = re.compile(
+    r"^(?:better|best|more|most|less|least|a lot|so much|too|to help|helping|to chat|chatting|talking to you|"
+    r"hearing from you|our chats|these chats)$",
+    re.I,
+)
 Builder = Callable[[Clause, re.Match[str]], Candidate | None]
 
 
