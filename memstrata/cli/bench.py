@@ -32,8 +32,16 @@ def register(commands: Any) -> None:
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
     locomo.set_defaults(handler=cmd_locomo)
 
-    extraction = kinds.add_parser("extraction", help="precision/recall of the offline extractor on the labelled set")
+    extraction = kinds.add_parser(
+        "extraction", help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)"
+    )
     extraction.add_argument("--data", help="labelled JSONL (default: benchmarks/extraction/labelled.jsonl)")
+    extraction.add_argument("--longmemeval", help="LongMemEval JSON(.gz): answer recall from the evidence user turns")
+    extraction.add_argument("--locomo", help="LoCoMo JSON with event_summary: coverage of the summary facts")
+    extraction.add_argument("--judgments", help="directory of judgments-<set>.jsonl (default: benchmarks/extraction)")
+    extraction.add_argument("--sample", type=int, default=60, help="memories per set in the judged sample (default 60)")
+    extraction.add_argument("--show-unjudged", action="store_true", help="keep the unjudged memories in the output")
+    extraction.add_argument("--name", default="extraction", help="result file name (default: extraction)")
     extraction.add_argument("--out", help="also write the result JSON to this directory")
     extraction.add_argument("--json", action="store_true", help="print only the JSON object")
     extraction.set_defaults(handler=cmd_extraction)
@@ -95,10 +103,32 @@ def cmd_extraction(args: argparse.Namespace) -> int:
     from ..bench.report import write_result
 
     result = extraction.main_json(args.data) if args.data else extraction.main_json()
+    if args.longmemeval or args.locomo:
+        result["others"] = _others(args)
     if args.out:
-        write_result(args.out, "extraction", result)
+        write_result(args.out, args.name, result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
+
+
+def _others(args: argparse.Namespace) -> dict[str, Any]:
+    """Recall and judged precision on LongMemEval / LoCoMo, unjudged memories dropped unless asked for."""
+    from ..bench import extraction_external
+
+    if args.sample < 1:
+        raise InvalidInput("--sample must be >= 1")
+    found = extraction_external.run(
+        longmemeval=args.longmemeval,
+        locomo=args.locomo,
+        judgments_dir=args.judgments or extraction_external.JUDGMENTS_DIR,
+        sample=args.sample,
+    )
+    for scores in found.values():
+        judged = scores["judged"]
+        judged["unjudged_count"] = len(judged["unjudged"])
+        if not args.show_unjudged:
+            del judged["unjudged"]
+    return found
 
 
 # -- latency, scale, peers, plots, all ---------------------------------------------------------------
