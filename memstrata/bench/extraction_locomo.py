@@ -12,6 +12,7 @@ floor for what extraction could keep.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,12 +68,16 @@ def covered(fact: str, speaker: str, candidates: Sequence[Candidate]) -> bool:
 def run(path: str | Path, extractor: Extractor) -> tuple[dict[str, Any], list[tuple[Message, Candidate]]]:
     """Fact coverage, and every (turn, candidate) pair produced (for judged precision)."""
     facts = hits = turns = 0
+    spent = 0.0
     produced: list[tuple[Message, Candidate]] = []
     for sample in load(path):
         for group in session_facts(sample):
             found = []
             for turn in group.turns:
-                for candidate in extractor.extract([turn]):
+                started = time.perf_counter()
+                extracted = extractor.extract([turn])
+                spent += time.perf_counter() - started
+                for candidate in extracted:
                     found.append(candidate)
                     produced.append((turn, candidate))
             turns += len(group.turns)
@@ -85,4 +90,5 @@ def run(path: str | Path, extractor: Extractor) -> tuple[dict[str, Any], list[tu
         "turns": turns,
         "candidates": len(produced),
         "threshold": THRESHOLD,
+        "extract_messages_per_s": round(turns / spent) if spent else None,
     }, produced

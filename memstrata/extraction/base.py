@@ -32,7 +32,21 @@ ROLES: tuple[Role, ...] = ("user", "assistant", "system")
 ENTITY_TYPES: tuple[EntityType, ...] = ("person", "place", "organization", "project", "other")
 
 MULTI_VALUED_ATTRIBUTES = frozenset(
-    {"likes", "habit", "allergy", "language", "diet", "plan", "task", "note", "event", "routine", "project", "fact", "health"}
+    {
+        "likes",
+        "habit",
+        "allergy",
+        "language",
+        "diet",
+        "plan",
+        "task",
+        "note",
+        "event",
+        "routine",
+        "project",
+        "fact",
+        "health",
+    }
 )
 """Attributes that hold many values at once: a new value never replaces another.
 

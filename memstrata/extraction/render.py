@@ -181,7 +181,9 @@ def absolute_dates(text: str, mentions: Sequence[DateMention]) -> str:
         start, end = mention.span
         before = text[cursor:start]
         inside_noun_phrase = re.search(r"\b(?:a|an|the|every|each|my|our|his|her|their|'s)\s*$", before, re.I)
-        pieces.extend([before, text[start:end] if inside_noun_phrase else _dated_phrase(text[start:end], before, mention)])
+        pieces.extend(
+            [before, text[start:end] if inside_noun_phrase else _dated_phrase(text[start:end], before, mention)]
+        )
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)

@@ -84,7 +84,9 @@ _SARCASM_MARKER = re.compile(
     r"|\b(?:yay|great|perfect|wonderful|lovely),? another\b|\banother [\w ]{2,40}, (?:just )?my fav(?:ou?rite)?\b",
     re.IGNORECASE,
 )
-_EMPHASIS = re.compile(r"\b(?:just|simply|sooo+|totally|absolutely) (?:love|adore|enjoy)\b|\b(?-i:LOVE|ADORE|LOVVE)\b", re.I)
+_EMPHASIS = re.compile(
+    r"\b(?:just|simply|sooo+|totally|absolutely) (?:love|adore|enjoy)\b|\b(?-i:LOVE|ADORE|LOVVE)\b", re.I
+)
 _NUISANCE = re.compile(
     r"\b(?:red-?eyes?|delay(?:s|ed)?|traffic|queues?|waiting|wait(?:ing)? in line|lines at|stuck|mondays?|"
     r"layovers?|jet ?lag|paperwork|taxes|tax season|spam|ads|adverts|commut(?:e|ing)|getting up at|waking up at|"
@@ -122,9 +124,16 @@ def sarcastic(text: str) -> bool:
     """True when a stated liking reads as sarcasm: an explicit marker ("/s", "said no one", an eye-roll),
     or emphasis ("just LOVE", "I ADORE") on something people put up with rather than enjoy (delays,
     red-eye flights, traffic, paperwork, 5am alarms...)."""
-    if _SARCASM_MARKER.search(text):
+    low = text.casefold()
+    if any(hint in low for hint in _MARKER_HINTS) and _SARCASM_MARKER.search(text):
         return True
-    return bool(_EMPHASIS.search(text) and _NUISANCE.search(text))
+    return any(hint in low for hint in _EMPHASIS_HINTS) and bool(_EMPHASIS.search(text) and _NUISANCE.search(text))
+
+
+_MARKER_HINTS = ("/s", "\U0001f644", "\U0001f612", "\U0001f611", "said no", "right", "not!", "joy", "needed", "lucky",
+                 "fun", "not", "great", "another", "perfect", "wonderful", "lovely", "yay")  # fmt: skip
+"""Words every sarcasm marker contains: a cheap test before the regular expression."""
+_EMPHASIS_HINTS = ("love", "adore", "enjoy", "lovve")
 
 
 def looks_like_code_or_error(text: str) -> bool:

@@ -176,6 +176,8 @@ class _Slot:
 
     `template` is formatted with `subject`, `value` and `article`. With `retry`, a match whose value
     is refused lets the next pattern try; without it, only the first pattern that matches counts.
+    `hints`: words one of which every statement of the slot contains (lower case), a cheap test before
+    the patterns; empty when the slot has no such word.
     """
 
     attribute: str
@@ -184,22 +186,37 @@ class _Slot:
     entity: EntityType | None = None
     value_of: ValueOf = _cleaned
     retry: bool = True
+    hints: tuple[str, ...] = ()
 
 
 _SLOTS = (
     _Slot("location", _LOCATION_RULES, "{subject} lives in {value}", entity="place"),
-    _Slot("origin", (_ORIGIN,), "{subject} is originally from {value}", entity="place"),
+    _Slot("origin", (_ORIGIN,), "{subject} is originally from {value}", entity="place", hints=("from",)),
     _Slot("employer", _EMPLOYER_RULES, "{subject} works at {value}", entity="organization", value_of=_employer),
-    _Slot("job_title", _JOB_RULES, "{subject} works as {article} {value}"),
-    _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}"),
-    _Slot("language", (_LANGUAGE, _NATIVE_LANGUAGE), "{subject} speaks {value}", value_of=_language, retry=False),
-    _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age),
-    _Slot("pronouns", (_PRONOUNS,), "{subject}'s pronouns are {value}", value_of=_pronouns),
-    _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday),
-    _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written),
-    _Slot("phone", (_PHONE,), "{subject}'s phone number is {value}", value_of=_phone),
-    _Slot("nationality", (_NATIONALITY,), "{subject} is {value}", value_of=_nationality),
-    _Slot("allergy", (_ALLERGY,), "{subject} is allergic to {value}"),
+    _Slot(
+        "job_title",
+        _JOB_RULES,
+        "{subject} works as {article} {value}",
+        hints=("work", "job", "position", "role", "title", "i'm a", "i am a"),
+    ),
+    _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}", hints=("zone",)),
+    _Slot(
+        "language",
+        (_LANGUAGE, _NATIVE_LANGUAGE),
+        "{subject} speaks {value}",
+        value_of=_language,
+        retry=False,
+        hints=("speak", "language", "tongue"),
+    ),
+    _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age, hints=tuple("123456789")),
+    _Slot("pronouns", (_PRONOUNS,), "{subject}'s pronouns are {value}", value_of=_pronouns, hints=("pronoun",)),
+    _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday, hints=("birthday",)),
+    _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written, hints=("@",)),
+    _Slot(
+        "phone", (_PHONE,), "{subject}'s phone number is {value}", value_of=_phone, hints=("phone", "cell", "mobile")
+    ),
+    _Slot("nationality", (_NATIONALITY,), "{subject} is {value}", value_of=_nationality, hints=("i'm", "i am")),
+    _Slot("allergy", (_ALLERGY,), "{subject} is allergic to {value}", hints=("allergic",)),
 )
 """In the order their candidates are listed."""
 
@@ -207,7 +224,10 @@ _SLOTS = (
 def identity_rules(ctx: Clause) -> list[Candidate]:
     """The user's name, then every identity slot the clause states."""
     found = _name(ctx) + _health(ctx)
+    low = ctx.clause.casefold()
     for slot in _SLOTS:
+        if slot.hints and not any(hint in low for hint in slot.hints):
+            continue
         hit = _first_value(slot.patterns, ctx, slot.value_of, retry=slot.retry)
         if hit is not None:
             value = hit[1]
@@ -218,7 +238,8 @@ def identity_rules(ctx: Clause) -> list[Candidate]:
 
 def _health(ctx: Clause) -> list[Candidate]:
     """A health condition the user states ("I'm lactose intolerant", "I have asthma"): many may hold."""
-    match = _HEALTH.search(ctx.clause)
+    low = ctx.clause.casefold()
+    match = _HEALTH.search(ctx.clause) if "i'm" in low or "i am" in low or " have " in low else None
     if not match:
         return []
     value = clean_value(match.group("v") or match.group("w"))

@@ -20,8 +20,12 @@ from .clause import Clause, candidate, clean_value
 _VERBS: tuple[tuple[str, str, int, EntityType | None], ...] = (
     (r"(?:just )?(?:moved|relocated|transferred|is moving|is relocating) to", "location", 1, "place"),
     (r"(?:lives|is living|is based|is now living|now lives) in", "location", 1, "place"),
-    (r"(?:works|is working|now works) (?:at|for)|joined|started (?:working )?at|got a job at|is now at", "employer", 1,
-     "organization"),
+    (
+        r"(?:works|is working|now works) (?:at|for)|joined|started (?:working )?at|got a job at|is now at",
+        "employer",
+        1,
+        "organization",
+    ),
     (r"(?:left|quit|resigned from|was laid off from|got laid off from)", "employer", -1, "organization"),
     (rf"is (?:a|an|now a|now an) (?:[\w\-]+ ){{0,3}}?(?:{OCCUPATIONS})\b", "job_title", 1, None),
     (

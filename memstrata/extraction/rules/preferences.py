@@ -191,7 +191,7 @@ def _into(ctx: Clause, match: re.Match[str]) -> Candidate | None:
 
 
 def _kind_of_person(ctx: Clause, match: re.Match[str]) -> Candidate | None:
-    """"I'm a coffee person", "I'm not a morning person (anymore)": a liking for the thing named."""
+    """ "I'm a coffee person", "I'm not a morning person (anymore)": a liking for the thing named."""
     value = match.group("v").casefold()
     if sarcastic(ctx.original) or value in ("people", "good", "bad", "nice", "different", "real", "new", "better"):
         return None
@@ -201,7 +201,9 @@ def _kind_of_person(ctx: Clause, match: re.Match[str]) -> Candidate | None:
 
 
 def _like(ctx: Clause, match: re.Match[str]) -> Candidate | None:
-    if re.search(r"\b(?:which|what|whichever|whatever|how much)\b(?:\s+[\w'-]+){0,2}\s*$", ctx.clause[: match.start()], re.I):
+    if re.search(
+        r"\b(?:which|what|whichever|whatever|how much)\b(?:\s+[\w'-]+){0,2}\s*$", ctx.clause[: match.start()], re.I
+    ):
         return None  # "see which one I like better": an embedded question, not a taste
     verb = match.group("verb").casefold()
     whole = match.group("v")

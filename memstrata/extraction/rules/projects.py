@@ -53,6 +53,9 @@ _NOT_OBJECTS = re.compile(r"^(?:it|this|that|them|stuff|things|something|anythin
 
 def project_rules(ctx: Clause) -> list[Candidate]:
     """A named project, else an unnamed lasting one, else something the user is learning."""
+    low = ctx.clause.casefold()
+    if not any(hint in low for hint in ("i'm", "i am", "been", "we're", "we are", "my ")):
+        return []
     named = _NAMED.search(ctx.clause)
     if named:
         group = next(g for g in ("v", "w", "x") if named.group(g))

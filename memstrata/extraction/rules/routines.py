@@ -42,6 +42,9 @@ _ONGOING = re.compile(
     re.I,
 )
 """Something the user has kept doing for a while ("I've been using my Fitbit for 6 months now")."""
+_HINTS = ("every", "each", "day", "week", "month", "year", "night", "morning", "evening", "times", "once", "twice",
+          "daily", "nightly", "summer", "winter", "spring", "fall", "autumn", "quarter", "been")  # fmt: skip
+"""Words every routine contains (a recurrence or "been ... for"): a cheap test before the patterns."""
 _NOT_ROUTINE = re.compile(
     r"\bevery (?:time|single time|now and then|so often|once in a while|other day i (?:think|wonder))\b"
     r"|\b(?:used to|anymore|no longer)\b|\bwould\b",
@@ -52,6 +55,9 @@ _NOT_ROUTINE = re.compile(
 def routine_rules(ctx: Clause) -> list[Candidate]:
     """The clause as a routine when it says the user does something on a recurring schedule."""
     clause = ctx.clause
+    low = clause.casefold()
+    if not any(hint in low for hint in _HINTS):
+        return []
     recurring = RECURRENCE.search(clause) and _DOES.search(clause)
     if not (recurring or _ONGOING.search(clause)) or _NOT_ROUTINE.search(clause) or leans_on_context(clause):
         return []

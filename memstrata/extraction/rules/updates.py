@@ -36,7 +36,9 @@ _FORMER = (
         "employer",
         (
             re.compile(rf"{I_OR_WE} (?:{_NO_LONGER}|used to) work (?:at|for|with) (?P<v>{ORG}){_ANYMORE}{END}", re.I),
-            re.compile(rf"{I_AM} (?:no longer|not) (?:working |employed )?(?:at|with|for) (?P<v>{ORG}) any ?more", re.I),
+            re.compile(
+                rf"{I_AM} (?:no longer|not) (?:working |employed )?(?:at|with|for) (?P<v>{ORG}) any ?more", re.I
+            ),
             re.compile(
                 rf"{I_OR_WE} (?:just |recently |finally |officially )?(?:left|quit|resigned from|got laid off from"
                 rf"|was laid off from|got fired from|was let go from) (?:my (?:job|position|role) (?:at|with) )?"
@@ -52,7 +54,9 @@ _FORMER = (
         (
             re.compile(rf"{I_OR_WE} (?:{_NO_LONGER}|used to) live in (?P<v>{PLACE}){_ANYMORE}{END}", re.I),
             re.compile(rf"{I_AM} (?:no longer|not) (?:living |based )?in (?P<v>{PLACE}) any ?more", re.I),
-            re.compile(rf"{I_OR_WE} (?:just |recently |finally )?moved (?:away )?(?:out of|from) (?P<v>{PLACE}){END}", re.I),
+            re.compile(
+                rf"{I_OR_WE} (?:just |recently |finally )?moved (?:away )?(?:out of|from) (?P<v>{PLACE}){END}", re.I
+            ),
         ),
         "{subject} no longer lives in {value}",
         "place",
@@ -102,7 +106,7 @@ _QUIT_JOB = re.compile(
 
 
 def _quit_job(ctx: Clause) -> list[Candidate]:
-    """"I quit my job (at the bank)": the employer slot no longer holds (its value named or not)."""
+    """ "I quit my job (at the bank)": the employer slot no longer holds (its value named or not)."""
     match = _QUIT_JOB.search(ctx.clause)
     if not match:
         return []
