@@ -211,9 +211,8 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     if memory.kind not in _STRUCTURED_KINDS:
         return "keep"
     old = _slot_of_memory(memory)
-    if old.value is not None and old.subject == new.subject and old.attribute not in _FREE_TEXT_ATTRIBUTES:
-        if any(value_named(old.value, phrase) for phrase in retracted):
-            return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
+    if _retracts(memory, old, retracted) and old.subject == new.subject:
+        return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)
@@ -224,6 +223,15 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
         if any(value_named(new.value, str(p)) for p in phrases):
             return "retracted"
     return "keep"
+
+
+def _retracts(memory: ExistingMemory, old: _Slot, retracted: Sequence[str]) -> bool:
+    """Does one of the `retracted` phrases name what `memory` states?"""
+    if old.attribute is None and "attribute" not in memory.metadata:
+        return any(text_names(memory.content, phrase) for phrase in retracted)
+    if old.value is None or old.attribute in _FREE_TEXT_ATTRIBUTES:
+        return False
+    return any(value_named(old.value, phrase) for phrase in retracted)
 
 
 def _slot_verdict(new: _Slot, old: _Slot) -> str:
@@ -261,7 +269,20 @@ def value_named(value: str, phrase: str) -> bool:
     if any(phrase_words[i : i + size] == value_words for i in range(len(phrase_words) - size + 1)):
         return True
     tail = phrase_words[-1]
-    return len(tail) >= 3 and value_words[0] == tail
+    if len(tail) >= 3 and value_words[0] == tail:
+        return True  # "work at acme" names "acme corp"
+    head = len(phrase_words)
+    return head < size and len("".join(phrase_words)) >= 4 and value_words[-head:] == phrase_words  # "civic"
+
+
+def text_names(content: str, phrase: str) -> bool:
+    """Does a memory stored without a slot say what `phrase` retracts? Only phrases of two or more
+    words count ("drink coffee" in "I drink coffee every morning"): one word is found by accident."""
+    words = phrase.split()
+    if len(words) < 2:
+        return False
+    text = normalize_value(content) or ""
+    return f" {' '.join(words)} " in f" {text} "
 
 
 def _near_duplicate(new: _Slot, old: _Slot) -> bool:
@@ -309,9 +330,14 @@ def _indices(value: object) -> list[int] | None:
     return found or None
 
 
-def _related(candidate: Candidate, memory: ExistingMemory, *, related_similarity: float) -> bool:
-    """May `candidate` retire or rewrite `memory`? Same slot, or (no slot on either side) similar text."""
+def _related(
+    candidate: Candidate, memory: ExistingMemory, *, related_similarity: float, retracted: Sequence[str] = ()
+) -> bool:
+    """May `candidate` retire or rewrite `memory`? Same slot, a contradiction the rules see (opposite
+    stance, a retraction naming it), or (no slot on either side) similar text."""
     new, old = _slot_of_candidate(candidate), _slot_of_memory(memory)
+    if _compare(new, memory, retracted) == "retire":
+        return True
     if new.attribute is not None and old.attribute is not None:
         if not _same_slot(new, old):
             return False
@@ -329,6 +355,7 @@ def validate_llm_decision(
     existing: Sequence[ExistingMemory],
     *,
     related_similarity: float = RELATED_SIMILARITY,
+    retracted: Sequence[str] = (),
 ) -> Decision:
     """A safe `Decision` from an LLM proposal such as {"action": "SUPERSEDE", "index": 2}.
 
@@ -352,7 +379,10 @@ def validate_llm_decision(
     ids = tuple(memory.id for memory in targets)
     if kind is DecisionKind.NOOP:
         return Decision(DecisionKind.NOOP, ids[:1], "the model found it already stored")
-    unrelated = [m.id for m in targets if not _related(candidate, m, related_similarity=related_similarity)]
+    unrelated = [
+        m.id for m in targets
+        if not _related(candidate, m, related_similarity=related_similarity, retracted=retracted)
+    ]  # fmt: skip
     if unrelated:
         return Decision(DecisionKind.ADD, (), f"refused to {kind.value} unrelated memories {unrelated}; added instead")
     if kind is DecisionKind.UPDATE:
@@ -372,6 +402,8 @@ __all__ = [
     "decide",
     "normalize_value",
     "validate_llm_decision",
+    "retired_by_retraction",
+    "text_names",
     "value_named",
 ]
 
@@ -382,10 +414,6 @@ def retired_by_retraction(existing: Sequence[ExistingMemory], retracted: Sequenc
     ids = []
     for memory in existing:
         old = _slot_of_memory(memory)
-        if memory.kind not in _STRUCTURED_KINDS or old.subject != "user" or old.value is None:
-            continue
-        if old.attribute in _FREE_TEXT_ATTRIBUTES:
-            continue
-        if any(value_named(old.value, phrase) for phrase in retracted):
+        if memory.kind in _STRUCTURED_KINDS and old.subject == "user" and _retracts(memory, old, retracted):
             ids.append(memory.id)
     return tuple(ids)

@@ -29,11 +29,23 @@ _RETRACTIONS = (
         re.IGNORECASE,
     ),
 )
+_GONE = re.compile(
+    r"\b(?P<rest>[A-Z][\w.-]+(?:\s+[A-Z][\w.-]+)?)\s+(?:retired|left|quit|passed\s+away|moved\s+away|is\s+gone)\b"
+)
+"""A named person or organization that is gone: "Bob retired so my new manager is Karen"."""
 _NOT_ANYMORE = re.compile(
     r"(?:\bnot|n't|\bnever)\s+(?P<rest>[^,.;:!?]*?)\s+(?:any\s*more|these\s+days|nowadays)\b", re.IGNORECASE
 )
+_PRONOUNS = frozenset({"i", "we", "he", "she", "they", "it", "you", "my", "our"})
 _LEADING = re.compile(r"^(?:(?:my|the|a|an|job|jobs|at|in|for|with|from|of|to|on)\s+)+", re.IGNORECASE)
 _TRAILING_TO = re.compile(r"\s+(?:to|for|into)\s+.*$", re.IGNORECASE)
+_TRAILING_TIME = re.compile(
+    r"\s+(?:(?:last|this|next|every)\s+\w+|yesterday|today|tonight|recently|already|anymore|any more|again"
+    r"|a\s+(?:while|few\s+\w+)\s+ago|\w+\s+(?:days|weeks|months|years)\s+ago"
+    r"|(?:on|in|since|in\s+early|in\s+late)\s+(?:\d{4}|[A-Z][a-z]+day|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december))\b.*$",
+    re.IGNORECASE,
+)
 
 
 def _verb_base(verb: str) -> str:
@@ -68,7 +80,7 @@ def first_person(text: str, names: Iterable[str] = ()) -> str | None:
 def _clause(rest: str) -> str:
     """The words of `rest` up to the end of its clause, lower-cased, without leading articles."""
     head = _CLAUSE_END.split(f" {rest} ", maxsplit=1)[0]
-    head = _TRAILING_TO.sub("", head.strip())
+    head = _TRAILING_TIME.sub("", _TRAILING_TO.sub("", head.strip()))
     return " ".join(_LEADING.sub("", head.casefold()).split())
 
 
@@ -76,6 +88,7 @@ def retracted_phrases(text: str) -> tuple[str, ...]:
     """Normalized phrases naming what `text` says no longer holds (empty when it retracts nothing)."""
     found = [_clause(m["rest"]) for pattern in _RETRACTIONS for m in pattern.finditer(text)]
     found += [_clause(m["rest"]) for m in _NOT_ANYMORE.finditer(text)]
+    found += [_clause(m["rest"]) for m in _GONE.finditer(text) if m["rest"].casefold() not in _PRONOUNS]
     return tuple(dict.fromkeys(p for p in found if p))
 
 

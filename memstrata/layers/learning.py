@@ -33,7 +33,6 @@ _IMPORTANCE = {
     "open_item": 0.6,
     "event": 0.6,
 }
-_SLOTLESS = (None, "event", "note", "task", "plan")
 
 __all__ = ["DecisionKind", "LearnResult", "LearningMemory", "Operation"]
 
@@ -77,7 +76,7 @@ class LearningMemory:
             self._link(scope, candidate, operation.memory)
             operations.append(operation)
         for message in messages:
-            if _retractions(message) and not any(_slotted(c) and _said_in(c, messages) is message for c in candidates):
+            if _retractions(message) and not any(_said_in(c, messages) is message for c in candidates):
                 operations.append(self._retract(scope, message, tuple(source_ids)))
         return LearnResult(tuple(operations), tuple(candidates))
 
@@ -128,6 +127,3 @@ def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
 def _retractions(message: Message) -> tuple[str, ...]:
     return retracted_phrases(message.content) if message.role == "user" else ()
 
-
-def _slotted(candidate: Candidate) -> bool:
-    return candidate.attribute not in _SLOTLESS

@@ -100,21 +100,27 @@ class Reconciler:
         if llm is None or not existing or rules.kind is DecisionKind.HISTORY:
             return rules
         try:
-            proposed = self._ask(llm, candidate, existing, stated_at)
+            proposed = self._ask(llm, candidate, existing, stated_at, retracted)
         except (ProviderError, LLMOutputError) as exc:
             log.warning("LLM reconciliation failed, deciding by rules: %s", exc)
             return rules
+        if proposed.kind is DecisionKind.ADD and retracted:
+            # the message itself says these stopped holding ("I no longer work at Acme"): retired whatever the model saw
+            named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
+            if named:
+                proposed = Decision(DecisionKind.SUPERSEDE, tuple(m.id for m in named), "the message retracts them")
         return _not_against_later(proposed, existing, stated_at)
 
     def _ask(
-        self, llm: LLMClient, candidate: Candidate, existing: Sequence[ExistingMemory], stated_at: datetime | None
-    ) -> Decision:
+        self, llm: LLMClient, candidate: Candidate, existing: Sequence[ExistingMemory], stated_at: datetime | None,
+        retracted: Sequence[str],
+    ) -> Decision:  # fmt: skip
         today = (stated_at or self.semantic.clock()).date()
         prompt = build_resolution_messages([candidate.content], [m.content for m in existing], today=today)
         response = llm.complete(prompt, max_tokens=512, json_mode=True)
         [raw] = parse_resolution(response.text, new_count=1, existing_count=len(existing))
         proposal = {"action": raw.action, "index": raw.target, "content": raw.content}
-        return validate_llm_decision(proposal, candidate, existing)
+        return validate_llm_decision(proposal, candidate, existing, retracted=retracted)
 
     # -- gathering -----------------------------------------------------------------------------------
     def similar(
