@@ -22,7 +22,7 @@ from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
 from .entities import EntityMemory
 from .profile import ProfileMemory
-from .reconcile import Operation, Reconciler, retraction_metadata
+from .reconcile import Operation, Reconciler, retraction_metadata, user_names
 from .semantic import NewMemory, SemanticMemory
 
 _IMPORTANCE = {
@@ -64,7 +64,7 @@ class LearningMemory:
         source_ids: Sequence[str] = (),
     ) -> LearnResult:  # fmt: skip
         candidates = self.extractor.extract(messages, known_name=known_name)
-        names = tuple(n for n in (known_name, scope.user_id) if n)
+        names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
         operations = []
         for candidate in candidates:
             message = _said_in(candidate, messages)

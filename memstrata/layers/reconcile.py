@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .. import namespaces
 from ..errors import LLMOutputError, ProviderError
 from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
 from ..extraction.resolution import (
@@ -38,7 +39,7 @@ from ..extraction.statements import first_person, retracted_phrases
 from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..prompts.resolve import build_resolution_messages, parse_resolution
-from ..storage.base import MemoryFilter
+from ..storage.base import MemoryFilter, Store
 
 if TYPE_CHECKING:
     from .semantic import NewMemory, SemanticMemory
@@ -86,6 +87,7 @@ class Reconciler:
         retracted: Sequence[str] = (), names: Iterable[str] = (),
     ) -> Operation:  # fmt: skip
         """Compare `candidate` (stored as `item`) with similar current memories and apply the decision."""
+        stated_at = min(stated_at, self.semantic.clock())  # a message dated ahead of the store is valid from now
         existing = self.similar(scope, candidate, retracted=retracted, names=names, stated_at=stated_at)
         decision = self.decide(candidate, existing, retracted=retracted, stated_at=stated_at)
         return self.apply(scope, decision, replace(item, valid_from=stated_at), existing)
@@ -212,6 +214,7 @@ class Reconciler:
     ) -> Operation:
         """A statement that only says something stopped ("I no longer live in Madrid"): stored as a
         retraction memory that retires the current memories it names, or as history of one said later."""
+        stated_at = min(stated_at, self.semantic.clock())
         existing = self.similar(scope, statement, retracted=retracted, stated_at=stated_at)
         named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
         later = [m for m in named if m.stated_at is not None and m.stated_at > stated_at]
@@ -224,6 +227,16 @@ class Reconciler:
         else:
             decision = Decision(DecisionKind.ADD, (), "records what stopped holding")
         return self.apply(scope, decision, item)
+
+
+def user_names(store: Store, user_id: str) -> tuple[str, ...]:
+    """Names a memory may call the user by: the user id (without a tenant prefix) and the profile name."""
+    names = [user_id, user_id.rpartition(":")[2]]
+    item = store.get_item(user_id, namespaces.PROFILE, "identity:name")
+    value = item.value.get("value") if item is not None else None
+    if isinstance(value, str) and value.strip():
+        names.append(value.strip())
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def stated_at_of(record: MemoryRecord) -> datetime | None:
@@ -268,7 +281,7 @@ def reconcile_text(reconciler: Reconciler, scope: Scope, item: NewMemory) -> Mem
     """
     kind = MemoryKind.parse(item.kind)
     stated_at = item.valid_from or item.created_at or reconciler.semantic.clock()
-    names = (scope.user_id,)
+    names = user_names(reconciler.semantic.store, scope.user_id)
     said = first_person(item.content, names) or item.content
     retracted = retracted_phrases(said)
     candidate = reconciler.read_candidate(item.content, kind, names, at=stated_at)
