@@ -72,6 +72,8 @@ class ExistingMemory:
     similarity: float = 0.0
     stated_at: datetime | None = None
     """When the user last said it (valid time): its `valid_from`, or later if repeated since."""
+    current: bool = True
+    """False for a superseded memory: it can only show that the candidate was said before it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,8 @@ class Decision:
     target_ids: tuple[str, ...] = ()
     reason: str = ""
     content: str | None = None
+    retire_ids: tuple[str, ...] = ()
+    """For HISTORY: older memories the candidate still retires (it replaced them before being replaced)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,10 +171,13 @@ def decide(
     contradicting memory said later is never retired; the candidate becomes its history (HISTORY).
     """
     new_hash = content_hash(candidate.content)
+    past = [m for m in existing if not m.current]
+    existing = [m for m in existing if m.current]
     for memory in existing:
         if memory.content_hash == new_hash:
             return Decision(DecisionKind.NOOP, (memory.id,), "same text as an existing memory")
     new = _slot_of_candidate(candidate)
+    replaced_later = [m for m in past if _said_after(m, stated_at) and _compare(new, m, retracted) != "keep"]
     conflicts: list[ExistingMemory] = []
     for memory in existing:
         verdict = _compare(new, memory, retracted)
@@ -180,10 +187,9 @@ def decide(
             conflicts.append(memory)
         elif verdict == "retracted" and memory.metadata.get("attribute") == RETRACTION:
             conflicts.append(memory)  # "I live in Madrid again" ends an older "no longer lives in Madrid"
-    later = [m for m in conflicts if _said_after(m, stated_at)]
+    later = [m for m in conflicts if _said_after(m, stated_at)] + replaced_later
     if later:
-        newest = max(later, key=lambda m: m.stated_at or datetime.min.replace(tzinfo=UTC))
-        return Decision(DecisionKind.HISTORY, (newest.id,), "said before the memory that contradicts it")
+        return history_of(later, [m for m in conflicts if m not in later], "said before the memory that contradicts it")
     if conflicts:
         ids = tuple(m.id for m in conflicts)
         return Decision(DecisionKind.SUPERSEDE, ids, f"new value for {new.subject}'s {new.attribute}")
@@ -193,6 +199,13 @@ def decide(
         if memory.kind == candidate.kind and _near_duplicate(new, _slot_of_memory(memory)):
             return Decision(DecisionKind.NOOP, (memory.id,), f"near duplicate (similarity {memory.similarity:.2f})")
     return Decision(DecisionKind.ADD, (), "new information")
+
+
+def history_of(later: Sequence[ExistingMemory], older: Sequence[ExistingMemory], reason: str) -> Decision:
+    """HISTORY: superseded by the earliest of the `later` memories (the next statement in valid time),
+    retiring the `older` ones it replaced in its turn."""
+    successor = min(later, key=lambda m: m.stated_at or datetime.max.replace(tzinfo=UTC))
+    return Decision(DecisionKind.HISTORY, (successor.id,), reason, retire_ids=tuple(m.id for m in older))
 
 
 def _said_after(memory: ExistingMemory, stated_at: datetime | None) -> bool:
@@ -400,6 +413,7 @@ __all__ = [
     "DecisionKind",
     "ExistingMemory",
     "decide",
+    "history_of",
     "normalize_value",
     "validate_llm_decision",
     "retired_by_retraction",

@@ -32,6 +32,7 @@ from ..extraction.resolution import (
     DecisionKind,
     ExistingMemory,
     decide,
+    history_of,
     retired_by_retraction,
     validate_llm_decision,
 )
@@ -99,6 +100,7 @@ class Reconciler:
         """The LLM's checked decision when an LLM is configured and answers usably, else the rules'."""
         rules = decide(candidate, existing, retracted=retracted, stated_at=stated_at)
         llm = self.llm()
+        existing = [m for m in existing if m.current]  # the model sees only what holds now
         if llm is None or not existing or rules.kind is DecisionKind.HISTORY:
             return rules
         try:
@@ -146,7 +148,29 @@ class Reconciler:
             for record in store.list_memories(user, replace(where, metadata=same), limit=50):
                 found.setdefault(record.id, (record, 0.0))
         known = tuple(names)
-        return [self.existing(r, s, known) for r, s in found.values() if r.valid_to is None]
+        past = self._replaced(scope, candidate, retracted, stated_at, exclude=found.keys())
+        return [self.existing(r, s, known) for r, s in found.values() if r.valid_to is None] + [
+            replace(self.existing(r, 0.0, known), current=False) for r in past
+        ]
+
+    def _replaced(
+        self, scope: Scope, candidate: Candidate, retracted: Sequence[str], stated_at: datetime | None,
+        *, exclude: Iterable[str],
+    ) -> list[MemoryRecord]:  # fmt: skip
+        """Superseded memories of the candidate's slot (or named by its retractions) said after it:
+        a statement older than a memory already replaced is history, never current."""
+        if stated_at is None:
+            return []
+        store, user, skip = self.semantic.store, scope.user_id, set(exclude)
+        where = replace(self._current(scope, stated_at), include_superseded=True)
+        rows: list[MemoryRecord] = []
+        if candidate.attribute:
+            slot = {"subject": candidate.subject, "attribute": candidate.attribute}
+            rows += store.list_memories(user, replace(where, metadata=slot), limit=50)
+        for phrase in retracted:
+            rows += [row.record for row in store.keyword_search(user, phrase, where, limit=SIMILAR_LIMIT)]
+        said_later = (r for r in rows if r.valid_to is not None and (stated_at_of(r) or stated_at) > stated_at)
+        return list({r.id: r for r in said_later if r.id not in skip}.values())
 
     def _current(self, scope: Scope, stated_at: datetime | None) -> MemoryFilter:
         """Memories not superseded, including ones said after `stated_at` or dated after the clock."""
@@ -188,8 +212,8 @@ class Reconciler:
         if decision.kind is DecisionKind.NOOP:
             return Operation(DecisionKind.NOOP, self._refresh(scope, decision.target_ids[0], item), (), decision.reason)
         if decision.kind is DecisionKind.HISTORY:
-            record = semantic.add_history(owner, item, successor_id=decision.target_ids[0])
-            return Operation(DecisionKind.HISTORY, record, (), decision.reason)
+            record = semantic.add_history(owner, item, successor_id=decision.target_ids[0], retire=decision.retire_ids)
+            return Operation(DecisionKind.HISTORY, record, decision.retire_ids, decision.reason)
         if decision.kind in (DecisionKind.SUPERSEDE, DecisionKind.UPDATE) and decision.target_ids:
             if decision.content:
                 item = replace(item, content=decision.content)
@@ -218,12 +242,13 @@ class Reconciler:
         existing = self.similar(scope, statement, retracted=retracted, stated_at=stated_at)
         named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
         later = [m for m in named if m.stated_at is not None and m.stated_at > stated_at]
+        older = [m for m in named if m.current and m not in later]
         metadata = {**(item.metadata or {}), **retraction_metadata(retracted), "retracts": list(retracted)}
         item = replace(item, metadata=metadata, valid_from=stated_at)
         if later:
-            decision = Decision(DecisionKind.HISTORY, (later[0].id,), "said before what it retracts")
-        elif named:
-            decision = Decision(DecisionKind.SUPERSEDE, tuple(m.id for m in named), "the user says it stopped")
+            decision = history_of(later, older, "said before what it retracts")
+        elif older:
+            decision = Decision(DecisionKind.SUPERSEDE, tuple(m.id for m in older), "the user says it stopped")
         else:
             decision = Decision(DecisionKind.ADD, (), "records what stopped holding")
         return self.apply(scope, decision, item)
@@ -257,9 +282,11 @@ def _not_against_later(decision: Decision, existing: Sequence[ExistingMemory], s
     if decision.kind not in (DecisionKind.SUPERSEDE, DecisionKind.UPDATE) or stated_at is None:
         return decision
     by_id = {m.id: m for m in existing}
-    later = [by_id[i] for i in decision.target_ids if (by_id[i].stated_at or stated_at) > stated_at]
+    targets = [by_id[i] for i in decision.target_ids]
+    later = [m for m in targets if (m.stated_at or stated_at) > stated_at]
     if later:
-        return Decision(DecisionKind.HISTORY, (later[0].id,), "said before the memory the model would replace")
+        older = [m for m in targets if m not in later]
+        return history_of(later, older, "said before the memory the model would replace")
     return decision
 
 

@@ -273,18 +273,29 @@ class SemanticMemory:
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
 
-    def add_history(self, scope: Scope, item: NewMemory, *, successor_id: str) -> MemoryRecord:
+    def add_history(
+        self, scope: Scope, item: NewMemory, *, successor_id: str, retire: Sequence[str] = ()
+    ) -> MemoryRecord:
         """Store `item` as already superseded by `successor_id`, a memory said after it (valid time):
-        it ends where the successor begins and appears only in `as_of` and history queries."""
-        [successor] = self.store.get(scope.user_id, [successor_id]) or [None]
-        if successor is None:
+        it ends where the successor begins and appears only in `as_of` and history queries. The
+        current memories in `retire`, said before it, are retired in its favour in the same write."""
+        found = {r.id: r for r in self.store.get(scope.user_id, [successor_id, *retire])}
+        if successor_id not in found:
             raise MemoryNotFound(successor_id)
         now = self.clock()
         record = self._build(item.scope or scope, item, now)
         start = record.valid_from or now
-        record = replace(record, valid_to=max(start, successor.valid_from or start), superseded_by=successor_id)
+        ended = max(start, found[successor_id].valid_from or start)
+        record = replace(record, valid_to=ended, superseded_by=successor_id)
         events = [new_event(record, EventType.ADD, after=record.content, at=now, successor=successor_id)]
-        self.store.save(scope.user_id, [record], events, self.embedder.embed_documents([record.content]))
+        retired = [
+            replace(old, valid_to=max(start, old.valid_from or start), superseded_by=record.id, updated_at=now)
+            for old in (found[i] for i in retire if i in found and found[i].valid_to is None)
+        ]
+        events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
+                             successor=record.id) for r in retired]  # fmt: skip
+        vectors = self.embedder.embed_documents([record.content])
+        self.store.save(scope.user_id, [record, *retired], events, vectors)
         return record
 
     def forget(self, scope: Scope, memory_id: str) -> bool:
