@@ -55,26 +55,53 @@ class Pair:
 
 
 PAIRS: tuple[Pair, ...] = (
-    Pair("Alice works at Acme Corp", "I no longer work at Acme, I joined Globex", "Acme", "Globex", "issue",
-         first_by_add=True),  # fmt: skip
+    Pair(
+        "Alice works at Acme Corp",
+        "I no longer work at Acme, I joined Globex",
+        "Acme",
+        "Globex",
+        "issue",
+        first_by_add=True,
+    ),  # fmt: skip
     Pair("I love coffee.", "I hate coffee now.", "love", "hate", "issue"),
     # Porto said in 2026 is first stored; Madrid, said in 2024, arrives later and must not retire it.
-    Pair("I live in Porto.", "I live in Madrid.", "Madrid", "Porto", "issue",
-         first_at=datetime(2026, 1, 10, tzinfo=UTC), later_at=datetime(2024, 5, 1, tzinfo=UTC)),  # fmt: skip
+    Pair(
+        "I live in Porto.",
+        "I live in Madrid.",
+        "Madrid",
+        "Porto",
+        "issue",
+        first_at=datetime(2026, 1, 10, tzinfo=UTC),
+        later_at=datetime(2024, 5, 1, tzinfo=UTC),
+    ),  # fmt: skip
     Pair("I live in Madrid.", "ok so we finally moved to Porto last month, loving it so far", "Madrid", "Porto"),
-    Pair("I work at Acme, been there five years", "big news, I left Acme and joined Globex on Monday!", "Acme",
-         "Globex"),  # fmt: skip
-    Pair("I love coffee, can't start the day without it", "honestly I'm done with coffee, it wrecks my sleep",
-         "love", "done with coffee"),  # fmt: skip
-    Pair("I'm vegetarian", "I used to be vegetarian but I eat meat again since last year", "vegetarian",
-         "used to be vegetarian"),  # fmt: skip
+    Pair(
+        "I work at Acme, been there five years", "big news, I left Acme and joined Globex on Monday!", "Acme", "Globex"
+    ),  # fmt: skip
+    Pair(
+        "I love coffee, can't start the day without it",
+        "honestly I'm done with coffee, it wrecks my sleep",
+        "love",
+        "done with coffee",
+    ),  # fmt: skip
+    Pair(
+        "I'm vegetarian",
+        "I used to be vegetarian but I eat meat again since last year",
+        "vegetarian",
+        "used to be vegetarian",
+    ),  # fmt: skip
     Pair("my manager is Bob", "Bob retired so my new manager is Karen", "Bob", "Karen"),
     Pair("I'm a nurse", "I'm not a nurse anymore, I retrained as a chemistry teacher", "nurse", "chemistry"),
     Pair("my favourite band is Radiohead", "these days my favorite band is Blur tbh", "Radiohead", "Blur"),
-    Pair("I don't like sushi", "weirdly I love sushi now, my partner got me into it", "n't like|not like",
-         "loves sushi"),
-    Pair("I like running in the morning", "I don't like running anymore, my knees can't take it", "likes? running",
-         "not like running"),  # fmt: skip
+    Pair(
+        "I don't like sushi", "weirdly I love sushi now, my partner got me into it", "n't like|not like", "loves sushi"
+    ),
+    Pair(
+        "I like running in the morning",
+        "I don't like running anymore, my knees can't take it",
+        "likes? running",
+        "not like running",
+    ),  # fmt: skip
     Pair("I'm married to Tom", "Tom and I got divorced, I'm married to Sam now", "Tom", "Sam"),
     Pair("I live in Berlin", "I no longer live in Berlin, I'm in Munich now", "Berlin", "Munich"),
     Pair("I work at Initech", "I quit my job at Initech last week", "Initech", "quit"),
@@ -139,7 +166,8 @@ def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, An
     passed = passed and any(re.search(pair.new, r.content, re.IGNORECASE) for r in current)
     return {
         "first": pair.first, "later": pair.later, "source": pair.source, "mode": mode, "passed": passed,
-        "llm_calls": len(llm.calls) if llm is not None else 0, "current": [r.content for r in current], "history": [r.content for r in everything if r.valid_to],
+        "llm_calls": len(llm.calls) if llm is not None else 0, "current": [r.content for r in current],
+        "history": [r.content for r in everything if r.valid_to],
     }  # fmt: skip
 
 

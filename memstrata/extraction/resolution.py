@@ -219,7 +219,7 @@ _NEGATED_VALUE = re.compile(r"^(?:no|not|non|never)\s+")
 
 
 def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> str:
-    """"same" (already known), "retire" (the candidate contradicts it), "retracted" (the memory says
+    """ "same" (already known), "retire" (the candidate contradicts it), "retracted" (the memory says
     the candidate's value stopped holding) or "keep"."""
     if memory.kind not in _STRUCTURED_KINDS:
         return "keep"
@@ -232,9 +232,12 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     if verdict != "keep":
         return verdict
     phrases = memory.metadata.get("retracts") or ()
-    if old.subject == new.subject and isinstance(phrases, list):
-        if any(value_named(new.value, str(p)) for p in phrases):
-            return "retracted"
+    if (
+        old.subject == new.subject
+        and isinstance(phrases, list)
+        and any(value_named(new.value, str(p)) for p in phrases)
+    ):
+        return "retracted"
     return "keep"
 
 

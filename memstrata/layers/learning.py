@@ -126,4 +126,3 @@ def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
 
 def _retractions(message: Message) -> tuple[str, ...]:
     return retracted_phrases(message.content) if message.role == "user" else ()
-

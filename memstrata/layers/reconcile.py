@@ -135,7 +135,9 @@ class Reconciler:
         store, user = self.semantic.store, scope.user_id
         where = self._current(scope, stated_at)
         vector = self.semantic.embedder.embed_query(candidate.content)
-        found = {r.record.id: (r.record, r.score) for r in store.vector_search(user, vector, where, limit=SIMILAR_LIMIT)}
+        found = {
+            r.record.id: (r.record, r.score) for r in store.vector_search(user, vector, where, limit=SIMILAR_LIMIT)
+        }
         for phrase in retracted:
             for row in store.keyword_search(user, phrase, where, limit=SIMILAR_LIMIT):
                 found.setdefault(row.record.id, (row.record, 0.0))
@@ -194,9 +196,7 @@ class Reconciler:
             self._slots[key] = candidate.metadata() if candidate is not None else {}
         return {**record.metadata, **self._slots[key]}
 
-    def read_candidate(
-        self, text: str, kind: MemoryKind, names: Iterable[str], *, at: datetime
-    ) -> Candidate | None:
+    def read_candidate(self, text: str, kind: MemoryKind, names: Iterable[str], *, at: datetime) -> Candidate | None:
         """The slot a plain-text memory states ("Alice works at Acme Corp" -> employer Acme Corp), if any."""
         said = first_person(text, names) or text
         for candidate in self.reader.extract([Message("user", said, at)]):

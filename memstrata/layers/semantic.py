@@ -42,9 +42,7 @@ ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
-_RECONCILED = frozenset(
-    {MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK}
-)
+_RECONCILED = frozenset({MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK})
 
 
 class Strategy(StrEnum):

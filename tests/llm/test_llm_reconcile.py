@@ -18,11 +18,16 @@ EXTRACTED_BAKING = (
     '"subject": "user", "attribute": "likes", "value": "baking", "polarity": 1}]}'
 )
 # Recorded from a small local model: reasoning first, then Python-ish JSON with a trailing comma.
-RESOLVED_SUPERSEDE = "<think>Same job slot, new employer.</think>\n{'decisions': [{'fact': 0, 'action': 'SUPERSEDE', 'target': 0, 'content': None},]}"
+RESOLVED_SUPERSEDE = (
+    "<think>Same job slot, new employer.</think>\n"
+    "{'decisions': [{'fact': 0, 'action': 'SUPERSEDE', 'target': 0, 'content': None},]}"
+)
 RESOLVED_ADD = '```json\n{"decisions": [{"fact": 0, "action": "ADD", "target": null}]}\n```'
 
 
-def test_memory_with_an_llm_reconciles_through_the_resolution_prompt(tmp_path: Path, openai_fake: FakeLLMServer) -> None:
+def test_memory_with_an_llm_reconciles_through_the_resolution_prompt(
+    tmp_path: Path, openai_fake: FakeLLMServer
+) -> None:
     llm = client_for(openai_fake)
     with Memory(store=f"sqlite:///{tmp_path / 'm.db'}", embedder=HashingEmbedder(64), llm=llm) as memory:
         old = memory.add("Alice works at Acme Corp", scope="alice")
@@ -35,7 +40,8 @@ def test_memory_with_an_llm_reconciles_through_the_resolution_prompt(tmp_path: P
         openai_fake.script(completion(EXTRACTED_BAKING), completion(RESOLVED_ADD))
         memory.learn("I love baking", scope="alice")
         assert sorted(r.content for r in memory.list(scope="alice")) == [
-            "The user loves baking.", "The user works at Globex."
+            "The user loves baking.",
+            "The user works at Globex.",
         ]
     resolution = [r.json for r in openai_fake.requests if "EXISTING memories" in str(r.json["messages"])]
     assert len(resolution) == 2
