@@ -107,8 +107,10 @@ class LearningMemory:
         )
 
     def _link(self, scope: Scope, candidate: Candidate, memory: MemoryRecord) -> None:
-        for mention in candidate.entities:
-            self.entities.upsert(scope.user_id, mention.name, type=mention.type, memory_id=memory.id)
+        """Link the memory to the entities the extractor named and to every known entity it mentions;
+        rebuild their summaries from their current memories."""
+        named = [(m.name, m.type) for m in candidate.entities]
+        self.entities.link_memory(scope.user_id, memory, named)
         if candidate.profile is not None and memory.valid_to is None:
             slot = candidate.profile
             self.profiles.set_fact(scope.user_id, slot.category, slot.key, slot.value, source=memory.id)

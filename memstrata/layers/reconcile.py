@@ -306,6 +306,14 @@ def reconcile_text(reconciler: Reconciler, scope: Scope, item: NewMemory) -> Mem
     only retracts ("Alice no longer works at Acme") retires what it names; text stating no slot is
     compared by the LLM when one is configured, else only exact duplicates are detected.
     """
+    record = _reconciled(reconciler, scope, item)
+    from .entities import EntityMemory
+
+    EntityMemory(store=reconciler.semantic.store, clock=reconciler.semantic.clock).link_memory(scope.user_id, record)
+    return record
+
+
+def _reconciled(reconciler: Reconciler, scope: Scope, item: NewMemory) -> MemoryRecord:
     kind = MemoryKind.parse(item.kind)
     stated_at = item.valid_from or item.created_at or reconciler.semantic.clock()
     names = user_names(reconciler.semantic.store, scope.user_id)
