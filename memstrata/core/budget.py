@@ -1,6 +1,7 @@
 """Packing prompt parts into a token budget (pure: the token counter is an argument).
 
-Blocks come in priority order; each holds items in its own priority order. Packing walks the blocks
+Blocks come in priority order; each holds items in its own priority order; the parts kept may be
+shown in another order (`display`), e.g. the live conversation packed first but shown last. Packing walks the blocks
 from the most important, gives each as many of its items as still fit (first-fit, or contiguous for
 blocks whose items only make sense as an unbroken run, like recent turns), and renders the kept items
 in display order. The first block that cannot fit its header and one item is dropped, and so is every
@@ -136,8 +137,12 @@ def _pack_block(block: Block, budget: int, count_many: CountMany) -> tuple[str, 
     return None
 
 
-def pack(blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joiner: str = "\n\n") -> Packing:
-    """Pack `blocks` (most important first) into at most `max_tokens` tokens."""
+def pack(
+    blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joiner: str = "\n\n",
+    display: Sequence[str] | None = None,
+) -> Packing:  # fmt: skip
+    """Pack `blocks` (most important first) into at most `max_tokens` tokens; the kept parts are shown
+    in `display` order of block names (default: the priority order)."""
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
     names = [b.name for b in blocks]
@@ -160,10 +165,15 @@ def pack(blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joi
         text, tokens, kept = packed
         parts.append(PackedPart(block.name, text, tokens, kept, len(block.items)))
         used += tokens + overhead
+    if display is not None:
+        position = {name: i for i, name in enumerate(display)}
+        parts.sort(key=lambda p: position.get(p.name, len(position)))
     text = joiner.join(p.text for p in parts)
     tokens = count_many([text])[0] if text else 0
-    while parts and tokens > max_tokens:  # non-additive tokenizer across parts: drop from the bottom
-        dropped.append(parts.pop().name)
+    while parts and tokens > max_tokens:  # non-additive tokenizer across parts: drop the least important
+        least = max(parts, key=lambda p: names.index(p.name))
+        parts.remove(least)
+        dropped.append(least.name)
         text = joiner.join(p.text for p in parts)
         tokens = count_many([text])[0] if text else 0
     return Packing(text=text, tokens=tokens, max_tokens=max_tokens, parts=tuple(parts), dropped=tuple(dropped))

@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -38,7 +39,11 @@ DUPLICATE_SIMILARITY = 0.95
 RELATED_SIMILARITY = 0.6
 """Least similarity for an LLM to retire or rewrite a memory that carries no structured slot."""
 
-_FREE_TEXT_ATTRIBUTES = frozenset({None, "event", "note", "task", "plan"})
+RETRACTION = "retraction"
+"""Attribute of a memory that records that something stopped holding ("I no longer live in Madrid")
+when the message stated nothing in its place; its metadata "retracts" lists the phrases."""
+
+_FREE_TEXT_ATTRIBUTES = frozenset({None, "event", "note", "task", "plan", RETRACTION})
 """Attributes whose value is the source sentence rather than a comparable slot value."""
 
 _STRUCTURED_KINDS = frozenset(
@@ -51,6 +56,8 @@ class DecisionKind(StrEnum):
     NOOP = "noop"
     SUPERSEDE = "supersede"
     UPDATE = "update"
+    HISTORY = "history"
+    """The candidate is older than the memory that contradicts it: stored as already superseded by it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,19 +70,26 @@ class ExistingMemory:
     kind: MemoryKind
     metadata: Mapping[str, Any] = field(default_factory=dict)
     similarity: float = 0.0
+    stated_at: datetime | None = None
+    """When the user last said it (valid time): its `valid_from`, or later if repeated since."""
+    current: bool = True
+    """False for a superseded memory: it can only show that the candidate was said before it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What to do with a candidate.
 
-    `target_ids` are the memories to refresh (NOOP), retire (SUPERSEDE) or rewrite (UPDATE, with `content`).
+    `target_ids` are the memories to refresh (NOOP), retire (SUPERSEDE), rewrite (UPDATE, with
+    `content`) or, for HISTORY, the newer memory the candidate is stored as superseded by.
     """
 
     kind: DecisionKind
     target_ids: tuple[str, ...] = ()
     reason: str = ""
     content: str | None = None
+    retire_ids: tuple[str, ...] = ()
+    """For HISTORY: older memories the candidate still retires (it replaced them before being replaced)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +101,20 @@ class _Slot:
     event_time: str | None
 
 
+_TIME_ADVERB = re.compile(r"(?:\s+(?:now|anymore|any more|these days|nowadays|lately|again|too|as well))+$")
+"""Words that date a statement ("I hate coffee now") but are not part of the value it names."""
+
+
 def normalize_value(value: object) -> str | None:
-    """Comparable form of a slot value: case, accents' composition, articles, punctuation folded."""
+    """Comparable form of a slot value: case, accents' composition, articles, punctuation and a
+    trailing time adverb ("coffee now", "tea anymore") folded."""
     if value is None:
         return None
     text = unicodedata.normalize("NFKC", str(value)).casefold()
     text = re.sub(r"[^\w\s@.+-]", " ", text)
     text = re.sub(r"^(?:the|a|an)\s+", "", text.strip())
-    return " ".join(text.split()).strip(" .") or None
+    text = _TIME_ADVERB.sub("", " ".join(text.split()))
+    return text.strip(" .") or None
 
 
 def _subject(value: object) -> str:
@@ -140,35 +160,145 @@ def decide(
     existing: Sequence[ExistingMemory],
     *,
     duplicate_similarity: float = DUPLICATE_SIMILARITY,
+    retracted: Sequence[str] = (),
+    stated_at: datetime | None = None,
 ) -> Decision:
-    """NOOP, SUPERSEDE or ADD for `candidate` given the user's similar current memories."""
+    """NOOP, SUPERSEDE, HISTORY or ADD for `candidate` given the user's similar current memories.
+
+    `retracted` are phrases the message says no longer hold ("no longer work at Acme" -> "work at
+    acme", see `statements.retracted_phrases`): a memory of the same subject whose slot value they
+    name is retired too, whatever its attribute. `stated_at` is when the candidate was said: a
+    contradicting memory said later is never retired; the candidate becomes its history (HISTORY).
+    """
     new_hash = content_hash(candidate.content)
+    past = [m for m in existing if not m.current]
+    existing = [m for m in existing if m.current]
     for memory in existing:
         if memory.content_hash == new_hash:
             return Decision(DecisionKind.NOOP, (memory.id,), "same text as an existing memory")
     new = _slot_of_candidate(candidate)
-    multi = is_multi_valued(new.attribute)
-    retire: list[str] = []
+    replaced_later = [m for m in past if _said_after(m, stated_at) and _compare(new, m, retracted) != "keep"]
+    conflicts: list[ExistingMemory] = []
     for memory in existing:
-        if memory.kind not in _STRUCTURED_KINDS or new.attribute in _FREE_TEXT_ATTRIBUTES:
-            continue  # an event's or note's "value" is its sentence, not a comparable slot value
-        old = _slot_of_memory(memory)
-        if not _same_slot(new, old) or new.value is None or old.value is None:
-            continue
-        if new.value == old.value:
-            if new.polarity == old.polarity:
-                return Decision(DecisionKind.NOOP, (memory.id,), f"same {new.attribute} already stored")
-            retire.append(memory.id)  # same object, opposite polarity ("likes tea" -> "hates tea")
-        elif not multi:
-            retire.append(memory.id)  # one slot, new value ("lives in Paris" -> "lives in Berlin")
-    if retire:
-        return Decision(DecisionKind.SUPERSEDE, tuple(retire), f"new value for {new.subject}'s {new.attribute}")
+        verdict = _compare(new, memory, retracted)
+        if verdict == "same":
+            return Decision(DecisionKind.NOOP, (memory.id,), f"same {new.attribute} already stored")
+        if verdict == "retire" or (verdict == "retracted" and _said_after(memory, stated_at)):
+            conflicts.append(memory)
+        elif verdict == "retracted" and memory.metadata.get("attribute") == RETRACTION:
+            conflicts.append(memory)  # "I live in Madrid again" ends an older "no longer lives in Madrid"
+    later = [m for m in conflicts if _said_after(m, stated_at)] + replaced_later
+    if later:
+        return history_of(later, [m for m in conflicts if m not in later], "said before the memory that contradicts it")
+    if conflicts:
+        ids = tuple(m.id for m in conflicts)
+        return Decision(DecisionKind.SUPERSEDE, ids, f"new value for {new.subject}'s {new.attribute}")
     for memory in sorted(existing, key=lambda m: m.similarity, reverse=True):
         if memory.similarity < duplicate_similarity:
             break
         if memory.kind == candidate.kind and _near_duplicate(new, _slot_of_memory(memory)):
             return Decision(DecisionKind.NOOP, (memory.id,), f"near duplicate (similarity {memory.similarity:.2f})")
     return Decision(DecisionKind.ADD, (), "new information")
+
+
+def history_of(later: Sequence[ExistingMemory], older: Sequence[ExistingMemory], reason: str) -> Decision:
+    """HISTORY: superseded by the earliest of the `later` memories (the next statement in valid time),
+    retiring the `older` ones it replaced in its turn."""
+    successor = min(later, key=lambda m: m.stated_at or datetime.max.replace(tzinfo=UTC))
+    return Decision(DecisionKind.HISTORY, (successor.id,), reason, retire_ids=tuple(m.id for m in older))
+
+
+def _said_after(memory: ExistingMemory, stated_at: datetime | None) -> bool:
+    return stated_at is not None and memory.stated_at is not None and memory.stated_at > stated_at
+
+
+_AFFINITY = frozenset({"likes", "diet", "habit"})
+"""Attributes that say how the user stands towards a thing: "hates coffee" (likes, -1) and "no
+coffee" (diet) both contradict "loves coffee", whichever of them holds it."""
+_NEGATED_VALUE = re.compile(r"^(?:no|not|non|never)\s+")
+
+
+def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> str:
+    """ "same" (already known), "retire" (the candidate contradicts it), "retracted" (the memory says
+    the candidate's value stopped holding) or "keep"."""
+    if memory.kind not in _STRUCTURED_KINDS:
+        return "keep"
+    old = _slot_of_memory(memory)
+    if _retracts(memory, old, retracted) and old.subject == new.subject:
+        return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
+    if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
+        return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
+    verdict = _slot_verdict(new, old)
+    if verdict != "keep":
+        return verdict
+    phrases = memory.metadata.get("retracts") or ()
+    if (
+        old.subject == new.subject
+        and isinstance(phrases, list)
+        and any(value_named(new.value, str(p)) for p in phrases)
+    ):
+        return "retracted"
+    return "keep"
+
+
+def _retracts(memory: ExistingMemory, old: _Slot, retracted: Sequence[str]) -> bool:
+    """Does one of the `retracted` phrases name what `memory` states?"""
+    if old.attribute is None and "attribute" not in memory.metadata:
+        return any(text_names(memory.content, phrase) for phrase in retracted)
+    if old.value is None or old.attribute in _FREE_TEXT_ATTRIBUTES:
+        return False
+    return any(value_named(old.value, phrase) for phrase in retracted)
+
+
+def _slot_verdict(new: _Slot, old: _Slot) -> str:
+    if old.value is None or old.attribute in _FREE_TEXT_ATTRIBUTES:
+        return "keep"
+    if _same_slot(new, old):
+        if new.value == old.value:
+            return "same" if new.polarity == old.polarity else "retire"  # "likes tea" -> "hates tea"
+        return "keep" if is_multi_valued(new.attribute) else "retire"  # "lives in Paris" -> "in Berlin"
+    if new.subject == old.subject and new.attribute in _AFFINITY and old.attribute in _AFFINITY:
+        (new_object, new_sign), (old_object, old_sign) = _stance(new), _stance(old)
+        if new_object == old_object and new_sign != old_sign:
+            return "retire"  # "loves coffee" (likes) -> "no coffee" (diet)
+    return "keep"
+
+
+def _stance(slot: _Slot) -> tuple[str, int]:
+    """The thing an affinity slot is about and the sign of the user's stance towards it."""
+    value = slot.value or ""
+    stripped = _NEGATED_VALUE.sub("", value)
+    return stripped, -slot.polarity if stripped != value else slot.polarity
+
+
+def value_named(value: str, phrase: str) -> bool:
+    """Does `phrase` (normalized words of a retraction) name the slot value `value`?
+
+    True when the value's words occur in the phrase in order ("acme" in "work at acme"), or when the
+    phrase ends with the start of the value ("work at acme" names "acme corp"). Values of fewer
+    than 3 letters never match: they are too easily found by accident.
+    """
+    value_words, phrase_words = value.split(), phrase.split()
+    if len("".join(value_words)) < 3 or not phrase_words:
+        return False
+    size = len(value_words)
+    if any(phrase_words[i : i + size] == value_words for i in range(len(phrase_words) - size + 1)):
+        return True
+    tail = phrase_words[-1]
+    if len(tail) >= 3 and value_words[0] == tail:
+        return True  # "work at acme" names "acme corp"
+    head = len(phrase_words)
+    return head < size and len("".join(phrase_words)) >= 4 and value_words[-head:] == phrase_words  # "civic"
+
+
+def text_names(content: str, phrase: str) -> bool:
+    """Does a memory stored without a slot say what `phrase` retracts? Only phrases of two or more
+    words count ("drink coffee" in "I drink coffee every morning"): one word is found by accident."""
+    words = phrase.split()
+    if len(words) < 2:
+        return False
+    text = normalize_value(content) or ""
+    return f" {' '.join(words)} " in f" {text} "
 
 
 def _near_duplicate(new: _Slot, old: _Slot) -> bool:
@@ -216,9 +346,14 @@ def _indices(value: object) -> list[int] | None:
     return found or None
 
 
-def _related(candidate: Candidate, memory: ExistingMemory, *, related_similarity: float) -> bool:
-    """May `candidate` retire or rewrite `memory`? Same slot, or (no slot on either side) similar text."""
+def _related(
+    candidate: Candidate, memory: ExistingMemory, *, related_similarity: float, retracted: Sequence[str] = ()
+) -> bool:
+    """May `candidate` retire or rewrite `memory`? Same slot, a contradiction the rules see (opposite
+    stance, a retraction naming it), or (no slot on either side) similar text."""
     new, old = _slot_of_candidate(candidate), _slot_of_memory(memory)
+    if _compare(new, memory, retracted) == "retire":
+        return True
     if new.attribute is not None and old.attribute is not None:
         if not _same_slot(new, old):
             return False
@@ -236,6 +371,7 @@ def validate_llm_decision(
     existing: Sequence[ExistingMemory],
     *,
     related_similarity: float = RELATED_SIMILARITY,
+    retracted: Sequence[str] = (),
 ) -> Decision:
     """A safe `Decision` from an LLM proposal such as {"action": "SUPERSEDE", "index": 2}.
 
@@ -259,7 +395,10 @@ def validate_llm_decision(
     ids = tuple(memory.id for memory in targets)
     if kind is DecisionKind.NOOP:
         return Decision(DecisionKind.NOOP, ids[:1], "the model found it already stored")
-    unrelated = [m.id for m in targets if not _related(candidate, m, related_similarity=related_similarity)]
+    unrelated = [
+        m.id for m in targets
+        if not _related(candidate, m, related_similarity=related_similarity, retracted=retracted)
+    ]  # fmt: skip
     if unrelated:
         return Decision(DecisionKind.ADD, (), f"refused to {kind.value} unrelated memories {unrelated}; added instead")
     if kind is DecisionKind.UPDATE:
@@ -277,6 +416,21 @@ __all__ = [
     "DecisionKind",
     "ExistingMemory",
     "decide",
+    "history_of",
     "normalize_value",
     "validate_llm_decision",
+    "retired_by_retraction",
+    "text_names",
+    "value_named",
 ]
+
+
+def retired_by_retraction(existing: Sequence[ExistingMemory], retracted: Sequence[str]) -> tuple[str, ...]:
+    """Ids of the user's slot memories whose value a retraction names, for a message that says
+    something stopped ("I no longer live in Madrid") without stating what replaced it."""
+    ids = []
+    for memory in existing:
+        old = _slot_of_memory(memory)
+        if memory.kind in _STRUCTURED_KINDS and old.subject == "user" and _retracts(memory, old, retracted):
+            ids.append(memory.id)
+    return tuple(ids)

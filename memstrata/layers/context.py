@@ -1,6 +1,6 @@
 """`context()`: one prompt block assembled from every memory layer, within a token budget.
 
-Parts, in default priority order (a part is only present when it has something to say):
+Parts, in display order (a part is only present when it has something to say):
 
     profile     "What I know about this user:"  profile facts, then the user context's preferences and facts
     memories    "Relevant memories from past conversations:"  dated hits of a hybrid search over the
@@ -13,7 +13,9 @@ Parts, in default priority order (a part is only present when it has something t
     recent      "Recent conversation:"  the session's last turns
 
 Packing (`core/budget.py`) never exceeds `max_tokens` (counted with the real offline tokenizer of
-`core/tokens.py`): when the budget is short, lower-priority parts lose items, then disappear, first.
+`core/tokens.py`) and follows `PRIORITY`: the live conversation (recent turns, then the summary) is
+packed first, so it survives every budget; when the budget is short, lower-priority parts lose
+items, then disappear, first.
 Same store state, same query, same budget: same text.
 """
 
@@ -39,7 +41,10 @@ from .semantic import SemanticMemory, Strategy
 from .user_context import UserContextUpdater
 
 PARTS = ("profile", "memories", "entities", "procedures", "pending", "topics", "summary", "recent")
-"""Part names in default priority order (most important first)."""
+"""Part names in display order (the live conversation last, next to the message it precedes)."""
+PRIORITY = ("recent", "summary", "profile", "memories", "entities", "procedures", "pending", "topics")
+"""Packing priority (most important first): the live conversation — recent turns, then the rolling
+summary — is kept at every budget; long-term parts fill what is left."""
 LONG_TERM_PARTS = ("profile", "memories", "entities", "procedures", "pending", "topics")
 """The parts that do not depend on the current session (what an agent puts in its system prompt)."""
 
@@ -185,8 +190,9 @@ class ContextAssembler:
             else []
         )
         about = self.user_context.get(scope.user_id) if {"profile", "pending", "topics"} & wanted else {}
-        blocks = [self._block(name, scope, query, recent, about, max_tokens) for name in names]
-        packing = pack([b for b in blocks if b is not None], max_tokens, self.counter.count_many)
+        by_priority = sorted(names, key=PRIORITY.index)
+        blocks = [self._block(name, scope, query, recent, about, max_tokens) for name in by_priority]
+        packing = pack([b for b in blocks if b is not None], max_tokens, self.counter.count_many, display=names)
         parts = tuple(ContextPart(p.name, p.text, p.tokens, p.items, p.total_items) for p in packing.parts)
         return Context(packing.text, packing.tokens, max_tokens, parts, packing.dropped)
 
@@ -282,6 +288,7 @@ __all__ = [
     "LONG_TERM_PARTS",
     "NO_MEMORIES",
     "PARTS",
+    "PRIORITY",
     "Context",
     "ContextAssembler",
     "ContextPart",

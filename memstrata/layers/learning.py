@@ -1,27 +1,30 @@
-"""Memory that learns: extraction → resolution → writes, entity and profile updates.
+"""Memory that learns: extraction → reconciliation → writes, entity and profile updates.
 
-For each candidate an extractor proposes, the user's similar *current* memories are gathered (by
-vector similarity and by the same subject/attribute slot), `core.resolution.decide` picks NOOP /
-SUPERSEDE / ADD, and the decision is applied: a superseded memory keeps its text and history and gets
-`valid_to` + a successor link. Entities mentioned are upserted and linked; recognizable slots update
-the user's profile facts.
+For each candidate an extractor proposes, `Reconciler` compares it with the user's similar
+*current* memories and applies one decision (NOOP / SUPERSEDE / HISTORY / ADD; by rules, or by the
+LLM when one is configured): a superseded memory keeps its text and history and gets `valid_to` +
+a successor link. Valid time is the message's `at`, so an older statement never retires a newer
+one. A user message that only retracts something ("I no longer live in Madrid") is stored as a
+retraction that retires what it names. Entities mentioned are upserted and linked; recognizable
+slots update the user's profile facts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
-from ..extraction.resolution import Decision, DecisionKind, ExistingMemory, decide
+from ..extraction.base import Candidate, Extractor, Message
+from ..extraction.resolution import RETRACTION, DecisionKind
+from ..extraction.statements import retracted_phrases
+from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
-from ..storage.base import MemoryFilter
 from .entities import EntityMemory
 from .profile import ProfileMemory
+from .reconcile import Operation, Reconciler, retraction_metadata, user_names
 from .semantic import NewMemory, SemanticMemory
 
-SIMILAR_LIMIT = 8
 _IMPORTANCE = {
     "identity": 0.8,
     "relation": 0.7,
@@ -30,17 +33,8 @@ _IMPORTANCE = {
     "open_item": 0.6,
     "event": 0.6,
 }
-_RESOLVABLE = (MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK)
 
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """What happened to one candidate: ADD, NOOP (already known) or SUPERSEDE (replaced older memories)."""
-
-    event: DecisionKind
-    memory: MemoryRecord
-    replaced_ids: tuple[str, ...] = ()
-    reason: str = ""
+__all__ = ["DecisionKind", "LearnResult", "LearningMemory", "Operation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,68 +50,56 @@ class LearnResult:
 class LearningMemory:
     def __init__(
         self, *, semantic: SemanticMemory, entities: EntityMemory, profiles: ProfileMemory, extractor: Extractor,
+        llm: Callable[[], LLMClient | None] | None = None,
     ) -> None:  # fmt: skip
+        """`llm` returns the LLM that reconciles candidates; by default the extractor's own LLM, if any."""
         self.semantic = semantic
         self.entities = entities
         self.profiles = profiles
         self.extractor = extractor
+        self.reconciler = Reconciler(semantic, llm=llm or (lambda: getattr(extractor, "llm", None)))
 
     def learn(
         self, scope: Scope, messages: Sequence[Message], *, known_name: str | None = None,
         source_ids: Sequence[str] = (),
     ) -> LearnResult:  # fmt: skip
         candidates = self.extractor.extract(messages, known_name=known_name)
-        operations = [self._apply(scope, c, tuple(source_ids)) for c in candidates]
+        names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
+        operations = []
+        for candidate in candidates:
+            message = _said_in(candidate, messages)
+            retracted = _retractions(message)
+            item = self._new_memory(candidate, tuple(source_ids), retracted)
+            operation = self.reconciler.reconcile(
+                scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
+            )
+            self._link(scope, candidate, operation.memory)
+            operations.append(operation)
+        for message in messages:
+            if _retractions(message) and not any(_said_in(c, messages) is message for c in candidates):
+                operations.append(self._retract(scope, message, tuple(source_ids)))
         return LearnResult(tuple(operations), tuple(candidates))
 
-    def _apply(self, scope: Scope, candidate: Candidate, source_ids: tuple[str, ...]) -> Operation:
-        existing = self._similar(scope, candidate)
-        decision = decide(candidate, existing)
-        operation = self._write(scope, candidate, decision, source_ids)
-        self._link(scope, candidate, operation.memory)
-        return operation
-
-    def _similar(self, scope: Scope, candidate: Candidate) -> list[ExistingMemory]:
-        user_scope = Scope(scope.user_id, agent_id=scope.agent_id)
-        where = MemoryFilter(kinds=_RESOLVABLE, agent_id=scope.agent_id)
-        vector = self.semantic.embedder.embed_query(candidate.content)
-        rows = self.semantic.store.vector_search(user_scope.user_id, vector, where, limit=SIMILAR_LIMIT)
-        similar = {row.record.id: (row.record, row.score) for row in rows}
-        if candidate.attribute:
-            # A one-value slot ("location") is compared whatever its value; a many-valued one ("likes")
-            # only with the same value (e.g. "likes tea" vs "hates tea"), which its index finds directly.
-            same = {"subject": candidate.subject, "attribute": candidate.attribute}
-            if is_multi_valued(candidate.attribute) and candidate.value is not None:
-                same["value"] = candidate.value
-            slot = MemoryFilter(kinds=_RESOLVABLE, agent_id=scope.agent_id, metadata=same)
-            for record in self.semantic.store.list_memories(scope.user_id, slot, limit=50):
-                similar.setdefault(record.id, (record, 0.0))
-        return [
-            ExistingMemory(r.id, r.content, r.content_hash, r.kind, r.metadata, similarity=score)
-            for r, score in similar.values()
-        ]
-
-    def _write(self, scope: Scope, candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]) -> Operation:
-        store, user = self.semantic.store, scope.user_id
-        if decision.kind is DecisionKind.NOOP:
-            [record] = store.get(user, [decision.target_ids[0]])
-            store.record_access(user, [record.id], self.semantic.clock())
-            return Operation(DecisionKind.NOOP, record, reason=decision.reason)
-        item = self._new_memory(candidate, decision, source_ids)
-        if decision.kind in (DecisionKind.SUPERSEDE, DecisionKind.UPDATE) and decision.target_ids:
-            owner = Scope(user, agent_id=scope.agent_id)
-            record = self.semantic.replace(owner, decision.target_ids, item, reason=decision.reason)
-            return Operation(DecisionKind.SUPERSEDE, record, decision.target_ids, decision.reason)
-        [record] = self.semantic.add_many(Scope(user, agent_id=scope.agent_id), [item])
-        return Operation(DecisionKind.ADD, record, reason=decision.reason)
+    def _retract(self, scope: Scope, message: Message, source_ids: tuple[str, ...]) -> Operation:
+        """A user message that says something stopped but states nothing in its place."""
+        retracted = _retractions(message)
+        content = f'The user said: "{" ".join(message.content.split())}"'
+        statement = Candidate(MemoryKind.FACT, content, "identity", attribute=RETRACTION,
+                              value="; ".join(retracted), polarity=-1)  # fmt: skip
+        metadata = {**statement.metadata(), **retraction_metadata(retracted), "origin": "extraction"}
+        item = NewMemory(content=content, kind=MemoryKind.FACT, metadata=metadata, importance=0.6,
+                         source_ids=source_ids)  # fmt: skip
+        return self.reconciler.retract(scope, statement, item, stated_at=message.at, retracted=retracted)
 
     @staticmethod
-    def _new_memory(candidate: Candidate, decision: Decision, source_ids: tuple[str, ...]) -> NewMemory:
+    def _new_memory(candidate: Candidate, source_ids: tuple[str, ...], retracted: Sequence[str]) -> NewMemory:
         metadata: dict[str, Any] = {**candidate.metadata(), "origin": "extraction"}
         if candidate.entities:
             metadata["entities"] = [e.name for e in candidate.entities]
+        if retracted:
+            metadata["retracts"] = list(retracted)
         return NewMemory(
-            content=decision.content or candidate.content,
+            content=candidate.content,
             kind=candidate.kind,
             metadata=metadata,
             importance=_IMPORTANCE.get(candidate.category, 0.5),
@@ -125,8 +107,24 @@ class LearningMemory:
         )
 
     def _link(self, scope: Scope, candidate: Candidate, memory: MemoryRecord) -> None:
-        for mention in candidate.entities:
-            self.entities.upsert(scope.user_id, mention.name, type=mention.type, memory_id=memory.id)
-        if candidate.profile is not None:
+        """Link the memory to the entities the extractor named and to every known entity it mentions;
+        rebuild their summaries from their current memories."""
+        named = [(m.name, m.type) for m in candidate.entities]
+        self.entities.link_memory(scope.user_id, memory, named)
+        if candidate.profile is not None and memory.valid_to is None:
             slot = candidate.profile
             self.profiles.set_fact(scope.user_id, slot.category, slot.key, slot.value, source=memory.id)
+
+
+def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
+    """The message a candidate comes from (its source text), else the last one."""
+    source = " ".join(candidate.source_text.split()).casefold()
+    if source:
+        for message in messages:
+            if source in " ".join(message.content.split()).casefold():
+                return message
+    return messages[-1]
+
+
+def _retractions(message: Message) -> tuple[str, ...]:
+    return retracted_phrases(message.content) if message.role == "user" else ()

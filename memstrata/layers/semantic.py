@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.retrieval import HybridParams, hybrid_rank
@@ -32,11 +33,16 @@ from ..models import (
 from ..storage.base import MemoryFilter, ScoredRow, Store
 from .access import AccessRecorder
 
+if TYPE_CHECKING:
+    from ..llm.base import LLMClient
+    from .reconcile import Reconciler
+
 Clock = Callable[[], datetime]
 ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
+_RECONCILED = frozenset({MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK})
 
 
 class Strategy(StrEnum):
@@ -75,6 +81,8 @@ class NewMemory:
     scope: Scope | None = None
     context: str = ""
     """Surrounding text indexed for keyword search only (see `MemoryRecord.context`)."""
+    valid_from: datetime | None = None
+    """When it became true (valid time, e.g. when the user said it); default `created_at`."""
 
 
 class SemanticMemory:
@@ -83,7 +91,10 @@ class SemanticMemory:
     def __init__(
         self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
         params: HybridParams | None = None, default_expiry: ExpiryPolicy | None = None,
+        llm: Callable[[], LLMClient | None] | None = None,
     ) -> None:  # fmt: skip
+        """`llm` returns the LLM that reconciles single adds (None: the offline rules decide)."""
+        self.llm = llm
         self.params = params or HybridParams()
         self.default_expiry = default_expiry
         self.store = store
@@ -92,10 +103,32 @@ class SemanticMemory:
         self.track_access = track_access
         self.access = AccessRecorder(store)
 
+    @cached_property
+    def reconciler(self) -> Reconciler:
+        from .reconcile import Reconciler
+
+        return Reconciler(self, llm=self.llm)
+
     # -- writes ------------------------------------------------------------
-    def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
+    def add(self, scope: Scope, item: NewMemory) -> MemoryRecord:
+        """Store one memory, reconciled with the user's similar current ones (see `reconcile`): a
+        new value for a slot it states ("Alice works at Globex") retires the old one, kept in history."""
+        from .reconcile import reconcile_text
+
+        if MemoryKind.parse(item.kind) not in _RECONCILED:
+            return self.add_many(scope, [item], reconcile=False)[0]
+        return reconcile_text(self.reconciler, scope, item)
+
+    def add_many(
+        self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True, reconcile: bool | None = None
+    ) -> list[MemoryRecord]:
         """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
-        (same normalized text and kind) are not stored again; the existing record is returned instead."""
+        (same normalized text and kind) are not stored again; the existing record is returned instead.
+
+        `reconcile` (default: when the batch holds one memory and `dedupe` is on) sends each memory
+        through `add` instead; batches (imports) are stored as given."""
+        if reconcile or (reconcile is None and dedupe and len(items) == 1):
+            return [self.add(item.scope or scope, item) for item in items]
         now = self.clock()
         records = [self._build(item.scope or scope, item, now) for item in items]
         if len({r.user_id for r in records}) > 1:
@@ -129,6 +162,7 @@ class SemanticMemory:
             pinned=item.pinned,
             created_at=created,
             context=item.context,
+            valid_from=aware(item.valid_from, "valid_from"),
         )
 
     def _current_duplicates(
@@ -221,7 +255,11 @@ class SemanticMemory:
                 raise InvalidInput(f"memory {old.id!r} is already superseded")
         now = self.clock()
         successor = self._build(item.scope or scope, item, now)
-        retired = [replace(old, valid_to=now, superseded_by=successor.id, updated_at=now) for old in olds]
+        ended = successor.valid_from or now  # valid time: the old memory stopped holding when the new began
+        retired = [
+            replace(old, valid_to=max(ended, old.valid_from or ended), superseded_by=successor.id, updated_at=now)
+            for old in olds
+        ]
         events = [
             new_event(r, event, before=old.content, after=successor.content, at=now, successor=successor.id,
                       reason=reason)
@@ -232,6 +270,31 @@ class SemanticMemory:
         vectors = self.embedder.embed_documents([successor.content])
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
+
+    def add_history(
+        self, scope: Scope, item: NewMemory, *, successor_id: str, retire: Sequence[str] = ()
+    ) -> MemoryRecord:
+        """Store `item` as already superseded by `successor_id`, a memory said after it (valid time):
+        it ends where the successor begins and appears only in `as_of` and history queries. The
+        current memories in `retire`, said before it, are retired in its favour in the same write."""
+        found = {r.id: r for r in self.store.get(scope.user_id, [successor_id, *retire])}
+        if successor_id not in found:
+            raise MemoryNotFound(successor_id)
+        now = self.clock()
+        record = self._build(item.scope or scope, item, now)
+        start = record.valid_from or now
+        ended = max(start, found[successor_id].valid_from or start)
+        record = replace(record, valid_to=ended, superseded_by=successor_id)
+        events = [new_event(record, EventType.ADD, after=record.content, at=now, successor=successor_id)]
+        retired = [
+            replace(old, valid_to=max(start, old.valid_from or start), superseded_by=record.id, updated_at=now)
+            for old in (found[i] for i in retire if i in found and found[i].valid_to is None)
+        ]
+        events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
+                             successor=record.id) for r in retired]  # fmt: skip
+        vectors = self.embedder.embed_documents([record.content])
+        self.store.save(scope.user_id, [record, *retired], events, vectors)
+        return record
 
     def forget(self, scope: Scope, memory_id: str) -> bool:
         """Delete a memory, its vector and full-text entry, and scrub its text from history."""

@@ -32,9 +32,11 @@ You keep a user's memory consistent. For each NEW fact decide, against the EXIST
 - SUPERSEDE: the same slot as `target` with a different, newer value (moved city, new job, changed
   preference); the old memory is retired and the new fact stored
 - NOOP: already known as `target`; nothing to store
-Only UPDATE, SUPERSEDE and NOOP take a `target`, the NUMBER of an existing memory. Never retire a
+- DELETE: the new fact says `target` no longer holds ("no longer eats meat"); the old memory is retired
+  and kept in history, the new fact stored in its place
+Only UPDATE, SUPERSEDE, DELETE and NOOP take a `target`, the NUMBER of an existing memory. Never retire a
 memory about something else: liking coffee does not supersede liking tea. When unsure, ADD.
-Reply with ONLY: {"decisions": [{"fact": <new fact number>, "action": "ADD|UPDATE|SUPERSEDE|NOOP",
+Reply with ONLY: {"decisions": [{"fact": <new fact number>, "action": "ADD|UPDATE|SUPERSEDE|DELETE|NOOP",
 "target": <existing number or null>, "content": <merged sentence or null>}]}"""
 
 

@@ -10,7 +10,7 @@ import pytest
 from memstrata import namespaces
 from memstrata.core.tokens import count_tokens
 from memstrata.errors import InvalidInput
-from memstrata.layers.context import NO_MEMORIES, PARTS
+from memstrata.layers.context import NO_MEMORIES, PARTS, PRIORITY
 from memstrata.layers.entities import EntityMemory
 from memstrata.layers.procedures import ProceduralMemory
 from memstrata.layers.profile import ProfileMemory
@@ -100,9 +100,13 @@ def test_lower_priority_parts_are_dropped_first(rich: Any) -> None:
     for budget in range(10, 900, 10):
         context = rich.context("marathon training", budget, scope=S2)
         names = [p.name for p in context.parts]
-        assert names == list(PARTS[: len(names)]), budget  # always the most important parts
-        assert list(context.dropped) == list(PARTS[len(names) :]), budget
-        last = context.parts[-1] if context.parts else None
+        kept = sorted(names, key=PRIORITY.index)
+        assert kept == list(PRIORITY[: len(names)]), budget  # always the most important parts
+        assert names == [n for n in PARTS if n in names], budget  # shown in display order
+        assert list(context.dropped) == list(PRIORITY[len(names) :]), budget
+        assert names[-1] == "recent", budget  # the live conversation is kept at every budget
+        assert budget < 300 or names[-2:] == ["summary", "recent"], budget
+        last = next((p for p in context.parts if p.name == kept[-1]), None)
         seen_partial |= last is not None and 0 < last.items < last.total_items
     assert seen_partial  # a part is trimmed inside before the next one is dropped
 

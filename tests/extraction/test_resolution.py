@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -261,3 +262,64 @@ def test_llm_may_supersede_a_similar_event_but_not_a_distant_one():
     )
     assert validate_llm_decision({"action": "SUPERSEDE", "index": 0}, new, [moved]).target_ids == ("o",)
     assert validate_llm_decision({"action": "SUPERSEDE", "index": 0}, new, [other]).kind is DecisionKind.ADD
+
+
+# -- stance, retractions and valid time -------------------------------------------------------------
+def slot_memory(memory_id: str, attribute: str, value: str, polarity: int = 1, **extra: object) -> ExistingMemory:
+    text = f"{attribute} {value} {polarity}"
+    metadata = {"subject": "user", "attribute": attribute, "value": value, "polarity": polarity, **extra}
+    return ExistingMemory(memory_id, text, content_hash(text), MemoryKind.PREFERENCE, metadata)
+
+
+def likes(value: str, polarity: int = 1, attribute: str = "likes") -> Candidate:
+    return Candidate(MemoryKind.PREFERENCE, f"{attribute} {value} {polarity}!", "preference", attribute=attribute,
+                     value=value, polarity=polarity)  # fmt: skip
+
+
+def test_a_time_word_is_not_part_of_the_value() -> None:
+    assert normalize_value("coffee now") == normalize_value("Coffee") == "coffee"
+    assert decide(likes("coffee now", -1), [slot_memory("m1", "likes", "coffee")]).kind is DecisionKind.SUPERSEDE
+
+
+def test_an_opposite_stance_in_another_affinity_slot_retires() -> None:
+    decision = decide(likes("no coffee", attribute="diet"), [slot_memory("m1", "likes", "coffee")])
+    assert decision == Decision(DecisionKind.SUPERSEDE, ("m1",), decision.reason)
+    assert decide(likes("no meat", attribute="diet"), [slot_memory("m1", "likes", "coffee")]).kind is DecisionKind.ADD
+
+
+def test_a_retraction_retires_the_memory_whose_value_it_names() -> None:
+    existing = [slot_memory("acme", "employer", "Acme Corp"), slot_memory("tea", "likes", "tea")]
+    decision = decide(likes("Globex", attribute="employer"), existing, retracted=("work at acme",))
+    assert decision.kind is DecisionKind.SUPERSEDE and decision.target_ids == ("acme",)
+    decision = decide(likes("jazz"), existing, retracted=("work at initech",))
+    assert decision.kind is DecisionKind.ADD
+
+
+def test_an_older_statement_becomes_history_of_the_newer() -> None:
+    newer = replace(slot_memory("porto", "location", "Porto"), stated_at=datetime(2026, 1, 1, tzinfo=UTC))
+    decision = decide(likes("Madrid", attribute="location"), [newer], stated_at=datetime(2024, 1, 1, tzinfo=UTC))
+    assert decision.kind is DecisionKind.HISTORY and decision.target_ids == ("porto",)
+    decision = decide(likes("Lisbon", attribute="location"), [newer], stated_at=datetime(2027, 1, 1, tzinfo=UTC))
+    assert decision.kind is DecisionKind.SUPERSEDE
+
+
+def test_a_fact_said_before_a_retraction_of_it_becomes_its_history() -> None:
+    retraction = replace(
+        slot_memory("r", "retraction", "live in berlin", -1, retracts=["live in berlin"]),
+        stated_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    older = decide(likes("Berlin", attribute="location"), [retraction], stated_at=datetime(2025, 1, 1, tzinfo=UTC))
+    assert older.kind is DecisionKind.HISTORY
+    again = decide(likes("Berlin", attribute="location"), [retraction], stated_at=datetime(2027, 1, 1, tzinfo=UTC))
+    assert again.kind is DecisionKind.SUPERSEDE
+
+
+@pytest.mark.parametrize(
+    ("value", "phrase", "named"),
+    [("acme corp", "work at acme", True), ("my honda civic", "civic", True), ("coffee", "drink coffee", True),
+     ("tea", "drink coffee", False), ("bo", "bo", False), ("acme", "work at initech", False)],
+)  # fmt: skip
+def test_value_named(value: str, phrase: str, named: bool) -> None:
+    from memstrata.extraction.resolution import value_named
+
+    assert value_named(value, phrase) is named

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -217,16 +218,19 @@ def test_learn_now_and_in_the_background(server: Server, admin: httpx.Client) ->
     assert operations and {op["event"] for op in operations} <= {"add", "noop", "supersede", "update"}
     assert any("Berlin" in op["memory"]["content"] for op in operations)
 
-    later = [{"role": "user", "content": "I moved to Munich last month.", "at": "2026-03-01T10:00:00Z"}]
+    # said after the first message (valid time): an older statement would not supersede Berlin
+    said = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    later = [{"role": "user", "content": "I moved to Munich last month.", "at": said}]
     queued = admin.post("/v1/users/nia/learn", json={"messages": later, "background": True})
     assert queued.status_code == 202 and queued.json()["job_id"]
     deadline = time.monotonic() + 20
-    while admin.get("/v1/queue").json()["counts"].get("pending", 0) and time.monotonic() < deadline:
+    busy = ("pending", "running")
+    while any(admin.get("/v1/queue").json()["counts"].get(s, 0) for s in busy) and time.monotonic() < deadline:
         time.sleep(0.2)
     status = admin.get("/v1/queue").json()
     assert status["counts"]["pending"] == 0 and status["counts"]["done"] >= 1 and status["failures"] == []
     contents = [m["content"] for m in admin.get("/v1/users/nia/memories").json()["items"]]
-    assert any("Munich" in c for c in contents)
+    assert any("Munich" in c for c in contents), (contents, status)
 
 
 def test_queue_status_of_a_user_key_covers_only_its_user(server: Server) -> None:
@@ -239,3 +243,13 @@ def test_queue_status_of_a_user_key_covers_only_its_user(server: Server) -> None
     assert sum(counts.values()) >= 1
     with server.client(server.keys.other_tenant_admin) as other:
         assert sum(other.get("/v1/queue").json()["counts"].values()) == 0
+
+
+def test_add_reconciles_a_new_value_with_the_current_one(admin: httpx.Client) -> None:
+    old = add(admin, "ezra", "Ezra lives in Lisbon")
+    new = add(admin, "ezra", "Ezra lives in Porto")
+    add(admin, "ezra", "Ezra plays the cello")
+    current = admin.get("/v1/users/ezra/memories").json()["items"]
+    assert sorted(m["content"] for m in current) == ["Ezra lives in Porto", "Ezra plays the cello"]
+    history = admin.get(f"/v1/users/ezra/memories/{old['id']}/history").json()
+    assert [e["event"] for e in history] == ["add", "supersede"] and history[1]["after"] == new["content"]

@@ -148,3 +148,16 @@ def test_http_without_a_valid_key_is_401(server: Server, token: str | None) -> N
     response = httpx.post(f"{server.url}/mcp", json=body, headers=headers)
     assert response.status_code == 401
     assert all("intruder" not in c for c in contents(server.memory, "acme:alice"))
+
+
+def test_http_add_memory_reconciles_with_the_users_current_memories(server: Server) -> None:
+    async def steps(client: Client) -> None:
+        await client.call_tool("add_memory", {"content": "Dora works at Acme Corp"})
+        await client.call_tool("add_memory", {"content": "Dora works at Globex"})
+        await client.call_tool("add_memory", {"content": "Dora loves sailing"})
+
+    headers = {"Authorization": f"Bearer {server.keys.admin}", "X-Memstrata-User": "dora"}
+    anyio.run(http_session, server.url, headers, steps)
+    assert sorted(contents(server.memory, "acme:dora")) == ["Dora loves sailing", "Dora works at Globex"]
+    everything = server.memory.store.list_memories("acme:dora", MemoryFilter(include_superseded=True), limit=10)
+    assert "Dora works at Acme Corp" in [r.content for r in everything]

@@ -91,7 +91,9 @@ def test_entities_and_profile_are_updated(memory: Memory, clock: Clock) -> None:
 def test_add_with_infer(memory: Memory) -> None:
     result = memory.add("I prefer short answers.", scope="alice", infer=True)
     assert [m.kind.value for m in result.memories] == ["preference"]
-    assert memory.add("I prefer short answers.", scope="alice", infer=False).kind.value == "fact"
+    assert memory.add("I like hiking.", scope="alice", infer=False).kind.value == "fact"
+    # a verbatim add of what is already known returns the known memory (reconciliation: NOOP)
+    assert memory.add("I prefer short answers.", scope="alice").id == result.memories[0].id
 
 
 def test_small_talk_stores_nothing(memory: Memory, clock: Clock) -> None:
