@@ -122,7 +122,11 @@ createdb_all() { # createdb_all NAME: the database, extensions and worker regist
   for port in "${ALL_PORTS[@]}"; do
     [ "$(psql_at "$port" postgres -c "select count(*) from pg_database where datname = '$db'")" = 1 ] \
       || psql_at "$port" postgres -c "create database \"$db\" owner root"
-    psql_at "$port" "$db" -c 'create extension if not exists citus' -c 'create extension if not exists vector'
+    # only when missing: a worker already in the metadata refuses even CREATE EXTENSION IF NOT EXISTS
+    for ext in citus vector; do
+      [ "$(psql_at "$port" "$db" -c "select count(*) from pg_extension where extname = '$ext'")" = 1 ] \
+        || psql_at "$port" "$db" -c "create extension $ext"
+    done
     leakproof_fts "$port" "$db"
   done
   psql_at "$COORD_PORT" "$db" -c "select citus_set_coordinator_host('127.0.0.1', $COORD_PORT)" >/dev/null
