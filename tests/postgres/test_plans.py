@@ -69,7 +69,7 @@ def explain(store: PostgresStore, user: str, query: str, params: list[Any]) -> s
 
 def vector_plan(store: PostgresStore, user: str, where: MemoryFilter) -> str:
     w, v = q.Where(user, where), query_vector()
-    return explain(store, user, q.vector_sql(w), [v, *w.params, v, 10])
+    return explain(store, user, q.vector_sql(w), [v, *w.params, v, 10, w.params[0]])
 
 
 def test_big_tenant_vector_search_uses_hnsw(loaded: tuple[PostgresStore, str]) -> None:
@@ -101,12 +101,12 @@ def test_filtered_hnsw_search_still_returns_k_rows_thanks_to_iterative_scan(
     w, v = q.Where(BIG, rare), query_vector()
     with store.transaction(BIG) as cur:
         cur.execute("SET LOCAL enable_sort = off")
-        cur.execute("EXPLAIN " + q.vector_sql(w), [v, *w.params, v, 10])
+        cur.execute("EXPLAIN " + q.vector_sql(w), [v, *w.params, v, 10, w.params[0]])
         assert "memories_embedding_hnsw" in "\n".join(row[0] for row in cur.fetchall())
-        cur.execute(q.vector_sql(w), [v, *w.params, v, 10])
+        cur.execute(q.vector_sql(w), [v, *w.params, v, 10, w.params[0]])
         assert len(cur.fetchall()) == 10
         cur.execute("SET LOCAL hnsw.iterative_scan = off")
-        cur.execute(q.vector_sql(w), [v, *w.params, v, 10])
+        cur.execute(q.vector_sql(w), [v, *w.params, v, 10, w.params[0]])
         assert len(cur.fetchall()) < 10  # the failure mode the setting prevents
     for seed in range(5):
         rows = store.vector_search(BIG, query_vector(seed), rare, limit=10)
