@@ -78,7 +78,11 @@ def citus_schema(*, shard_count: int = TEST_SHARDS) -> Iterator[CitusSchema]:
     owner_password, app_password = secrets.token_hex(8), secrets.token_hex(8)
     with connect_coordinator() as admin:
         params = conninfo_to_dict(coordinator_url())
-        host, port, dbname = str(params.get("host") or "127.0.0.1"), int(params.get("port") or 5440), str(params["dbname"])
+        host, port, dbname = (
+            str(params.get("host") or "127.0.0.1"),
+            int(params.get("port") or 5440),
+            str(params["dbname"]),
+        )
         workers = tuple((str(h), int(p)) for h, p in admin.execute("SELECT * FROM citus_get_active_worker_nodes()"))
         for role, password in ((owner, owner_password), (app, app_password)):
             admin.execute(
@@ -87,7 +91,9 @@ def citus_schema(*, shard_count: int = TEST_SHARDS) -> Iterator[CitusSchema]:
                 )
             )
         try:
-            admin.execute(sql.SQL("CREATE SCHEMA {} AUTHORIZATION {}").format(sql.Identifier(schema), sql.Identifier(owner)))
+            admin.execute(
+                sql.SQL("CREATE SCHEMA {} AUTHORIZATION {}").format(sql.Identifier(schema), sql.Identifier(owner))
+            )
             admin.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), sql.Identifier(app)))
             owner_url = _url(owner, owner_password, host, port, dbname, schema)
             with psycopg.connect(owner_url, autocommit=True) as conn:
