@@ -168,8 +168,7 @@ def test_row_level_security_holds_on_the_shards(citus: CitusSchema, pg_store: Po
             with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"), app.transaction():
                 set_user(app, alice)
                 app.execute(
-                    "INSERT INTO items (user_id, namespace, key, value, updated_at) "
-                    "VALUES (%s, 'p', 'k', '{}', now())",
+                    "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, 'p', 'k', '{}', now())",
                     [bob],
                 )
             with app.transaction():
