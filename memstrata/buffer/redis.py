@@ -120,7 +120,7 @@ def _client(url: str, shown: str, timeout: float) -> Any:
         return redis.Redis.from_url(url, **options)
     except (ValueError, TypeError) as exc:
         raise ConfigurationError(f"invalid Redis URL {shown}: {exc}") from None
-    except redis.exceptions.RedisError as exc:  # RedisCluster connects at once to learn the slots
+    except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:  # connects to learn slots
         raise BufferUnavailable(f"Redis Cluster at {shown} is unavailable: {exc}") from exc
 
 
@@ -182,7 +182,7 @@ class RedisBuffer:
             yield
         except redis.exceptions.ConnectionError as exc:
             raise BufferUnavailable(f"Redis buffer at {self.url} is unavailable ({action}): {exc}") from exc
-        except redis.exceptions.RedisError as exc:
+        except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:
             raise BufferUnavailable(f"Redis buffer at {self.url} failed ({action}): {exc}") from exc
 
     def key(self, scope: Scope) -> str:

@@ -31,7 +31,7 @@ def cluster_client() -> Any:
 
     try:
         return RedisCluster.from_url(cluster_url().replace("+cluster", ""), decode_responses=True, socket_timeout=2)
-    except redis.exceptions.RedisError as exc:
+    except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:
         service_missing(f"Redis Cluster at {cluster_url()} is not reachable (run scripts/redis_cluster.sh): {exc}")
         raise
 

@@ -129,3 +129,8 @@ def wait_replaced(client: Any, port: int) -> None:
     deadline = time.monotonic() + 30
     while not replaced(client, port) and time.monotonic() < deadline:
         time.sleep(0.2)
+
+
+def test_an_unreachable_cluster_is_buffer_unavailable() -> None:
+    with pytest.raises(BufferUnavailable, match="Redis Cluster at redis\\+cluster://127.0.0.1:7999 is unavailable"):
+        RedisBuffer("redis+cluster://127.0.0.1:7999", timeout=0.5)
