@@ -9,12 +9,14 @@ STAMP  := $(VENV)/.installed
 run: $(STAMP)            ## start the memory server on the embedded default (SQLite file + offline embedder)
 	$(BIN)/memstrata serve
 
-test: services $(STAMP)  ## start/check Postgres+pgvector and Redis, then run the whole test suite
+test: services $(STAMP)  ## start/check Postgres+pgvector, Redis, Citus and Redis Cluster, then run the whole test suite
 	$(BIN)/python -m pytest
 
-services:                ## idempotent: Postgres 15 + pgvector, Redis 7 on loopback; Chromium for the UI tests
-	bash scripts/services.sh
-	bash scripts/browser.sh
+services:                ## idempotent: Postgres 15 + pgvector, Redis 7 on loopback; Chromium for the UI tests;
+	bash scripts/services.sh      # Citus (coordinator 5440, workers 5441-5442; built once, ~4-7 min)
+	bash scripts/browser.sh       # and Redis Cluster (7000-7005) for the scale-out tests
+	bash scripts/citus.sh
+	bash scripts/redis_cluster.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check memstrata tests

@@ -70,6 +70,8 @@ ZIPF_OFFSET = 100
 STOPWORD_SHARE = 0.4
 ADMIN_ENV = ("MEMSTRATA_BENCH_POSTGRES_URL", "MEMSTRATA_TEST_POSTGRES_URL")
 DEFAULT_ADMIN_URL = "postgresql://root@127.0.0.1:5432/postgres"
+POSTGRES_KINDS = ("postgres", "citus")
+"""Bench store kinds that are the PostgreSQL store (`citus`: a throwaway schema distributed on Citus)."""
 _WORD = re.compile(r"^[a-z]{3,12}$")
 _FILLERS = sorted(w for w in STOPWORDS if "'" not in w and len(w) > 1)
 
@@ -262,7 +264,7 @@ def throwaway_postgres(admin: str | None = None) -> Iterator[tuple[str, str]]:
 
 @contextmanager
 def bench_store(spec: str | None) -> Iterator[BenchStore]:
-    """`sqlite` (default) or `postgres` = a throwaway store; any other value is a store URL used as is."""
+    """`sqlite` (default), `postgres` or `citus` = a throwaway store; any other value is a store URL used as is."""
     spec = spec or "sqlite"
     if spec == "sqlite":
         with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
@@ -271,26 +273,30 @@ def bench_store(spec: str | None) -> Iterator[BenchStore]:
     elif spec in ("postgres", "postgresql"):
         with throwaway_postgres() as (app, owner):
             yield BenchStore("postgres", app, owner_url=owner)
+    elif spec == "citus":
+        from .citus_store import throwaway_citus
+
+        with throwaway_citus() as (app, owner):
+            yield BenchStore("citus", app, owner_url=owner)
     elif spec.startswith(("postgresql://", "postgres://")):
         yield BenchStore("postgres", spec, throwaway=False)
     elif spec.startswith("sqlite://"):
         path = Path(spec.removeprefix("sqlite://").removeprefix("/"))
         yield BenchStore("sqlite", spec, path=path, throwaway=False)
     else:
-        raise ConfigurationError(f"--store must be sqlite, postgres or a store URL, got {spec!r}")
+        raise ConfigurationError(f"--store must be sqlite, postgres, citus or a store URL, got {spec!r}")
 
 
 def disk_bytes(target: BenchStore) -> int | None:
     """Bytes the store occupies: SQLite file + WAL; Postgres memories + history tables with indexes."""
     if target.kind == "sqlite" and target.path is not None:
         return sum(p.stat().st_size for p in (target.path, Path(f"{target.path}-wal")) if p.exists())
-    if target.kind == "postgres" and target.owner_url is not None:
+    if target.kind in POSTGRES_KINDS and target.owner_url is not None:
         import psycopg
 
+        size = "citus_total_relation_size" if target.kind == "citus" else "pg_total_relation_size"
         with psycopg.connect(target.owner_url, autocommit=True) as conn:
-            row = conn.execute(
-                "SELECT pg_total_relation_size('memories') + pg_total_relation_size('history')"
-            ).fetchone()
+            row = conn.execute(f"SELECT {size}('memories') + {size}('history')").fetchone()
         return int(row[0]) if row else None
     return None
 
@@ -299,7 +305,7 @@ def disk_bytes(target: BenchStore) -> int | None:
 def deferred_vector_index(target: BenchStore, enabled: bool) -> Iterator[dict[str, float]]:
     """Drop the HNSW index(es) on `memories` for a bulk load, rebuild them after, time the rebuild."""
     timing: dict[str, float] = {}
-    if not enabled or target.kind != "postgres" or target.owner_url is None:
+    if not enabled or target.kind not in POSTGRES_KINDS or target.owner_url is None:
         yield timing
         return
     import psycopg
@@ -322,7 +328,7 @@ def deferred_vector_index(target: BenchStore, enabled: bool) -> Iterator[dict[st
 def analyze(target: BenchStore) -> float | None:
     """ANALYZE a throwaway Postgres store after its bulk load (what autovacuum does within minutes in
     production), so the planner sees the real table; returns the seconds it took."""
-    if target.kind != "postgres" or target.owner_url is None:
+    if target.kind not in POSTGRES_KINDS or target.owner_url is None:
         return None
     import psycopg
 
@@ -544,7 +550,10 @@ def run(
         if config.posting_budget != -1 and hasattr(memory.store, "posting_budget"):
             memory.store.posting_budget = config.posting_budget
         defer = (
-            config.defer_index and target.throwaway and target.kind == "postgres" and config.memories >= DEFER_INDEX_AT
+            config.defer_index
+            and target.throwaway
+            and target.kind in POSTGRES_KINDS
+            and config.memories >= DEFER_INDEX_AT
         )
         with deferred_vector_index(target, defer) as index_timing:
             load_s, samples = _load(memory, config, run_id, words, weights, rng, progress)

@@ -4,10 +4,13 @@ Buffer specs (`MEMSTRATA_BUFFER`)::
 
     memory://                                   in this process (default)
     redis://[:password@]host:6379/0             Redis (also rediss:// and unix://)
+    redis+cluster://[:password@]host:7000       Redis Cluster, through any one node (also rediss+cluster://)
 
 Options in the query string: `ttl=SECONDS` (idle expiry, default 3600; 0 = none), `prefix=KEYPREFIX`
-(Redis only, default none), and `fallback=episodes`: when Redis fails, the conversation layer logs a
-warning and serves recent turns from the episode log instead of raising `BufferUnavailable`.
+(Redis only, default none), `wait_replicas=N` and `wait_timeout_ms=MS` (Redis only: a write is
+acknowledged only once N replicas hold it, see `memstrata.buffer.redis`), and `fallback=episodes`: when
+Redis fails, the conversation layer logs a warning and serves recent turns from the episode log
+instead of raising `BufferUnavailable`.
 Other query parameters are passed to redis-py (e.g. `socket_timeout=1`).
 """
 
@@ -23,8 +26,8 @@ from ..models import utcnow
 from .base import DEFAULT_TTL_SECONDS, AppendResult, Buffer, Turn
 from .inprocess import InProcessBuffer
 
-_OURS = ("ttl", "prefix", "fallback")
-_REDIS_SCHEMES = ("redis", "rediss", "unix")
+_OURS = ("ttl", "prefix", "fallback", "wait_replicas", "wait_timeout_ms")
+_REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 FALLBACKS = ("episodes",)
 
 
@@ -86,8 +89,20 @@ def open_buffer(
         from .redis import RedisBuffer
 
         extra: dict[str, Any] = {"prefix": options.get("prefix", prefix or "")}
+        for name in ("wait_replicas", "wait_timeout_ms"):
+            if name in options:
+                extra[name] = _whole_number(options, name)
         return RedisBuffer(url, ttl_seconds=ttl, **extra)
-    raise ConfigurationError(f"unknown buffer spec {spec.split('://')[0]!r}; use memory:// or redis://host:port/db")
+    raise ConfigurationError(
+        f"unknown buffer spec {spec.split('://')[0]!r}; use memory://, redis://host:port/db or redis+cluster://host:port"
+    )
+
+
+def _whole_number(options: dict[str, str], name: str) -> int:
+    try:
+        return int(options[name])
+    except ValueError:
+        raise ConfigurationError(f"buffer {name} must be a whole number, got {options[name]!r}") from None
 
 
 __all__ = ["AppendResult", "Buffer", "InProcessBuffer", "Turn", "buffer_fallback", "open_buffer"]

@@ -1,10 +1,18 @@
-"""`RedisBuffer`: session buffers in Redis (`MEMSTRATA_BUFFER=redis://host:6379/0`).
+"""`RedisBuffer`: session buffers in Redis (`MEMSTRATA_BUFFER=redis://host:6379/0`) or in a Redis
+Cluster (`redis+cluster://host:7000`, any node; redis-py's `RedisCluster` finds the others).
 
-One list per session at `{prefix}user:{<user_id>}:session:<session_id>`, one JSON turn per entry.
-Every write is one MULTI/EXEC (or one Lua script): append + LTRIM to `max_turns` + PEXPIRE (the idle
-TTL is refreshed on every write). Data survives an application restart, and a Redis restart when the
-server persists (RDB/AOF). Any Redis failure raises `BufferUnavailable` naming the URL without its
-password; nothing is dropped silently.
+One list per session at `{prefix}user:{<user_id>}:session:<session_id>`, one JSON turn per entry. The
+user id is the key's hash tag, so all of a user's keys live in one cluster slot (one node). Every write
+is one Lua script: append + LTRIM to `max_turns` + PEXPIRE (the idle TTL is refreshed on every write).
+Data survives an application restart, and a Redis restart when the server persists (RDB/AOF). Any
+Redis failure raises `BufferUnavailable` naming the URL without its password; nothing is dropped silently.
+
+Acknowledged writes (`wait_replicas=N`): Redis replicates asynchronously, so a write the primary
+answered can still be lost when the primary dies before a replica received it. With `wait_replicas`
+set, each write is followed by `WAIT N timeout` on the same connection and is acknowledged (the call
+returns) only once N replicas hold it; otherwise `BufferUnavailable` is raised, saying the write
+reached the primary but is not yet safe. A failover promotes a replica that holds every acknowledged
+write when N equals the replicas per primary (docs/postgres.md, "Scale-out").
 """
 
 from __future__ import annotations
@@ -33,9 +41,13 @@ from .base import (
 try:
     import redis
     from redis.backoff import ExponentialBackoff
+    from redis.cluster import RedisCluster
     from redis.retry import Retry
 except ImportError:  # pragma: no cover - exercised only without the extra
     redis = None  # type: ignore[assignment]
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+"""Buffer URL schemes naming a Redis Cluster, and the scheme redis-py's `RedisCluster.from_url` takes."""
 
 FOLD_LOCK_SECONDS = 60.0
 """A fold lock left by a crashed process frees itself after this long."""
@@ -58,6 +70,23 @@ end
 return 0
 """
 
+_APPEND = """
+local existed = redis.call('EXISTS', KEYS[1])
+if #ARGV > 2 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 3)) end
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
+if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {existed, redis.call('LRANGE', KEYS[1], 0, -1)}
+"""
+
+_REPLACE = """
+redis.call('DEL', KEYS[1])
+if #ARGV > 1 then
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
+  if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+end
+return 1
+"""
+
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -77,6 +106,24 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def _client(url: str, shown: str, timeout: float) -> Any:
+    """A `redis.Redis`, or a `RedisCluster` for a `redis+cluster://` URL (any one node of the cluster)."""
+    options: dict[str, Any] = {
+        "decode_responses": True, "socket_connect_timeout": timeout, "socket_timeout": timeout,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
+    }  # fmt: skip
+    parts = urlsplit(url)
+    try:
+        if parts.scheme.lower() in CLUSTER_SCHEMES:
+            plain = urlunsplit((CLUSTER_SCHEMES[parts.scheme.lower()], *parts[1:]))
+            return RedisCluster.from_url(plain, **options)
+        return redis.Redis.from_url(url, **options)
+    except (ValueError, TypeError) as exc:
+        raise ConfigurationError(f"invalid Redis URL {shown}: {exc}") from None
+    except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:  # connects to learn slots
+        raise BufferUnavailable(f"Redis Cluster at {shown} is unavailable: {exc}") from exc
+
+
 def check_prefix(prefix: str) -> str:
     if not isinstance(prefix, str) or not _PREFIX.match(prefix):
         raise InvalidInput(
@@ -87,7 +134,7 @@ def check_prefix(prefix: str) -> str:
 
 
 class RedisBuffer:
-    """Session buffers in one Redis database."""
+    """Session buffers in one Redis database or one Redis Cluster."""
 
     def __init__(
         self,
@@ -97,23 +144,28 @@ class RedisBuffer:
         prefix: str = "",
         timeout: float = 2.0,
         client: Any = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
-        """`client` may be an existing `redis.Redis` (decode_responses=True); otherwise one is built
-        from `url` with `timeout` seconds for connecting and for each command, and two quick retries."""
+        """`client` may be an existing `redis.Redis` or `redis.cluster.RedisCluster`
+        (decode_responses=True); otherwise one is built from `url` (`redis+cluster://` for a cluster)
+        with `timeout` seconds for connecting and for each command, and two quick retries.
+        `wait_replicas` > 0 acknowledges a write only once that many replicas hold it (module doc)."""
         if redis is None:
             raise ConfigurationError("the Redis buffer needs the redis package: pip install 'memstrata[redis]'")
         self.url = redact_url(url)
         self.ttl_seconds = check_ttl(ttl_seconds)
         self.prefix = check_prefix(prefix)
-        if client is None:
-            try:
-                client = redis.Redis.from_url(
-                    url, decode_responses=True, socket_connect_timeout=timeout, socket_timeout=timeout,
-                    retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
-                )  # fmt: skip
-            except (ValueError, TypeError) as exc:
-                raise ConfigurationError(f"invalid Redis URL {self.url}: {exc}") from None
-        self._redis = client
+        if wait_replicas < 0 or wait_timeout_ms < 1:
+            raise ConfigurationError(
+                f"wait_replicas must be >= 0 and wait_timeout_ms >= 1, got {wait_replicas}, {wait_timeout_ms}"
+            )
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self._redis = client if client is not None else _client(url, self.url, timeout)
+        self._cluster = isinstance(self._redis, RedisCluster)
+        self._append = self._redis.register_script(_APPEND)
+        self._replace = self._redis.register_script(_REPLACE)
         self._trim_through = self._redis.register_script(_TRIM_THROUGH)
         self._release = self._redis.register_script(_RELEASE)
 
@@ -130,7 +182,7 @@ class RedisBuffer:
             yield
         except redis.exceptions.ConnectionError as exc:
             raise BufferUnavailable(f"Redis buffer at {self.url} is unavailable ({action}): {exc}") from exc
-        except redis.exceptions.RedisError as exc:
+        except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:
             raise BufferUnavailable(f"Redis buffer at {self.url} failed ({action}): {exc}") from exc
 
     def key(self, scope: Scope) -> str:
@@ -141,20 +193,41 @@ class RedisBuffer:
         with self._errors("ping"):
             self._redis.ping()
 
+    def _write(self, script: Any, key: str, args: list[Any], action: str) -> Any:
+        """Run a write script on `key`; with `wait_replicas`, WAIT on the same connection afterwards and
+        raise `BufferUnavailable` unless enough replicas acknowledged it."""
+        with self._errors(action):
+            if not self.wait_replicas:
+                return script(keys=[key], args=args)
+            pipe = self._node_client(key).pipeline(transaction=False)
+            script(keys=[key], args=args, client=pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            try:
+                result, acknowledged = pipe.execute()
+            except (redis.exceptions.ConnectionError, redis.exceptions.ResponseError):
+                if self._cluster:  # MOVED or a dead node after a failover: learn the new slot owners
+                    self._redis.nodes_manager.initialize()
+                raise
+        if int(acknowledged) < self.wait_replicas:
+            raise BufferUnavailable(
+                f"Redis buffer at {self.url}: {action} reached the primary but only {acknowledged} of "
+                f"{self.wait_replicas} replica(s) acknowledged it within {self.wait_timeout_ms} ms; it is not "
+                "acknowledged and may be lost if the primary fails"
+            )
+        return result
+
+    def _node_client(self, key: str) -> Any:
+        """The client of the node serving `key` (the client itself outside a cluster): WAIT counts the
+        replicas that hold the writes of ITS connection, so it must follow the write on one connection."""
+        if not self._cluster:
+            return self._redis
+        return self._redis.get_redis_connection(self._redis.get_node_from_key(key))
+
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:
         check_max_turns(max_turns)
-        key = self.key(scope)
-        with self._errors("append"):
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.exists(key)
-            if turns:
-                pipe.rpush(key, *[t.to_json() for t in turns])
-            pipe.ltrim(key, -max_turns, -1)
-            if self._ttl_ms:
-                pipe.pexpire(key, self._ttl_ms)
-            pipe.lrange(key, 0, -1)
-            results = pipe.execute()
-        return AppendResult([Turn.from_json(raw) for raw in results[-1]], bool(results[0]))
+        args = [max_turns, self._ttl_ms, *[t.to_json() for t in turns]]
+        existed, raw = self._write(self._append, self.key(scope), args, "append")
+        return AppendResult([Turn.from_json(r) for r in raw], bool(existed))
 
     def window(self, scope: Scope) -> list[Turn] | None:
         with self._errors("read"):
@@ -162,19 +235,10 @@ class RedisBuffer:
         return [Turn.from_json(r) for r in raw] if raw else None
 
     def replace(self, scope: Scope, turns: Sequence[Turn]) -> None:
-        key = self.key(scope)
-        with self._errors("replace"):
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.delete(key)
-            if turns:
-                pipe.rpush(key, *[t.to_json() for t in turns])
-                if self._ttl_ms:
-                    pipe.pexpire(key, self._ttl_ms)
-            pipe.execute()
+        self._write(self._replace, self.key(scope), [self._ttl_ms, *[t.to_json() for t in turns]], "replace")
 
     def trim_through(self, scope: Scope, turn_id: str) -> int:
-        with self._errors("trim"):
-            return int(self._trim_through(keys=[self.key(scope)], args=[turn_id, self._ttl_ms]))
+        return int(self._write(self._trim_through, self.key(scope), [turn_id, self._ttl_ms], "trim"))
 
     @contextmanager
     def fold_lock(self, scope: Scope) -> Iterator[bool]:
@@ -194,11 +258,14 @@ class RedisBuffer:
             return bool(self._redis.delete(self.key(scope)))
 
     def clear_user(self, user_id: str) -> int:
-        """UNLINK every `{prefix}user:{<user_id>}:*` key (found by SCAN, never KEYS)."""
-        pattern = _GLOB_SPECIALS.sub(r"\\\1", user_key_prefix(self.prefix, validate_id(user_id, "user_id"))) + "*"
+        """UNLINK every `{prefix}user:{<user_id>}:*` key (found by SCAN, never KEYS; in a cluster on the
+        one node serving the user's hash tag)."""
+        prefix = user_key_prefix(self.prefix, validate_id(user_id, "user_id"))
+        pattern = _GLOB_SPECIALS.sub(r"\\\1", prefix) + "*"
         removed = 0
         with self._errors("clear user"):
-            keys = list(dict.fromkeys(self._redis.scan_iter(match=pattern, count=500)))
+            scanner = self._node_client(prefix) if self._cluster else self._redis
+            keys = list(dict.fromkeys(scanner.scan_iter(match=pattern, count=500)))
             for chunk in batched(keys, 500):
                 removed += int(self._redis.unlink(*chunk))
         return removed

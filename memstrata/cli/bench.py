@@ -21,7 +21,8 @@ def register(commands: Any) -> None:
     locomo.add_argument("--data", required=True, help="path to a locomo10.json-format file")
     locomo.add_argument(
         "--store", default=argparse.SUPPRESS,
-        help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
+        help="sqlite (temporary file, default), postgres (throwaway database), citus (throwaway schema on Citus) "
+        "or a store URL",
     )  # fmt: skip
     locomo.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
     locomo.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
@@ -139,7 +140,8 @@ def _register_scale(kinds: Any) -> None:
     latency = kinds.add_parser("latency", help="add throughput and search/context latency at one size")
     latency.add_argument(
         "--store", default=argparse.SUPPRESS,
-        help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
+        help="sqlite (temporary file, default), postgres (throwaway database), citus (throwaway schema on Citus) "
+        "or a store URL",
     )  # fmt: skip
     latency.add_argument("--memories", type=int, required=True, help="memories to load")
     latency.add_argument("--users", type=int, default=1, help="users to spread them over (default 1)")

@@ -14,6 +14,7 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
+from tests.support.pg import set_user
 
 pytestmark = pytest.mark.postgres
 
@@ -53,7 +54,7 @@ def rpc(app_conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
 def call(conn: psycopg.Connection[Any], user: str | None, query: str, params: list[Any]) -> list[tuple[Any, ...]]:
     with conn.transaction():
         if user is not None:
-            conn.execute("SELECT set_config('app.user_id', %s, true)", [user])
+            set_user(conn, user)
         return conn.execute(query, params).fetchall()
 
 

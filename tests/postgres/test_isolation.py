@@ -19,7 +19,7 @@ from memstrata.errors import InvalidInput, StoreError
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
-from tests.support.pg import connect_admin, database_of, role_url
+from tests.support.pg import connect_admin, database_of, role_url, set_user
 
 pytestmark = pytest.mark.postgres
 
@@ -38,7 +38,7 @@ def in_transaction_as(conn: psycopg.Connection[Any], user: str | None, query: st
     """Run `query` in one transaction of `conn` after setting app.user_id (unless None)."""
     with conn.transaction(), conn.cursor() as cur:
         if user is not None:
-            cur.execute("SELECT set_config('app.user_id', %s, true)", [user])
+            set_user(cur, user)
         cur.execute(query, params)
         return cur.fetchall() if cur.description else [cur.rowcount]
 

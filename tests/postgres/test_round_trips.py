@@ -77,8 +77,9 @@ def current_user_setting(store: PostgresStore) -> tuple[str | None, str]:
 
 
 def test_ef_search_is_raised_to_the_limit_never_lowered(one_connection: PostgresStore) -> None:
-    assert one_connection._hnsw_settings(50) == {"hnsw.ef_search": "50"}
-    assert one_connection._hnsw_settings(10) == {"hnsw.ef_search": "40"}
+    relaxed = {"hnsw.iterative_scan": "relaxed_order"}  # per transaction too: on Citus only SET LOCAL reaches shards
+    assert one_connection._hnsw_settings(50) == {"hnsw.ef_search": "50", **relaxed}
+    assert one_connection._hnsw_settings(10) == {"hnsw.ef_search": "40", **relaxed}
 
 
 def test_hybrid_candidates_is_one_round_trip_and_one_snapshot(one_connection: PostgresStore) -> None:
@@ -93,7 +94,8 @@ def test_hybrid_candidates_is_one_round_trip_and_one_snapshot(one_connection: Po
     assert syncs(sent) == 1, sent
     statements = [line for line in sent if "\tParse\t" in line]
     assert "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" in statements[0], statements
-    assert "COMMIT" in statements[-1] and len(statements) == 5, statements  # begin, user, vector, keyword, commit
+    # begin, SET LOCAL user, ef_search, iterative_scan, vector, keyword, commit
+    assert "COMMIT" in statements[-1] and len(statements) == 7, statements
 
 
 @pytest.mark.parametrize("call", ["vector", "keyword", "access"])

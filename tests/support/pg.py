@@ -20,6 +20,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from memstrata.storage.postgres import redact_url
+from memstrata.storage.postgres.store import set_local
 
 ENV_VAR = "MEMSTRATA_TEST_POSTGRES_URL"
 DEFAULT_ADMIN_URL = "postgresql://root@127.0.0.1:5432/postgres"
@@ -82,6 +83,14 @@ def postgres_urls() -> Iterator[tuple[str, str]]:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
             for role in (app, owner):
                 admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def set_user(conn: psycopg.Connection[Any] | psycopg.Cursor[Any], user: str) -> None:
+    """Set `app.user_id` for the current transaction the way the store does: SET LOCAL, with
+    `citus.propagate_set_commands = 'local'` so that on Citus it reaches the shards (a placeholder
+    setting without effect on plain PostgreSQL)."""
+    conn.execute("SET LOCAL citus.propagate_set_commands = 'local'")
+    conn.execute(set_local("app.user_id", user))
 
 
 def database_of(url: str) -> str:

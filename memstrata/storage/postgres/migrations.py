@@ -6,7 +6,9 @@ recorded in `schema_migrations`. The embedding column gets its dimension and HNS
 in `bind_embedder`, once the embedder is known (`bind_vector_column` below).
 
 Every user-data table has `user_id` first in its primary key, a `CHECK (user_id <> '')`, no
-foreign key, and row-level security ENABLEd and FORCEd (see docs/postgres.md).
+foreign key, and row-level security ENABLEd and FORCEd (see docs/postgres.md). A migration that adds a
+user table lists it in `USER_TABLES`: on a schema distributed on Citus (`citus.py`) `migrate` then
+distributes it by `user_id`, colocated with `memories`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ import psycopg
 from psycopg import sql
 
 from ...errors import EmbeddingMismatch, StoreError
-from .sql_functions import DEFINER_FUNCTIONS, FUNCTIONS, KEYWORD_TOP, KEYWORD_TOP_SIGNATURE, M003_DEFINER_FUNCTIONS
+from .citus import distribute_new_tables
+from .sql_functions import (
+    DEFINER_FUNCTIONS,
+    FUNCTIONS,
+    HYBRID_MEMORY_SEARCH,
+    KEYWORD_TOP,
+    KEYWORD_TOP_SIGNATURE,
+    M003_DEFINER_FUNCTIONS,
+    USER_IDS,
+)
 
 USER_TABLES = ("memories", "history", "items", "memory_access")
 """Tables holding user data: RLS enabled and forced on each."""
@@ -212,6 +223,24 @@ def m006_access_table(cur: Cursor, ctx: Context) -> None:
     _isolate(cur, "memory_access")
 
 
+def m007_routable_functions(cur: Cursor, ctx: Context) -> None:
+    """The functions rewritten so that they also run on Citus (docs/postgres.md, "Scale-out"):
+
+    * `memstrata_keyword_top` fetches its best rows by primary key, never by `ctid` (on Citus a ctid
+      join is not routed to the user's shard, and ctids repeat across shards), and returns the access
+      statistics itself, so the store's keyword statement joins no table around the function.
+    * `memstrata_user_ids` in PL/pgSQL: Citus cannot plan the recursive SQL function.
+    * `hybrid_memory_search` reads the keyword matches in a statement of their own.
+    """
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    for signature, statement in (
+        (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP),
+        ("memstrata_user_ids(integer)", USER_IDS),
+        ("hybrid_memory_search(text, vector, text, integer)", HYBRID_MEMORY_SEARCH),
+    ):
+        _create_function(cur, ctx, signature, statement.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -220,6 +249,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (4, "fillfactor for access tracking, kind index", m004_room_for_hot_updates),
     (5, "keyword search: no GIN pending list, narrow ranking", m005_keyword_search_speed),
     (6, "access statistics in a narrow table", m006_access_table),
+    (7, "functions routable on Citus", m007_routable_functions),
 )
 LATEST = MIGRATIONS[-1][0]
 
@@ -260,6 +290,8 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
         for number, name, migration in pending:
             migration(cur, ctx)
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [number, name])
+    if pending:  # on a schema already distributed on Citus, new tables are distributed too
+        distribute_new_tables(conn, USER_TABLES)
     return len(pending)
 
 

@@ -35,12 +35,16 @@ def record_columns(alias: str) -> str:
 
 
 def access_join(alias: str) -> str:
-    """`LEFT JOIN memory_access a` onto the rows aliased `alias` (one row at most per memory)."""
-    return f"LEFT JOIN memory_access a ON a.user_id = {alias}.user_id AND a.memory_id = {alias}.id"
+    """`LEFT JOIN memory_access a` onto the rows aliased `alias` (one row at most per memory). Takes one
+    parameter, the user id: rows of `alias` are that user's. Naming the user as a parameter, rather
+    than `a.user_id = {alias}.user_id`, keeps Citus 13 routing the statement to the user's shard (its
+    planner crashes on the column form after a CTE under row-level security)."""
+    return f"LEFT JOIN memory_access a ON a.user_id = %s AND a.memory_id = {alias}.id"
 
 
 RECORD_COLUMNS = record_columns("m")
-"""`SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')}`: whole records, current access statistics."""
+"""`SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')}`: whole records, current access statistics
+(the join's parameter comes first)."""
 
 RECORD_ACCESS = (
     "INSERT INTO memory_access (user_id, memory_id, access_count, last_accessed_at) "
@@ -186,6 +190,7 @@ class Where:
 
 
 def list_sql(where: Where, *, newest_first: bool) -> str:
+    """Params: user_id, *where.params, limit, offset."""
     order = "DESC" if newest_first else "ASC"
     return (
         f"SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')} WHERE {where.sql} "
@@ -194,7 +199,7 @@ def list_sql(where: Where, *, newest_first: bool) -> str:
 
 
 def vector_sql(where: Where) -> str:
-    """Nearest rows by cosine distance. Params: query vector, *where.params, query vector, limit.
+    """Nearest rows by cosine distance. Params: query vector, *where.params, query vector, limit, user_id.
 
     The inner ORDER BY `embedding <=> q` is the shape the HNSW index serves; with
     `hnsw.iterative_scan = relaxed_order` the index may return rows slightly out of order,
@@ -215,17 +220,19 @@ def keyword_sql(where: Where) -> str:
     """Full-text matches best first. Params: user_id, words, batch, *where.params, limit.
 
     `memstrata_keyword_top` (SECURITY DEFINER, see sql_functions.py) returns the user's `batch`
-    best matches by rank (found through the GIN index) as whole rows aliased `m`; the filter applies
-    to them. Rows: the record columns, rank, seq, then how many matches the batch held; one row of
-    NULLs (but that count) when nothing passed the filter. If fewer than `limit` rows pass and the
-    batch was full, the caller retries with a bigger batch.
+    best matches by rank (found through the GIN index) as whole rows aliased `m`, with their access
+    statistics; the filter applies to them. Rows: the record columns, rank, seq, then how many
+    matches the batch held; one row of NULLs (but that count) when nothing passed the filter. If
+    fewer than `limit` rows pass and the batch was full, the caller retries with a bigger batch.
+    The statement reads no table besides the function: on Citus it then runs on the coordinator,
+    and the function's own statements are routed to the user's shard.
     """
     return (
         "WITH matches AS MATERIALIZED (SELECT * FROM memstrata_keyword_top(%s, %s, %s)), "
         f"hits AS (SELECT {SELECT_COLUMNS}, m.rank, m.seq FROM matches m WHERE {where.sql} "
         "ORDER BY m.rank DESC, m.created_at DESC, m.seq DESC LIMIT %s) "
-        f"SELECT {record_columns('h')}, h.rank, h.seq, c.fetched "
-        f"FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true {access_join('h')} "
+        f"SELECT {', '.join(f'h.{c}' for c in COLUMNS)}, h.rank, h.seq, c.fetched "
+        "FROM (SELECT count(*) AS fetched FROM matches) c LEFT JOIN hits h ON true "
         "ORDER BY h.rank DESC, h.created_at DESC, h.seq DESC"
     )
 

@@ -101,6 +101,15 @@ BEGIN
 END
 $fn$"""
 
+MATCH_WITH_ACCESS = MATCH_COLUMNS.replace("m.access_count", "coalesce(a.access_count, m.access_count)").replace(
+    "m.last_accessed_at", "coalesce(a.last_accessed_at, m.last_accessed_at)"
+)
+"""`MATCH_COLUMNS` with the access statistics of `memory_access` (joined as `a`) where it has a row."""
+
+ACCESS_BY_USER = "LEFT JOIN memory_access a ON a.user_id = p_user_id AND a.memory_id = m.id"
+"""The access join naming the user as a parameter: Citus 13 crashes planning `a.user_id = m.user_id`
+after a CTE under row-level security."""
+
 COMMON_WORD_ROWS = 256
 """A query word found in more of a user's memories than this is *common* for that user: it selects
 keyword candidates only together with another query word (see `KEYWORD_TOP`)."""
@@ -126,7 +135,10 @@ DECLARE
   w text;
 BEGIN
   -- The store's keyword search: the p_limit best of the user's candidate rows by ts_rank over every
-  -- query word, as whole rows. Same isolation check as memstrata_keyword_matches.
+  -- query word, as whole rows with their current access statistics (memory_access), best first.
+  -- Same isolation check as memstrata_keyword_matches. Every statement names the user, so on Citus
+  -- each one is routed to the user's shard; callers select from this function alone (a statement
+  -- joining it with a distributed table would run it on a shard, where it cannot read tables).
   IF q IS NULL OR numnode(q) = 0 OR p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
   END IF;
@@ -136,19 +148,24 @@ BEGIN
   IF (SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = p_user_id
                             LIMIT {COMMON_WORD_ROWS} + 1) s) <= {COMMON_WORD_ROWS} THEN
     RETURN QUERY
-      SELECT r.* FROM (
-        SELECT {MATCH_COLUMNS}, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank
+      WITH top AS MATERIALIZED (
+        SELECT m.id, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
         FROM memories m WHERE m.user_id = p_user_id AND (m.tsv @@ q) IS TRUE
-      ) r
-      ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
-      LIMIT p_limit;
+        ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
+        LIMIT p_limit
+      )
+      SELECT {MATCH_WITH_ACCESS}, t.rank
+      FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+      {ACCESS_BY_USER}
+      ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
     RETURN;
   END IF;
   -- A bigger user: a word in more than {COMMON_WORD_ROWS} of the user's rows (common) only selects
   -- candidates together with another query word (a lone common word keeps all its rows). ts_rank has
   -- no IDF: rows holding one common word tie, by the thousands. With no common word every match is
   -- ranked (on narrow columns; whole rows are built for the p_limit best only, fetched again by
-  -- address in the same snapshot: the function is STABLE).
+  -- primary key, never by ctid: on Citus a ctid join is not routed to the user's shard and ctids
+  -- repeat across shards, so it would return other tenants' rows).
   FOREACH w IN ARRAY p_words LOOP
     part := plainto_tsquery('english', w);
     CONTINUE WHEN numnode(part) = 0;
@@ -171,41 +188,49 @@ BEGIN
   END IF;
   RETURN QUERY
     WITH top AS MATERIALIZED (
-      SELECT m.ctid AS tid, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
+      SELECT m.id, ts_rank({RANK_WEIGHTS}, m.tsv, q) AS rank, m.created_at, m.seq
       FROM memories m WHERE m.user_id = p_user_id AND m.tsv @@ wanted
       ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
       LIMIT p_limit
     )
-    SELECT {MATCH_COLUMNS}, t.rank
-    FROM top t JOIN memories m ON m.ctid = t.tid;
+    SELECT {MATCH_WITH_ACCESS}, t.rank
+    FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+    {ACCESS_BY_USER}
+    ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
 END
 $fn$"""
 
 USER_IDS = """
 CREATE FUNCTION memstrata_user_ids(p_limit integer) RETURNS SETOF text
-LANGUAGE sql STABLE SECURITY DEFINER
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
 AS $fn$
-  -- Loose index scans (one primary-key probe per distinct user, in order), p_limit per table:
-  -- ids only, never content. Costs O(users listed), not O(rows).
-  WITH RECURSIVE
-  memory_users(u) AS (
-    (SELECT user_id FROM memories ORDER BY user_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT m.user_id FROM memories m WHERE m.user_id > mu.u ORDER BY m.user_id LIMIT 1)
-    FROM memory_users mu WHERE mu.u IS NOT NULL
-  ),
-  item_users(u) AS (
-    (SELECT user_id FROM items ORDER BY user_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT i.user_id FROM items i WHERE i.user_id > iu.u ORDER BY i.user_id LIMIT 1)
-    FROM item_users iu WHERE iu.u IS NOT NULL
-  )
-  SELECT u FROM (
-    (SELECT u FROM memory_users WHERE u IS NOT NULL LIMIT p_limit)
-    UNION
-    (SELECT u FROM item_users WHERE u IS NOT NULL LIMIT p_limit)
-  ) users
-  ORDER BY u LIMIT p_limit
+DECLARE
+  m_next text;
+  i_next text;
+  found integer := 0;
+BEGIN
+  -- A merge of two loose index scans (one primary-key probe per distinct user, in order): ids only,
+  -- never content; costs O(users listed), not O(rows). PL/pgSQL rather than a recursive SQL CTE:
+  -- Citus plans neither recursive CTEs over distributed tables nor parameters in SQL functions; each
+  -- probe here is one plain query (on Citus, one small query per shard).
+  SELECT min(m.user_id) INTO m_next FROM memories m;
+  SELECT min(i.user_id) INTO i_next FROM items i;
+  WHILE found < p_limit AND (m_next IS NOT NULL OR i_next IS NOT NULL) LOOP
+    IF i_next IS NULL OR (m_next IS NOT NULL AND m_next < i_next) THEN
+      RETURN NEXT m_next;
+      SELECT min(m.user_id) INTO m_next FROM memories m WHERE m.user_id > m_next;
+    ELSIF m_next IS NULL OR i_next < m_next THEN
+      RETURN NEXT i_next;
+      SELECT min(i.user_id) INTO i_next FROM items i WHERE i.user_id > i_next;
+    ELSE
+      RETURN NEXT m_next;
+      SELECT min(m.user_id) INTO m_next FROM memories m WHERE m.user_id > m_next;
+      SELECT min(i.user_id) INTO i_next FROM items i WHERE i.user_id > i_next;
+    END IF;
+    found := found + 1;
+  END LOOP;
+END
 $fn$"""
 
 MATCH_MEMORIES = f"""
@@ -254,11 +279,21 @@ AS $fn$
 #variable_conflict use_column
 DECLARE
   q tsquery := memstrata_or_tsquery(tsvector_to_array(to_tsvector('simple', coalesce(query_text, ''))));
+  match_ids text[];
+  match_similarities double precision[];
+  match_ranks real[];
 BEGIN
   -- combined = 0.7 * cosine similarity + 0.3 * ts_rank (0 without a keyword match), exactly, over
   -- the user's current memories: a row that matches no query word scores 0.7 * similarity, which
   -- the n vector-nearest rows reach or beat, so the top n lies in (n nearest UNION keyword matches).
   -- The keyword matches come with their similarity from one pass (GIN when selective).
+  -- The keyword matches are read first, in a statement of their own: on Citus a statement that also
+  -- reads a distributed table runs on the user's shard, where the function cannot read tables.
+  SELECT coalesce(array_agg(k.id), '{{}}'), coalesce(array_agg(k.similarity), '{{}}'),
+         coalesce(array_agg(k.rank), '{{}}')
+    INTO match_ids, match_similarities, match_ranks
+    FROM memstrata_keyword_matches(p_user_id, q, NULL, query_embedding) k
+    WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")};
   RETURN QUERY
     WITH nearest AS MATERIALIZED (
       SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity,
@@ -268,10 +303,8 @@ BEGIN
       ORDER BY m.embedding <=> query_embedding
       LIMIT match_count
     ),
-    matches AS MATERIALIZED (
-      SELECT k.id, k.similarity, k.rank
-      FROM memstrata_keyword_matches(p_user_id, q, NULL, query_embedding) k
-      WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")}
+    matches AS (
+      SELECT k.id, k.similarity, k.rank FROM unnest(match_ids, match_similarities, match_ranks) k(id, similarity, rank)
     ),
     scored AS (
       SELECT DISTINCT ON (c.id) c.id, 0.7 * c.similarity + 0.3 * c.rank AS score

@@ -2,10 +2,12 @@
 
 Connections come from a `psycopg_pool.ConnectionPool` on `url`, which should be a NON-superuser
 application role: superusers and BYPASSRLS roles skip row-level security. Every method runs in one
-transaction that first sets `app.user_id` with `set_config(..., true)` (transaction-local, so pooled
-connections never carry a user over); the RLS policies compare each row's `user_id` with it, and
-every query also names `user_id` explicitly. The reads of a search and `record_access` send BEGIN,
-set_config, their statements and COMMIT in one pipeline: one round trip per call (`_round_trip`).
+transaction that first sets `app.user_id` with `SET LOCAL` (transaction-local, so pooled connections
+never carry a user over; on Citus, with `citus.propagate_set_commands = 'local'` set on every pooled
+connection, the same SET LOCAL reaches the shards, where `set_config` would not); the RLS policies
+compare each row's `user_id` with it, and every query also names `user_id` explicitly. The reads of a
+search and `record_access` send BEGIN, the SET LOCALs, their statements and COMMIT in one pipeline:
+one round trip per call (`_round_trip`).
 Migrations and DDL go through `owner_url` when given.
 Design notes and measurements: docs/postgres.md.
 """
@@ -13,6 +15,7 @@ Design notes and measurements: docs/postgres.md.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -21,6 +24,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg.vector import register_vector_info
+from psycopg import sql
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
@@ -35,7 +39,7 @@ from .urls import password_of, redact_url, scrub
 
 log = logging.getLogger(__name__)
 
-_SET_USER = "SELECT set_config('app.user_id', %s, true)"
+_SETTING_NAME = re.compile(r"^[a-z_]+(\.[a-z_]+)?$")
 _LAZY_COMMIT = {"synchronous_commit": "off"}
 """For access bookkeeping: COMMIT returns without waiting for the WAL flush. A crash may lose the last
 fraction of a second of access counts, never consistency (docs/postgres.md, "Round trips")."""
@@ -80,6 +84,7 @@ class PostgresStore:
 
         `ef_search` is pgvector's `hnsw.ef_search` (candidate list size; higher = better recall,
         slower). Raises `StoreError` (password redacted) when the server cannot be reached.
+        On Citus the schema must be distributed once (`memstrata db distribute`, docs/postgres.md).
         """
         if not 1 <= ef_search <= 1000:
             raise ConfigurationError(f"ef_search must be between 1 and 1000, got {ef_search}")
@@ -120,7 +125,7 @@ class PostgresStore:
         try:
             with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 if user_id is not None:
-                    cur.execute(_SET_USER, [user_id])
+                    cur.execute(set_local("app.user_id", user_id))
                 yield cur
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
@@ -137,7 +142,7 @@ class PostgresStore:
         settings: Mapping[str, str] | None = None,
     ) -> list[list[Any]]:
         """The rows of each statement, run in one transaction as `user_id` in ONE round trip: BEGIN,
-        set_config (the user, then `settings`, all transaction-local), the statements and COMMIT are
+        SET LOCAL (the user, then `settings`), the statements and COMMIT are
         pipelined and answered together. After an error the transaction is rolled back before the
         connection goes back to the pool."""
         try:
@@ -216,7 +221,7 @@ class PostgresStore:
             cur.execute(
                 f"SELECT {q.RECORD_COLUMNS} FROM memories m {q.access_join('m')} "
                 "WHERE m.user_id = %s AND m.id = ANY(%s)",
-                [user_id, list(ids)],
+                [user_id, user_id, list(ids)],
             )
             by_id = {row[1]: q.record_from_row(row) for row in cur.fetchall()}
         return [by_id[i] for i in ids if i in by_id]
@@ -232,7 +237,7 @@ class PostgresStore:
     ) -> list[MemoryRecord]:
         w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
-            cur.execute(q.list_sql(w, newest_first=newest_first), [*w.params, limit, offset])
+            cur.execute(q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset])
             return [q.record_from_row(row) for row in cur.fetchall()]
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
@@ -250,10 +255,12 @@ class PostgresStore:
         return _vector_hits(rows, query)
 
     def _hnsw_settings(self, limit: int) -> dict[str, str]:
-        """`hnsw.ef_search` at least `limit` for this transaction: below it, the index's first pass
-        cannot hold `limit` rows and the iterative scan has to resume (measured at 100k rows, limit
-        50: p50 5-6 ms at ef_search 40, 4.1-4.6 ms at 50-64). A larger configured value is kept."""
-        return {"hnsw.ef_search": str(max(self._ef_search, limit))}
+        """`hnsw.ef_search` at least `limit`, and the iterative scan, for this transaction (set per
+        transaction, not only per session: on Citus only SET LOCAL reaches the shards). Below `limit`,
+        the index's first pass cannot hold `limit` rows and the iterative scan has to resume (measured
+        at 100k rows, limit 50: p50 5-6 ms at ef_search 40, 4.1-4.6 ms at 50-64). A larger configured
+        value is kept."""
+        return {"hnsw.ef_search": str(max(self._ef_search, limit)), "hnsw.iterative_scan": "relaxed_order"}
 
     def _query_vector(self, vector: Vector) -> np.ndarray:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -399,21 +406,29 @@ def _pipelined(
     begin: str,
     settings: Mapping[str, str],
 ) -> list[list[Any]]:
-    settings_sql = "".join(", set_config(%s, %s, true)" for _ in settings)
     with conn.pipeline():
         conn.execute(begin)
-        conn.execute(_SET_USER + settings_sql, [user_id, *(x for item in settings.items() for x in item)])
+        for name, value in {"app.user_id": user_id, **settings}.items():
+            conn.execute(set_local(name, value))
         cursors = [conn.execute(text, params) for text, params in statements]
         conn.execute("COMMIT")
     return [cur.fetchall() if cur.description else [] for cur in cursors]
+
+
+def set_local(name: str, value: str) -> sql.Composed:
+    """`SET LOCAL name = 'value'`: the value quoted as a literal (SET takes no bind parameters), the
+    name one of the store's own constants."""
+    if not _SETTING_NAME.match(name):
+        raise ValueError(f"not a setting name: {name!r}")
+    return sql.SQL("SET LOCAL {} = {}").format(sql.SQL(name), sql.Literal(value))
 
 
 def _vector_statement(w: q.Where, query: np.ndarray, limit: int) -> Statement:
     """Nearest rows. A query with no direction (all zeros) has cosine 0 with every row (as in the
     SQLite store), so any order is right: then the oldest rows first."""
     if not query.any():
-        return q.list_sql(w, newest_first=False), [*w.params, limit, 0]
-    return q.vector_sql(w), [query, *w.params, query, limit]
+        return q.list_sql(w, newest_first=False), [w.params[0], *w.params, limit, 0]
+    return q.vector_sql(w), [query, *w.params, query, limit, w.params[0]]
 
 
 def _vector_hits(rows: list[Any], query: np.ndarray) -> list[ScoredRow]:
@@ -459,7 +474,8 @@ def _open_pool(
             "SELECT set_config('plan_cache_mode', 'force_custom_plan', false), "
             "set_config('hnsw.ef_search', %s, false), "
             "set_config('hnsw.iterative_scan', 'relaxed_order', false), "
-            "set_config('timezone', 'UTC', false)",
+            "set_config('timezone', 'UTC', false), "
+            "set_config('citus.propagate_set_commands', 'local', false)",
             [str(ef_search)],
         )
 

@@ -1,0 +1,101 @@
+"""Distributing the PostgreSQL store's schema on Citus (docs/postgres.md, "Scale-out").
+
+Every user table is hash-distributed by `user_id` and colocated with `memories`, so all of one user's
+rows live on one shard group and every per-user statement is routed to one worker. `meta` and
+`schema_migrations` become reference tables (a copy on every node), so the store opens on any node.
+Run through the owner role, on the coordinator, after the migrations (`distribute` migrates first).
+`migrate` calls `distribute_new_tables` after each run on a distributed schema, so a later migration's
+new user table is distributed as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from ...errors import ConfigurationError, StoreError
+
+DISTRIBUTION_COLUMN = "user_id"
+ANCHOR_TABLE = "memories"
+"""The table every other user table is colocated with."""
+REFERENCE_TABLES = ("meta", "schema_migrations")
+DEFAULT_SHARD_COUNT = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """What `distribute` did: tables newly distributed or made reference tables, and the shard count."""
+
+    distributed: tuple[str, ...]
+    reference: tuple[str, ...]
+    shard_count: int
+
+
+def has_citus(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the `citus` extension is installed in this database."""
+    row = conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'citus'").fetchone()
+    return bool(row and row[0])
+
+
+def citus_tables(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """Table name -> Citus table type ('distributed', 'reference', ...) in the current schema."""
+    rows = conn.execute(
+        "SELECT c.relname, t.citus_table_type FROM citus_tables t JOIN pg_class c ON c.oid = t.table_name "
+        "WHERE c.relnamespace = current_schema()::regnamespace"
+    ).fetchall()
+    return {str(name): str(kind) for name, kind in rows}
+
+
+def is_distributed(conn: psycopg.Connection[Any]) -> bool:
+    """Whether this database has Citus and the store's anchor table is distributed."""
+    return has_citus(conn) and citus_tables(conn).get(ANCHOR_TABLE) == "distributed"
+
+
+def shard_count_of(conn: psycopg.Connection[Any], table: str) -> int:
+    row = conn.execute("SELECT shard_count FROM citus_tables WHERE table_name = %s::regclass", [table]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def distribute(
+    conn: psycopg.Connection[Any], user_tables: tuple[str, ...], *, shard_count: int = DEFAULT_SHARD_COUNT
+) -> Distribution:
+    """Make `meta`/`schema_migrations` reference tables and distribute `user_tables` by `user_id`,
+    colocated with `memories` (idempotent: tables Citus already manages are left as they are).
+
+    `conn` is an autocommit connection of the owner role to the coordinator, schema migrated.
+    """
+    if not 1 <= shard_count <= 64000:
+        raise ConfigurationError(f"shard count must be between 1 and 64000, got {shard_count}")
+    if not has_citus(conn):
+        raise StoreError("the citus extension is not installed in this database: run `CREATE EXTENSION citus` first")
+    known = citus_tables(conn)
+    reference = tuple(t for t in REFERENCE_TABLES if t not in known)
+    for table in reference:
+        conn.execute("SELECT create_reference_table(%s)", [table])
+    distributed = []
+    for table in (ANCHOR_TABLE, *(t for t in user_tables if t != ANCHOR_TABLE)):
+        if table in known:
+            continue
+        if table == ANCHOR_TABLE:
+            conn.execute(
+                "SELECT create_distributed_table(%s, %s, shard_count => %s, colocate_with => 'none')",
+                [table, DISTRIBUTION_COLUMN, shard_count],
+            )
+        else:
+            conn.execute(
+                "SELECT create_distributed_table(%s, %s, colocate_with => %s)",
+                [table, DISTRIBUTION_COLUMN, ANCHOR_TABLE],
+            )
+        distributed.append(table)
+    return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))
+
+
+def distribute_new_tables(conn: psycopg.Connection[Any], user_tables: tuple[str, ...]) -> tuple[str, ...]:
+    """After migrations on a distributed schema: distribute the user tables (and reference tables) the
+    migrations added; nothing on plain PostgreSQL or a schema not yet distributed."""
+    if not is_distributed(conn):
+        return ()
+    done = distribute(conn, user_tables, shard_count=shard_count_of(conn, ANCHOR_TABLE))
+    return done.distributed + done.reference

@@ -1,0 +1,9 @@
+"""tests/postgres/test_functions.py against PostgreSQL on Citus."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.postgres.test_functions import *  # noqa: F403 - collected here with the Citus fixtures
+
+pytestmark = pytest.mark.citus
