@@ -173,9 +173,9 @@ def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, An
 
 def _learner(memory: Memory, llm: ScriptedLLM | None) -> LearningMemory:
     if llm is None:
-        return memory.learning
+        return memory._layers.learning
     return LearningMemory(
-        semantic=memory.semantic, entities=memory.entity_memory, profiles=memory.profiles,
+        semantic=memory._layers.semantic, entities=memory._layers.entities, profiles=memory._layers.profiles,
         extractor=RuleExtractor(), llm=lambda: llm,
     )  # fmt: skip
 

@@ -34,7 +34,8 @@ def register(commands: Any) -> None:
     locomo.set_defaults(handler=cmd_locomo)
 
     extraction = kinds.add_parser(
-        "extraction", help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)"
+        "extraction",
+        help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)",
     )
     extraction.add_argument("--data", help="labelled JSONL (default: benchmarks/extraction/labelled.jsonl)")
     extraction.add_argument("--longmemeval", help="LongMemEval JSON(.gz): answer recall from the evidence user turns")

@@ -73,12 +73,16 @@ def build_layers(
 ) -> Layers:
     semantic = SemanticMemory(
         store=store, embedder=embedder, clock=clock, track_access=track_access,
-        default_expiry=policy.default_expiry,
+        default_expiry=policy.default_expiry, llm=lambda: llm,
     )  # fmt: skip
     profiles = ProfileMemory(store=store, clock=clock)
     entities = EntityMemory(store=store, clock=clock)
     learning = LearningMemory(
-        semantic=semantic, entities=entities, profiles=profiles, extractor=extractor or default_extractor(llm)
+        semantic=semantic,
+        entities=entities,
+        profiles=profiles,
+        extractor=extractor or default_extractor(llm),
+        llm=lambda: llm,
     )
     opened = open_buffer(buffer, ttl_seconds=settings.buffer_ttl_seconds, clock=clock)
     summarizer: Summarizer = LLMSummarizer(llm, clock=clock) if llm is not None else ExtractiveSummarizer()

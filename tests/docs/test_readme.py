@@ -61,8 +61,8 @@ def test_readme_example_keeps_the_live_conversation_for_a_user_with_history(
         session = memstrata.Scope("alice", session_id="s1")
         for i in range(13):
             role = "user" if i % 2 == 0 else "assistant"
-            memory.add_message(session, role, f"Turn {i}: planning marathon training week {i} in Porto, pace {i}")
-        summaries.append(memory.session_summary(session))
+            memory.add_message(role, f"Turn {i}: planning marathon training week {i} in Porto, pace {i}", scope=session)
+        summaries.append(memory.session_summary(scope=session))
         return memory
 
     monkeypatch.setattr(memstrata, "Memory", with_history)

@@ -89,7 +89,16 @@ def test_labelled_file_shape():
     assert 0.25 <= len(negatives) / len(examples) <= 0.4
     assert sum(e.split == "heldout" for e in examples) >= 40
     categories = {item.category for e in examples for item in e.expected}
-    assert categories == {"preference", "identity", "relation", "event", "request", "open_item", "instruction", "entity"}
+    assert categories == {
+        "preference",
+        "identity",
+        "relation",
+        "event",
+        "request",
+        "open_item",
+        "instruction",
+        "entity",
+    }
     assert len({e.id for e in examples}) == len(examples)
 
 

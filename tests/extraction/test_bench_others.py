@@ -51,8 +51,10 @@ def _longmemeval_file(path: Path) -> Path:
             "haystack_session_ids": ["s1", "s2"],
             "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
             "haystack_sessions": [
-                [{"role": "user", "content": "Hi! By the way, I live in Lisbon now.", "has_answer": True},
-                 {"role": "assistant", "content": "Lisbon is lovely."}],
+                [
+                    {"role": "user", "content": "Hi! By the way, I live in Lisbon now.", "has_answer": True},
+                    {"role": "assistant", "content": "Lisbon is lovely."},
+                ],
                 [{"role": "user", "content": "What is a good pasta recipe?"}],
             ],  # fmt: skip
             "answer_session_ids": ["s1"],
@@ -79,9 +81,17 @@ def _longmemeval_file(path: Path) -> Path:
             "haystack_sessions": [[{"role": "user", "content": "I go to the gym a lot."}]],
             "answer_session_ids": ["s4"],
         },
-        {"question_id": "q4_abs", "question_type": "single-session-user", "answer": "x", "question": "?",
-         "question_date": "", "haystack_session_ids": [], "haystack_dates": [], "haystack_sessions": [],
-         "answer_session_ids": []},  # fmt: skip
+        {
+            "question_id": "q4_abs",
+            "question_type": "single-session-user",
+            "answer": "x",
+            "question": "?",
+            "question_date": "",
+            "haystack_session_ids": [],
+            "haystack_dates": [],
+            "haystack_sessions": [],
+            "answer_session_ids": [],
+        },  # fmt: skip
     ]
     file = path / "lme.json.gz"
     with gzip.open(file, "wt", encoding="utf-8") as handle:
@@ -138,7 +148,10 @@ def test_locomo_coverage_per_speaker_and_session(tmp_path):
     result, pairs = extraction_locomo.run(_locomo_file(tmp_path), RuleExtractor())
     assert (result["facts"], result["covered"], result["recall"]) == (2, 1, 0.5)
     [(message, candidate)] = pairs
-    assert message.speaker == "Caroline" and candidate.content == "Caroline went to a support group on 7 May 2023, so powerful."
+    assert (
+        message.speaker == "Caroline"
+        and candidate.content == "Caroline went to a support group on 7 May 2023, so powerful."
+    )
 
 
 def _pair(text: str, content: str) -> tuple[Message, Candidate]:

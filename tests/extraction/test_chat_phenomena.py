@@ -187,7 +187,12 @@ def test_an_update_gives_the_new_value_and_retires_the_old_one(text, expected):
 
 def test_a_fact_about_someone_else_names_them_as_subject_and_entity():
     [fact] = extract("Sarah moved to the London office.")
-    assert (fact.category, fact.subject, fact.attribute, fact.value) == ("entity", "sarah", "location", "the London office")
+    assert (fact.category, fact.subject, fact.attribute, fact.value) == (
+        "entity",
+        "sarah",
+        "location",
+        "the London office",
+    )
     assert fact.entity_names == ("Sarah", "London")
     assert fact.content == "Sarah moved to the London office."
 

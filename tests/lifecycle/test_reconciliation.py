@@ -43,7 +43,7 @@ def test_add_then_learn_leaves_one_employer_and_keeps_the_old_in_history(memory:
     [old] = [r for r in memory.list(scope="alice", include_superseded=True) if r.id == acme.id]
     assert old.valid_to is not None and old.superseded_by is not None
     assert [e.event for e in memory.history(acme.id, scope="alice")] == [EventType.ADD, EventType.SUPERSEDE]
-    assert "Acme" not in memory.context("alice", "where does Alice work?", 500).text
+    assert "Acme" not in memory.context("where does Alice work?", 500, scope="alice").text
 
 
 def test_opposite_stance_said_now_supersedes(memory: Memory) -> None:
@@ -113,7 +113,7 @@ def test_a_retraction_said_before_the_fact_becomes_its_history(memory: Memory) -
 # -- with an LLM ----------------------------------------------------------------------------------
 def learner(memory: Memory, llm: ScriptedLLM) -> LearningMemory:
     return LearningMemory(
-        semantic=memory.semantic, entities=memory.entity_memory, profiles=memory.profiles,
+        semantic=memory._layers.semantic, entities=memory._layers.entities, profiles=memory._layers.profiles,
         extractor=RuleExtractor(), llm=lambda: llm,
     )  # fmt: skip
 

@@ -26,7 +26,7 @@ def test_a_memory_mentioning_a_known_entity_is_linked_and_summarized(memory: Mem
     assert set(sarah.memory_ids) == {sister.id, lunch.id, tennis.id}
     assert sarah.summary_built and "lunch with Sarah" in sarah.summary and "tennis" in sarah.summary
     assert sarah.summary.startswith("Sarah plays tennis on Sundays.")  # newest first
-    assert "Sarah plays tennis" in memory.context("u", "what about Sarah?", 2000).text
+    assert "Sarah plays tennis" in memory.context("what about Sarah?", 2000, scope="u").text
 
 
 def test_a_given_summary_is_kept(memory: Memory) -> None:
