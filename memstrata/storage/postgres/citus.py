@@ -40,9 +40,12 @@ def has_citus(conn: psycopg.Connection[Any]) -> bool:
 
 
 def citus_tables(conn: psycopg.Connection[Any]) -> dict[str, str]:
-    """Table name -> Citus table type ('distributed', 'reference', ...) in the current schema."""
+    """Table name -> 'distributed' or 'reference' for the tables Citus manages in the current schema
+    (read from `pg_dist_partition`: hash-distributed, or replicated to every node)."""
     rows = conn.execute(
-        "SELECT c.relname, t.citus_table_type FROM citus_tables t JOIN pg_class c ON c.oid = t.table_name "
+        "SELECT c.relname, CASE WHEN p.partmethod = 'h' THEN 'distributed' "
+        "WHEN p.repmodel = 't' THEN 'reference' ELSE 'local' END "
+        "FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid "
         "WHERE c.relnamespace = current_schema()::regnamespace"
     ).fetchall()
     return {str(name): str(kind) for name, kind in rows}
@@ -54,7 +57,7 @@ def is_distributed(conn: psycopg.Connection[Any]) -> bool:
 
 
 def shard_count_of(conn: psycopg.Connection[Any], table: str) -> int:
-    row = conn.execute("SELECT shard_count FROM citus_tables WHERE table_name = %s::regclass", [table]).fetchone()
+    row = conn.execute("SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = %s::regclass", [table]).fetchone()
     return int(row[0]) if row else 0
 
 
