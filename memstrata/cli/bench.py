@@ -80,7 +80,7 @@ def cmd_locomo(args: argparse.Namespace) -> int:
     store = getattr(args, "store", None)
     result["command"] = (
         f"memstrata bench locomo --data {Path(args.data).name} --strategy {args.strategy} --mode {args.mode}"
-        + (f" --store {store if store in ('sqlite', 'postgres') else 'URL'}" if store else "")
+        + (f" --store {store if store in ('sqlite', 'postgres', 'citus') else 'URL'}" if store else "")
     )
     if args.out:
         default_name = f"locomo-{args.strategy}" + ("" if args.mode == "turns" else f"-{args.mode}")
