@@ -1,12 +1,23 @@
-"""The Buffer contract suite (tests/conversation) on a real Redis Cluster, writes acknowledged by a replica."""
+"""The Buffer contract suite (tests/conversation) on a real Redis Cluster, writes acknowledged by a replica.
+
+Every test of the suite that takes the `buffer` fixture runs here with the cluster backend; the others
+(spec parsing, the in-process clock, the single Redis of tests/conversation) are not collected again.
+"""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
-from tests.conversation.test_buffer_contract import *  # noqa: F403 - the suite, with the cluster `buffer`
+from tests.conversation import test_buffer_contract as suite
 
 pytestmark = pytest.mark.redis_cluster
 
-# Not about a backend (spec parsing), or built on the single Redis of tests/conversation.
-del test_open_buffer_specs, test_ttl_expires_idle_sessions_and_writes_refresh_it, test_turn_json_round_trip  # noqa: F405, F821
+globals().update(
+    {
+        name: test
+        for name, test in vars(suite).items()
+        if name.startswith("test_") and "buffer" in inspect.signature(test).parameters
+    }
+)
