@@ -128,12 +128,27 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         )  # fmt: skip
         problem_ref = {"$ref": "#/components/schemas/Problem"}
         for operation in (op for path in schema["paths"].values() for op in path.values()):
+            document_permission(operation)
             for response in operation.get("responses", {}).values():
                 content = response.get("content", {})
                 if content.get("application/json", {}).get("schema") == problem_ref:
                     content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
         app.openapi_schema = schema
     return app.openapi_schema
+
+
+def document_permission(operation: dict[str, Any]) -> None:
+    """Name the permission an operation needs (its bearer security scope) in `x-memstrata-permission`
+    and in its description, where a reader of /docs sees it."""
+    scopes = sorted(
+        {scope for requirement in operation.get("security", []) for s in requirement.values() for scope in s}
+    )
+    if not operation.get("security"):
+        return
+    operation["x-memstrata-permission"] = scopes[0] if scopes else None
+    needed = f"the `{scopes[0]}` permission" if scopes else "any valid key"
+    text = operation.get("description", "")
+    operation["description"] = f"{text}\n\n**Needs:** {needed} (see `memstrata keys create --role`).".strip()
 
 
 class HeaderMiddleware:
@@ -161,7 +176,10 @@ REST API of the memstrata memory server.
 
 **Auth.** Send an API key as `Authorization: Bearer msk_...` (create one with `memstrata keys create`).
 A key belongs to one tenant; a key bound to a user may only touch that user (403 otherwise), a key bound
-to no user is the tenant's admin key. Errors are `application/problem+json` documents.
+to no user acts for every user of the tenant. Each key has a role — `admin`, `user`, `read-only`,
+`ingest-only`, `privacy` — that grants permissions (`read`, `write`, `export`, `erase`, `admin`); each
+operation names the one it needs (its security scope and `x-memstrata-permission`), else 403.
+Errors are `application/problem+json` documents.
 
 **Scope.** Every memory belongs to the user in the path (`/v1/users/{user_id}/...`), optionally narrowed
 to an agent and a session. Ids are 1-128 letters, digits or `_ . : @ + -`.

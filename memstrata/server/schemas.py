@@ -370,6 +370,8 @@ class WhoAmI(BaseModel):
     admin: bool
     auth: bool = Field(description="false when the server runs without authentication (development only)")
     key_id: str | None
+    role: str = Field(description="admin, user, read-only, ingest-only or privacy")
+    permissions: list[str] = Field(description="what this key may do: read, write, export, erase, admin")
 
 
 class Health(BaseModel):
