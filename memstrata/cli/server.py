@@ -53,6 +53,30 @@ def register(commands: Any) -> None:
     revoke.add_argument("key_id")
     revoke.add_argument("--tenant", help="only match a key of this tenant")
     revoke.set_defaults(handler=cmd_keys_revoke)
+    register_audit(commands)
+
+
+def register_audit(commands: Any) -> None:
+    audit = commands.add_parser("audit", help="the server's audit log of a tenant (exports, erasures, imports...)")
+    audit.add_argument("--tenant", required=True, help="tenant id")
+    audit.add_argument("--limit", type=int, default=100, help="how many entries, newest first")
+    audit.set_defaults(handler=cmd_audit)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ..server.audit import AuditLog
+    from ..storage import open_store
+
+    settings = _settings(args)
+    store = open_store(settings.store, owner_url=settings.store_owner)
+    try:
+        entries = AuditLog(store).entries(args.tenant, limit=max(args.limit, 1))
+    finally:
+        store.close()
+    for e in entries:
+        target = f"user={e.user}" if e.user else f"receipt={e.receipt}"
+        print(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action.value:<11}  key={e.key_id}  role={e.role}  {target}  {e.operation}")
+    return 0
 
 
 def _settings(args: argparse.Namespace) -> Settings:

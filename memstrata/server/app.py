@@ -24,13 +24,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..memory import Memory
 from ..settings import Settings
+from .audit import AuditLog
 from .auth import KeyRing
 from .config import ServerConfig
 from .deps import ServerState, reject_unknown_query
 from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .limits import BodyLimitMiddleware
 from .metrics import Metrics, MetricsMiddleware
-from .routes import conversation, health, knowledge, learning, lifecycle, memories, search, users
+from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
 
 logger = logging.getLogger("memstrata.server")
 
@@ -47,6 +48,7 @@ ROUTERS = (
     learning.router,
     conversation.router,
     lifecycle.router,
+    audit.router,
 )
 
 
@@ -60,7 +62,9 @@ def create_app(
     state_box: dict[str, ServerState] = {}
 
     def install_state(target: FastAPI, mem: Memory) -> ServerState:
-        state = ServerState(memory=mem, keys=KeyRing(mem.store), config=config, metrics=metrics)
+        state = ServerState(
+            memory=mem, keys=KeyRing(mem.store), config=config, metrics=metrics, audit=AuditLog(mem.store)
+        )
         target.state.memstrata = state
         state_box["state"] = state
         return state

@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..errors import InvalidInput
 from ..memory import Memory
+from .audit import AuditLog
 from .auth import KeyRing, Principal
 from .config import ServerConfig
 from .metrics import Metrics
@@ -24,6 +25,7 @@ class ServerState:
     keys: KeyRing
     config: ServerConfig
     metrics: Metrics
+    audit: AuditLog
 
 
 def server_state(request: Request) -> ServerState:
@@ -57,8 +59,14 @@ def requires(permission: Permission) -> Any:
         request: Request,
         credentials: HTTPAuthorizationCredentials | None = Security(bearer_scheme, scopes=[permission.value]),  # noqa: B008
     ) -> Principal:
-        principal = authenticate(server_state(request), credentials.credentials if credentials else None)
-        principal.check(permission, request.path_params.get("user_id"))
+        state = server_state(request)
+        principal = authenticate(state, credentials.credentials if credentials else None)
+        user = request.path_params.get("user_id")
+        principal.check(permission, user)
+        route = request.scope.get("route")
+        state.audit.on_access(
+            principal, permission, f"{request.method} {getattr(route, 'path', request.url.path)}", user
+        )
         return principal
 
     return authorized

@@ -192,7 +192,9 @@ def http_resolver(get_state: Callable[[], ServerState]) -> Resolver:
             raise ToolError(f"this key is not bound to a user: configure the {USER_HEADER!r} header in the client")
         principal.check(needed, user)
         scope = principal.scope(user, agent_id=headers.get(AGENT_HEADER))
-        return Binding(get_state().memory, scope, principal.tenant)
+        state = get_state()
+        state.audit.on_access(principal, needed, f"MCP /mcp ({needed.value})", user)
+        return Binding(state.memory, scope, principal.tenant)
 
     return _mapped(resolve)
 

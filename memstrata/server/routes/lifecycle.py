@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 
 from ...errors import NotFound
 from ...export_format import ExportDocument
-from ..deps import Eraser, Exporter, MemoryDep, Writer
+from ..deps import Eraser, Exporter, MemoryDep, StateDep, Writer
 from ..schemas import (
     ERROR_RESPONSES,
     IMPORT_BODY,
@@ -22,8 +22,10 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["privacy"], responses=ERR
 
 
 @router.delete("", summary="Erase the user: every memory, entity, fact, session, queue item and history event")
-def erase_user(user_id: str, caller: Eraser, memory: MemoryDep) -> ErasureReceiptOut:
-    return ErasureReceiptOut.of(memory.erase_user(scope=caller.scope(user_id)))
+def erase_user(user_id: str, caller: Eraser, memory: MemoryDep, state: StateDep) -> ErasureReceiptOut:
+    receipt = memory.erase_user(scope=caller.scope(user_id))
+    state.audit.erased(caller, user_id, receipt.request_id, "DELETE /v1/users/{user_id}")
+    return ErasureReceiptOut.of(receipt)
 
 
 @router.get("/erasures/{request_id}", summary="An erasure receipt of this user, by request id")
