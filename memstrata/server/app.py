@@ -29,8 +29,10 @@ from .auth import KeyRing
 from .config import ServerConfig
 from .deps import ServerState, reject_unknown_query
 from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
+from .headers import UiSecurityHeaders
 from .limits import BodyLimitMiddleware
 from .metrics import Metrics, MetricsMiddleware
+from .ratelimit import RateLimiter, RateLimitMiddleware
 from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
 
 logger = logging.getLogger("memstrata.server")
@@ -118,7 +120,13 @@ def create_app(
     app.openapi = functools.partial(_openapi, app)  # type: ignore[method-assign]
     if not config.auth_enabled:
         app.add_middleware(HeaderMiddleware, name=INSECURE_HEADER, value=INSECURE_WARNING)
+    if config.ui:
+        app.add_middleware(UiSecurityHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes, max_import_bytes=config.max_import_bytes)
+    app.add_middleware(
+        RateLimitMiddleware,
+        limiter=RateLimiter(per_key=config.rate_limit, per_failing_source=config.auth_failure_limit),
+    )
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
 

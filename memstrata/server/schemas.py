@@ -124,6 +124,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         409: "Conflict (e.g. embedding model mismatch)",
         413: "Request body too large",
         422: "Invalid input",
+        429: "Rate limit of the key or of a failing source exceeded (see Retry-After)",
         501: "The server is not configured for this",
         502: "An embedding or LLM provider failed",
         503: "The store or buffer is unavailable",
