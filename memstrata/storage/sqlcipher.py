@@ -24,6 +24,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ..errors import ConfigurationError, StoreError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+PAGE_CACHE_KIB = 65536
 FileState = Literal["missing", "plain", "encrypted"]
 
 
@@ -104,6 +105,9 @@ def open_encrypted(path: str, key: str, *, timeout: float = 5.0) -> Any:
     except driver.DatabaseError:
         conn.close()
         raise StoreError(f"cannot open encrypted SQLite store {path}: wrong key (the file is unchanged)") from None
+    # Pages are decrypted when they enter SQLite's page cache, so a cache that holds the working set
+    # (64 MiB instead of SQLite's 2 MiB) pays the decryption once instead of on every search.
+    conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
     return conn
 
 
