@@ -48,7 +48,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SIMILAR_LIMIT = 8
-RESOLVABLE = (MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK)
+RESOLVABLE = (
+    MemoryKind.FACT,
+    MemoryKind.PREFERENCE,
+    MemoryKind.PROCEDURE,
+    MemoryKind.EVENT,
+    MemoryKind.NOTE,
+    MemoryKind.TASK,
+)
+"""Kinds a new memory is reconciled with; PROCEDURE because learned standing instructions are procedures."""
 LLMSource = Callable[[], "LLMClient | None"]
 _SLOT_CACHE_SIZE = 4096
 
