@@ -34,10 +34,11 @@ DEFAULT_KINDS: tuple[MemoryKind, ...] = (
     MemoryKind.FACT,
     MemoryKind.EVENT,
     MemoryKind.NOTE,
-    MemoryKind.EPISODE,
 )
 """Kinds compressed by default. Preferences, tasks, procedures and summaries are left alone: the first
-three are looked up one by one (profile, open items, how-tos), and summaries are already compressed."""
+three are looked up one by one (profile, open items, how-tos), and summaries are already compressed.
+Episodes (the conversation turns as said) are the record retrieval answers from: compressing them
+cost LongMemEval turn recall@10 (BENCHMARKS.md), so they are compressed only when asked for."""
 
 _PLURAL = {
     MemoryKind.FACT: "facts",
