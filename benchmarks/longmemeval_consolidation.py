@@ -5,9 +5,9 @@
 
 Each question's haystack (every turn of every session, as an episode dated by its session) goes into
 a fresh store; the question is searched (hybrid, k=10) with consolidation off, after `consolidate()`
-with the default policy ("on": facts, events and notes, grouped by topic; episodes are kept), and
-after the episodes are compressed too ("episodes_on": topic grouping, groups of at most 20). A summary in the ranking stands
-for the turns it replaced, in order, and the ranking is cut at 10 turns, so a summary never counts
+with the default policy ("on": facts, events and notes, grouped by topic; episodes are kept),
+and after the episodes are compressed too ("episodes_on": topic grouping, groups of at most 20).
+A summary in the ranking stands for the turns it replaced, in order, and the ranking is cut at 10 turns, so a summary never counts
 for more than the 10 places it takes. Metrics are the paper's at turn granularity (a turn is evidence
 when `has_answer` is true): recall_any@10 and recall_all@10; abstention questions are left out.
 """
@@ -46,7 +46,8 @@ def load_haystack(memory: Memory, question: dict[str, Any]) -> tuple[dict[str, i
             if turn.get("has_answer"):
                 evidence.add(number)
             items.append(NewMemory(
-                content=(turn["content"] or "(empty)")[:MAX_TURN_CHARS], kind=MemoryKind.EPISODE, created_at=parse_date(date),
+                content=(turn["content"] or "(empty)")[:MAX_TURN_CHARS], kind=MemoryKind.EPISODE,
+                created_at=parse_date(date),
                 metadata={"role": turn["role"], "turn": number}, scope=Scope("u", session_id=sid),
             ))  # fmt: skip
             number += 1
@@ -94,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="first N questions only (0: all)")
     parser.add_argument("--out", default="benchmarks/results/longmemeval-consolidation.json")
     args = parser.parse_args(argv)
-    questions = [q for q in json.load(gzip.open(args.data)) if not q["question_id"].endswith("_abs")]
+    with gzip.open(args.data) as raw:
+        questions = [q for q in json.load(raw) if not q["question_id"].endswith("_abs")]
     questions = questions[: args.limit] if args.limit else questions
     started = time.perf_counter()
     rows = []

@@ -4,7 +4,8 @@
 a cutoff, grouped by agent, kind and topic (the default: the entity a memory is linked to, else its
 slot, else its conversation session, else its term most shared with the others; see `topic_of`) or
 by calendar window (day, ISO week or month, UTC), each group split into chronological chunks of at
-most `max_group`. Grouping by topic keeps a summary about one thing, so a query about it still finds it. Given the same memories and cutoff it always
+most `max_group`. Grouping by topic keeps a summary about one thing, so a query about it still
+finds it. Given the same memories and cutoff it always
 returns the same groups, and `summary_id` gives each group the same id, so a consolidation that is
 interrupted and run again overwrites its own half-written summary instead of adding a second one.
 
