@@ -8,8 +8,9 @@ a fresh store; the question is searched (hybrid, k=10) with consolidation off, a
 with the default policy ("on": facts, events and notes, grouped by topic; episodes are kept),
 and after the episodes are compressed too ("episodes_on": topic grouping, groups of at most 20).
 A summary in the ranking stands for the turns it replaced, in order, and the ranking is cut at
-10 turns, so a summary never counts for more than the 10 places it takes. Metrics are the paper's at turn granularity (a turn is evidence
-when `has_answer` is true): recall_any@10 and recall_all@10; abstention questions are left out.
+10 turns, so a summary never counts for more than the 10 places it takes. Metrics are the paper's
+at turn granularity (a turn is evidence when `has_answer` is true): recall_any@10 and
+recall_all@10; abstention questions are left out.
 """
 
 from __future__ import annotations
