@@ -54,6 +54,8 @@ class ExportedMemory(_Model):
     access_count: int = Field(0, ge=0)
     last_accessed_at: datetime | None = None
     pinned: bool = False
+    context: str = ""
+    """Keyword-only text (`MemoryRecord.context`): a turn's preceding turns, a summary's originals."""
 
     @classmethod
     def of(cls, record: MemoryRecord) -> ExportedMemory:
@@ -63,7 +65,7 @@ class ExportedMemory(_Model):
             created_at=record.created_at, updated_at=record.updated_at, valid_from=record.valid_from,
             valid_to=record.valid_to, superseded_by=record.superseded_by, expires_at=record.expires_at,
             source_ids=list(record.source_ids), access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at, pinned=record.pinned,
+            last_accessed_at=record.last_accessed_at, pinned=record.pinned, context=record.context,
         )  # fmt: skip
 
     def to_record(self, user_id: str) -> MemoryRecord:
@@ -75,6 +77,7 @@ class ExportedMemory(_Model):
             valid_to=self.valid_to, superseded_by=self.superseded_by, expires_at=self.expires_at,
             source_ids=tuple(self.source_ids), access_count=self.access_count,
             last_accessed_at=self.last_accessed_at, content_hash=content_hash(text), pinned=self.pinned,
+            context=self.context,
         )  # fmt: skip
 
 

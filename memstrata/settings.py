@@ -34,8 +34,8 @@ class Settings(BaseSettings):
     consolidate_min_count: int = 10
     consolidate_every_turns: int | None = 20
     consolidate_interval_hours: float | None = None
-    consolidate_kinds: tuple[str, ...] = ("fact", "event", "note", "episode")
-    consolidate_window: str = "week"
+    consolidate_kinds: tuple[str, ...] = ("fact", "event", "note")
+    consolidate_window: str = "topic"
     consolidate_max_group: int = 20
     consolidate_max_chars: int = 1500
     receipt_secret: SecretStr | None = None

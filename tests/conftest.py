@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.storage import open_store
 from memstrata.storage.base import Store
 from memstrata.storage.sqlite import SQLiteStore
 
@@ -30,11 +31,16 @@ def embedder() -> HashingEmbedder:
     return HashingEmbedder(TEST_DIMENSIONS)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=["sqlite", "sqlcipher", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A fresh, empty store of each backend, bound to the test embedder."""
-    if request.param == "sqlite":
-        backend: Store = SQLiteStore(tmp_path / "memories.db")
+    """A fresh, empty store of each backend, bound to the test embedder (`sqlcipher`: the SQLite store
+    encrypted at rest)."""
+    if request.param in ("sqlite", "sqlcipher"):
+        backend: Store = (
+            SQLiteStore(tmp_path / "memories.db")
+            if request.param == "sqlite"
+            else open_store(tmp_path / "memories.db", key="contract-test key")
+        )
         backend.bind_embedder("hashing-64", TEST_DIMENSIONS)
         try:
             yield backend

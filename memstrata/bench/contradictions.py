@@ -28,7 +28,6 @@ from typing import Any
 
 from ..extraction.base import Message
 from ..extraction.rules import RuleExtractor
-from ..layers.learning import LearningMemory
 from ..llm.base import ChatMessage
 from ..llm.scripted import ScriptedLLM
 from ..memory import Memory
@@ -150,10 +149,10 @@ def _words(text: str) -> list[str]:
 
 
 def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp, Memory(store=f"sqlite:///{Path(tmp) / 'm.db'}",
-                                                      embedder=embedder) as memory:  # fmt: skip
+    llm = ScriptedLLM([resolving_model] * 16) if mode == "llm" else None
+    with tempfile.TemporaryDirectory() as tmp, Memory(store=f"sqlite:///{Path(tmp) / 'm.db'}", embedder=embedder,
+                                                      llm=llm, extractor=RuleExtractor()) as memory:  # fmt: skip
         scope = Scope("alice")
-        llm = ScriptedLLM([resolving_model] * 16) if mode == "llm" else None
         first = _first(memory, scope, pair, mode, llm)
         later = _later(memory, scope, pair, mode, llm)
         current = memory.list(scope=scope, limit=500)
@@ -171,25 +170,14 @@ def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, An
     }  # fmt: skip
 
 
-def _learner(memory: Memory, llm: ScriptedLLM | None) -> LearningMemory:
-    if llm is None:
-        return memory._layers.learning
-    return LearningMemory(
-        semantic=memory._layers.semantic, entities=memory._layers.entities, profiles=memory._layers.profiles,
-        extractor=RuleExtractor(), llm=lambda: llm,
-    )  # fmt: skip
-
-
 def _first(memory: Memory, scope: Scope, pair: Pair, mode: str, llm: ScriptedLLM | None) -> list[MemoryRecord]:
     if mode == "add" or pair.first_by_add:
         return [memory.add(pair.first, scope=scope, created_at=pair.first_at)]
-    learner = _learner(memory, llm)
-    return learner.learn(scope, [Message("user", pair.first, pair.first_at)]).memories
+    return memory.learn([Message("user", pair.first, pair.first_at)], scope=scope).memories
 
 
 def _later(memory: Memory, scope: Scope, pair: Pair, mode: str, llm: ScriptedLLM | None) -> list[MemoryRecord]:
-    learner = _learner(memory, llm)
-    return learner.learn(scope, [Message("user", pair.later, pair.later_at)]).memories
+    return memory.learn([Message("user", pair.later, pair.later_at)], scope=scope).memories
 
 
 def run(*, embedder: str = "static", pairs: Sequence[Pair] = PAIRS) -> dict[str, Any]:

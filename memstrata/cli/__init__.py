@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import BackendError, MemstrataError, NotFound, UsageError
-from . import bench, db, lifecycle, memories, queue, server
+from . import bench, db, lifecycle, memories, queue, server, store
 
-COMMAND_MODULES = (server, memories, lifecycle, queue, bench, db)
+COMMAND_MODULES = (server, memories, lifecycle, queue, bench, db, store)
 
 EXIT_CODES: tuple[tuple[type[MemstrataError], int], ...] = (
     (NotFound, 3),

@@ -55,6 +55,14 @@ def register(commands: Any) -> None:
     learn.add_argument("--json", action="store_true", help="print only the JSON object")
     learn.set_defaults(handler=cmd_learn)
 
+    encryption = kinds.add_parser("encryption", help="encrypted (SQLCipher) vs plain SQLite store, in one run")
+    encryption.add_argument("--data", help="LoCoMo file: check recall@k is identical on both stores")
+    encryption.add_argument("--memories", type=int, default=10_000, help="memories per latency run (default 10k)")
+    encryption.add_argument("--queries", type=int, default=200, help="search queries per run (default 200)")
+    encryption.add_argument("--rounds", type=int, default=2, help="latency runs per store, alternating (default 2)")
+    encryption.add_argument("--out", default="benchmarks/results", help="result directory (encryption.json)")
+    encryption.set_defaults(handler=cmd_encryption)
+
     _register_scale(kinds)
 
 
@@ -86,6 +94,24 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         default_name = f"locomo-{args.strategy}" + ("" if args.mode == "turns" else f"-{args.mode}")
         write_result(args.out, args.name or default_name, result)
     print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_encryption(args: argparse.Namespace) -> int:
+    from ..bench import encryption
+    from ..bench.report import write_result
+
+    if args.rounds < 1 or args.memories < 1:
+        raise InvalidInput("--rounds and --memories must be at least 1")
+    result = encryption.run(
+        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder
+    )
+    result["command"] = (
+        f"memstrata bench encryption --memories {args.memories} --queries {args.queries} --rounds {args.rounds}"
+        + (f" --data {Path(args.data).name}" if args.data else "")
+    )
+    write_result(args.out, "encryption", result)
+    print(json.dumps(result, indent=2))
     return 0
 
 

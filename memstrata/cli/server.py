@@ -36,6 +36,14 @@ def register(commands: Any) -> None:
     create.add_argument("--tenant", required=True, help="tenant id: 1-32 of a-z 0-9 -")
     create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
     create.add_argument("--name", default="", help="a label to recognise the key by")
+    create.add_argument(
+        "--role", choices=["admin", "user", "read-only", "ingest-only", "privacy"],
+        help="what the key may do (default: admin without --user, user with it); see docs/server.md",
+    )  # fmt: skip
+    create.add_argument(
+        "--grant", action="append", default=[], choices=["export", "erase"],
+        help="add a permission to the role (repeatable): export = export/import a user, erase = erase a user",
+    )  # fmt: skip
     create.set_defaults(handler=cmd_keys_create)
     list_ = actions.add_parser("list", help="list keys (never their tokens)")
     list_.add_argument("--tenant", help="only this tenant")
@@ -45,6 +53,30 @@ def register(commands: Any) -> None:
     revoke.add_argument("key_id")
     revoke.add_argument("--tenant", help="only match a key of this tenant")
     revoke.set_defaults(handler=cmd_keys_revoke)
+    register_audit(commands)
+
+
+def register_audit(commands: Any) -> None:
+    audit = commands.add_parser("audit", help="the server's audit log of a tenant (exports, erasures, imports...)")
+    audit.add_argument("--tenant", required=True, help="tenant id")
+    audit.add_argument("--limit", type=int, default=100, help="how many entries, newest first")
+    audit.set_defaults(handler=cmd_audit)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ..server.audit import AuditLog
+    from ..storage import open_store
+
+    settings = _settings(args)
+    store = open_store(settings.store, owner_url=settings.store_owner)
+    try:
+        entries = AuditLog(store).entries(args.tenant, limit=max(args.limit, 1))
+    finally:
+        store.close()
+    for e in entries:
+        target = f"user={e.user}" if e.user else f"receipt={e.receipt}"
+        print(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action.value:<11}  key={e.key_id}  role={e.role}  {target}  {e.operation}")
+    return 0
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -132,12 +164,14 @@ def _key_ring(args: argparse.Namespace) -> Any:
 def cmd_keys_create(args: argparse.Namespace) -> int:
     ring = _key_ring(args)
     try:
-        key, token = ring.create(args.tenant, user=args.user, name=args.name)
+        key, token = ring.create(args.tenant, user=args.user, name=args.name, role=args.role, grants=args.grant)
     finally:
         ring.store.close()
-    bound = f"user {key.user!r}" if key.user else "admin (every user of the tenant)"
+    bound = f"user {key.user!r}" if key.user else "every user of the tenant"
+    allowed = ", ".join(sorted(p.value for p in key.permissions))
     print(
-        f"created key {key.id} for tenant {key.tenant!r}, {bound}; the token is shown only now:",
+        f"created {key.role.value} key {key.id} for tenant {key.tenant!r}, {bound} ({allowed}); "
+        "the token is shown only now:",
         file=sys.stderr,
     )
     print(token)
@@ -152,9 +186,11 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
         ring.store.close()
     for key in keys:
         state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "active"
-        who = f"user={key.user}" if key.user else "admin"
+        who = f"user={key.user}" if key.user else "all-users"
+        grants = "".join(f"+{g.value}" for g in sorted(key.grants))
         created = f"{key.created_at:%Y-%m-%d %H:%M}"
-        print(f"{key.id}  tenant={key.tenant}  {who}  {state}  created {created}  {key.name}")
+        role = f"role={key.role.value}{grants}"
+        print(f"{key.id}  tenant={key.tenant}  {role}  {who}  {state}  created {created}  {key.name}")
     return 0
 
 

@@ -1,8 +1,11 @@
 """Consolidation planning and offline extractive compression (pure: no I/O, no clock).
 
 `plan_groups` decides what to compress: current, unpinned memories of the chosen kinds created before
-a cutoff, grouped by agent, kind and calendar window (day, ISO week or month, UTC), each group split
-into chronological chunks of at most `max_group`. Given the same memories and cutoff it always
+a cutoff, grouped by agent, kind and topic (the default: the entity a memory is linked to, else its
+slot, else its conversation session, else its term most shared with the others; see `topic_of`) or
+by calendar window (day, ISO week or month, UTC), each group split into chronological chunks of at
+most `max_group`. Grouping by topic keeps a summary about one thing, so a query about it still
+finds it. Given the same memories and cutoff it always
 returns the same groups, and `summary_id` gives each group the same id, so a consolidation that is
 interrupted and run again overwrites its own half-written summary instead of adding a second one.
 
@@ -32,10 +35,11 @@ DEFAULT_KINDS: tuple[MemoryKind, ...] = (
     MemoryKind.FACT,
     MemoryKind.EVENT,
     MemoryKind.NOTE,
-    MemoryKind.EPISODE,
 )
 """Kinds compressed by default. Preferences, tasks, procedures and summaries are left alone: the first
-three are looked up one by one (profile, open items, how-tos), and summaries are already compressed."""
+three are looked up one by one (profile, open items, how-tos), and summaries are already compressed.
+Episodes (the conversation turns as said) are the record retrieval answers from: compressing them
+cost LongMemEval turn recall@10 (BENCHMARKS.md), so they are compressed only when asked for."""
 
 _PLURAL = {
     MemoryKind.FACT: "facts",
@@ -51,6 +55,7 @@ DUPLICATE_JACCARD = 0.8
 
 
 class Window(StrEnum):
+    TOPIC = "topic"
     DAY = "day"
     WEEK = "week"
     MONTH = "month"
@@ -60,7 +65,7 @@ class Window(StrEnum):
         try:
             return cls(str(value))
         except ValueError:
-            raise InvalidInput(f"unknown consolidation window {value!r}; use day, week or month") from None
+            raise InvalidInput(f"unknown consolidation window {value!r}; use topic, day, week or month") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,34 @@ def period_of(at: datetime, window: Window) -> str:
         year, week, _ = moment.isocalendar()
         return f"{year}-W{week:02d}"
     return moment.strftime("%Y-%m")
+
+
+_FREE_TEXT_SLOTS = frozenset({"event", "note", "task", "plan"})
+
+
+def topic_of(record: MemoryRecord, shared: Collection[str] = ()) -> str:
+    """What a memory is about, for grouping: 'entity:sarah' (the first entity it is linked to),
+    'slot:location' (its slot), 'session:s1' (the conversation it was said in), else 'term:marathon'
+    (its content term that occurs in most of the other memories, from `shared`, most shared first), else 'misc'."""
+    entities = record.metadata.get("entities")
+    if isinstance(entities, list) and entities and isinstance(entities[0], str):
+        return f"entity:{' '.join(entities[0].casefold().split())}"
+    attribute = record.metadata.get("attribute")
+    if isinstance(attribute, str) and attribute and attribute not in _FREE_TEXT_SLOTS:
+        return f"slot:{attribute}"
+    if record.scope.session_id:
+        return f"session:{record.scope.session_id}"
+    terms = set(unique_content_terms(record.content))
+    return next((f"term:{t}" for t in shared if t in terms), "misc")
+
+
+def _shared_terms(records: Sequence[MemoryRecord]) -> list[str]:
+    """Content terms found in two or more of `records`, most frequent first (ties alphabetical)."""
+    counts: dict[str, int] = {}
+    for record in records:
+        for term in set(unique_content_terms(record.content)):
+            counts[term] = counts.get(term, 0) + 1
+    return sorted((t for t, n in counts.items() if n >= 2), key=lambda t: (-counts[t], t))
 
 
 def eligible(
@@ -116,7 +149,7 @@ def eligible(
 
 
 def plan_groups(
-    records: Sequence[MemoryRecord], *, window: Window = Window.WEEK, max_group: int = 20, min_group: int = 2
+    records: Sequence[MemoryRecord], *, window: Window = Window.TOPIC, max_group: int = 20, min_group: int = 2
 ) -> list[Group]:
     """Deterministic groups of `records` (already filtered by `eligible`), oldest window first.
 
@@ -125,8 +158,10 @@ def plan_groups(
     if max_group < 2:
         raise InvalidInput(f"max_group must be at least 2, got {max_group}")
     buckets: dict[tuple[str, str, str], list[MemoryRecord]] = {}
+    shared = _shared_terms(records) if window is Window.TOPIC else []
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
-        key = (record.scope.agent_id or "", record.kind.value, period_of(record.created_at, window))
+        group = topic_of(record, shared) if window is Window.TOPIC else period_of(record.created_at, window)
+        key = (record.scope.agent_id or "", record.kind.value, group)
         buckets.setdefault(key, []).append(record)
     groups: list[Group] = []
     for (agent, kind, period), members in sorted(buckets.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
@@ -276,4 +311,5 @@ __all__ = [
     "period_of",
     "plan_groups",
     "summary_id",
+    "topic_of",
 ]

@@ -92,7 +92,9 @@ class Candidate:
     Updates and negations: a statement that a value no longer holds ("I no longer work at Acme",
     "I used to live in Madrid", "I'm not vegan anymore") is a candidate for that slot and value with
     `polarity=-1`, so resolution can retire the stored value; the new value, when the message gives one
-    ("... I joined Globex", "I hate coffee now"), is its own candidate with the current polarity.
+    ("... I joined Globex", "I hate coffee now"), is its own candidate with the current polarity. A
+    negated slot with `value=None` ("I quit my job") says the slot's current value, whatever it is, no
+    longer holds.
 
     Entities: `entities` names every person, place, organization or project the statement mentions,
     as written ("Sarah", "London"), for linking the stored memory to those entities. A fact about

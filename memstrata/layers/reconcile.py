@@ -38,7 +38,7 @@ from ..extraction.resolution import (
 )
 from ..extraction.statements import first_person, retracted_phrases
 from ..llm.base import LLMClient
-from ..models import MemoryKind, MemoryRecord, Scope
+from ..models import MemoryKind, MemoryRecord, Scope, content_hash
 from ..prompts.resolve import build_resolution_messages, parse_resolution
 from ..storage.base import MemoryFilter, Store
 
@@ -48,7 +48,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SIMILAR_LIMIT = 8
-RESOLVABLE = (MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK)
+RESOLVABLE = (
+    MemoryKind.FACT,
+    MemoryKind.PREFERENCE,
+    MemoryKind.PROCEDURE,
+    MemoryKind.EVENT,
+    MemoryKind.NOTE,
+    MemoryKind.TASK,
+)
+"""Kinds a new memory is reconciled with; PROCEDURE because learned standing instructions are procedures."""
 LLMSource = Callable[[], "LLMClient | None"]
 _SLOT_CACHE_SIZE = 4096
 
@@ -240,6 +248,10 @@ class Reconciler:
         retraction memory that retires the current memories it names, or as history of one said later."""
         stated_at = min(stated_at, self.semantic.clock())
         existing = self.similar(scope, statement, retracted=retracted, stated_at=stated_at)
+        said_again = next((m for m in existing if m.current and m.content_hash == content_hash(item.content)), None)
+        if said_again is not None:
+            decision = Decision(DecisionKind.NOOP, (said_again.id,), "the same retraction again")
+            return self.apply(scope, decision, replace(item, valid_from=stated_at))
         named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
         later = [m for m in named if m.stated_at is not None and m.stated_at > stated_at]
         older = [m for m in named if m.current and m not in later]

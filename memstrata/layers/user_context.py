@@ -71,7 +71,7 @@ def _resolved(items: Sequence[str], user_texts: Sequence[str]) -> list[int]:
 def _preferences(candidates: Sequence[Candidate]) -> dict[str, str]:
     found: dict[str, str] = {}
     for c in candidates:
-        if c.category != "preference":
+        if c.category not in ("preference", "instruction"):
             continue
         if c.profile is not None:
             found[c.profile.key] = c.profile.value

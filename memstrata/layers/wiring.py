@@ -82,7 +82,7 @@ def build_layers(
         entities=entities,
         profiles=profiles,
         extractor=extractor or default_extractor(llm),
-        llm=lambda: llm,
+        llm=lambda: llm,  # reconciles each learned candidate when an LLM is configured
     )
     opened = open_buffer(buffer, ttl_seconds=settings.buffer_ttl_seconds, clock=clock)
     summarizer: Summarizer = LLMSummarizer(llm, clock=clock) if llm is not None else ExtractiveSummarizer()

@@ -24,13 +24,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..memory import Memory
 from ..settings import Settings
+from .audit import AuditLog
 from .auth import KeyRing
 from .config import ServerConfig
 from .deps import ServerState, reject_unknown_query
 from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
+from .headers import UiSecurityHeaders
 from .limits import BodyLimitMiddleware
 from .metrics import Metrics, MetricsMiddleware
-from .routes import conversation, health, knowledge, learning, lifecycle, memories, search, users
+from .ratelimit import RateLimiter, RateLimitMiddleware
+from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
 
 logger = logging.getLogger("memstrata.server")
 
@@ -47,6 +50,7 @@ ROUTERS = (
     learning.router,
     conversation.router,
     lifecycle.router,
+    audit.router,
 )
 
 
@@ -60,7 +64,9 @@ def create_app(
     state_box: dict[str, ServerState] = {}
 
     def install_state(target: FastAPI, mem: Memory) -> ServerState:
-        state = ServerState(memory=mem, keys=KeyRing(mem.store), config=config, metrics=metrics)
+        state = ServerState(
+            memory=mem, keys=KeyRing(mem.store), config=config, metrics=metrics, audit=AuditLog(mem.store)
+        )
         target.state.memstrata = state
         state_box["state"] = state
         return state
@@ -114,7 +120,13 @@ def create_app(
     app.openapi = functools.partial(_openapi, app)  # type: ignore[method-assign]
     if not config.auth_enabled:
         app.add_middleware(HeaderMiddleware, name=INSECURE_HEADER, value=INSECURE_WARNING)
+    if config.ui:
+        app.add_middleware(UiSecurityHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes, max_import_bytes=config.max_import_bytes)
+    app.add_middleware(
+        RateLimitMiddleware,
+        limiter=RateLimiter(per_key=config.rate_limit, per_failing_source=config.auth_failure_limit),
+    )
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
 
@@ -128,12 +140,27 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         )  # fmt: skip
         problem_ref = {"$ref": "#/components/schemas/Problem"}
         for operation in (op for path in schema["paths"].values() for op in path.values()):
+            document_permission(operation)
             for response in operation.get("responses", {}).values():
                 content = response.get("content", {})
                 if content.get("application/json", {}).get("schema") == problem_ref:
                     content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
         app.openapi_schema = schema
     return app.openapi_schema
+
+
+def document_permission(operation: dict[str, Any]) -> None:
+    """Name the permission an operation needs (its bearer security scope) in `x-memstrata-permission`
+    and in its description, where a reader of /docs sees it."""
+    scopes = sorted(
+        {scope for requirement in operation.get("security", []) for s in requirement.values() for scope in s}
+    )
+    if not operation.get("security"):
+        return
+    operation["x-memstrata-permission"] = scopes[0] if scopes else None
+    needed = f"the `{scopes[0]}` permission" if scopes else "any valid key"
+    text = operation.get("description", "")
+    operation["description"] = f"{text}\n\n**Needs:** {needed} (see `memstrata keys create --role`).".strip()
 
 
 class HeaderMiddleware:
@@ -161,7 +188,10 @@ REST API of the memstrata memory server.
 
 **Auth.** Send an API key as `Authorization: Bearer msk_...` (create one with `memstrata keys create`).
 A key belongs to one tenant; a key bound to a user may only touch that user (403 otherwise), a key bound
-to no user is the tenant's admin key. Errors are `application/problem+json` documents.
+to no user acts for every user of the tenant. Each key has a role — `admin`, `user`, `read-only`,
+`ingest-only`, `privacy` — that grants permissions (`read`, `write`, `export`, `erase`, `admin`); each
+operation names the one it needs (its security scope and `x-memstrata-permission`), else 403.
+Errors are `application/problem+json` documents.
 
 **Scope.** Every memory belongs to the user in the path (`/v1/users/{user_id}/...`), optionally narrowed
 to an agent and a session. Ids are 1-128 letters, digits or `_ . : @ + -`.

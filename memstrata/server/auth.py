@@ -4,10 +4,15 @@ A key is a high-entropy random token (`msk_` + 32 random bytes, URL-safe). Only 
 stored, as an item of the reserved system user (`namespaces.SYSTEM_USER`, namespace `apikey`, item
 key = the hash), so a key is looked up in one indexed read and a leaked database holds no usable key.
 
-Every key is bound to one tenant. A key bound to a user may only touch that user; a key bound to no
-user is the tenant's admin key and may touch every user of the tenant. The access rule lives in
-`Principal.scope`: whatever user ids the path, body, filters or metadata of a request carry, each must
-be one the key may touch (else `PermissionDenied`, 403), and they must all agree.
+Every key is bound to one tenant and has a role (`roles.py`: admin, user, read-only, ingest-only,
+privacy) plus optional extra grants. A key bound to a user may only touch that user; a key bound to no
+user acts for every user of the tenant. The access rule is `roles.check_access`, applied through
+`Principal.check`: by the REST dependency of every route (`deps.requires`), by every MCP tool, and by
+`Principal.scope` for whatever user ids the path, body, filters or metadata of a request carry (each
+must be one the key may touch, else `PermissionDenied`, 403, and they must all agree).
+
+Key records written before roles existed carry no role: a key bound to no user reads as `admin`, one
+bound to a user as `user` (both keep exactly the powers they had).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from ..errors import InvalidInput, NotFound, PermissionDenied
 from ..models import Scope, new_id, utcnow, validate_id
 from ..namespaces import API_KEY, SYSTEM_USER
 from ..storage.base import Store
+from .roles import Permission, Role, check_access, check_binding, parse_grants, parse_role, permissions_of
 from .tenancy import store_agent_id, store_user_id, validate_tenant
 
 API_KEY_NAMESPACE = API_KEY
@@ -49,10 +55,16 @@ class ApiKey:
     name: str
     created_at: datetime
     revoked_at: datetime | None = None
+    role: Role = Role.ADMIN
+    grants: frozenset[Permission] = frozenset()
 
     @property
     def admin(self) -> bool:
-        return self.user is None
+        return self.role is Role.ADMIN
+
+    @property
+    def permissions(self) -> frozenset[Permission]:
+        return permissions_of(self.role, self.grants)
 
     @property
     def active(self) -> bool:
@@ -66,18 +78,25 @@ class ApiKey:
             "name": self.name,
             "created_at": self.created_at.isoformat(),
             "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+            "role": self.role.value,
+            "grants": sorted(g.value for g in self.grants),
         }
 
     @classmethod
     def from_value(cls, value: dict[str, object]) -> ApiKey:
         revoked = value.get("revoked_at")
+        user = str(value["user"]) if value.get("user") is not None else None
+        legacy_role = Role.ADMIN if user is None else Role.USER
+        grants = value.get("grants")
         return cls(
             id=str(value["id"]),
             tenant=str(value["tenant"]),
-            user=str(value["user"]) if value.get("user") is not None else None,
+            user=user,
             name=str(value.get("name") or ""),
             created_at=datetime.fromisoformat(str(value["created_at"])),
             revoked_at=datetime.fromisoformat(str(revoked)) if revoked else None,
+            role=parse_role(value.get("role") or legacy_role),
+            grants=parse_grants(grants if isinstance(grants, list) else ()),
         )
 
 
@@ -87,15 +106,29 @@ class KeyRing:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def create(self, tenant: str, *, user: str | None = None, name: str = "") -> tuple[ApiKey, str]:
-        """Make a key; return its record and the token. The token is shown once and never stored."""
+    def create(
+        self,
+        tenant: str,
+        *,
+        user: str | None = None,
+        name: str = "",
+        role: Role | str | None = None,
+        grants: Iterable[Permission | str] = (),
+    ) -> tuple[ApiKey, str]:
+        """Make a key; return its record and the token. The token is shown once and never stored.
+        `role` defaults to `admin` for a key bound to no user and `user` for a user-bound key."""
         validate_tenant(tenant)
         if user is not None:
             store_user_id(tenant, user)  # validates the user id and the combined length
         if len(name) > 200:
             raise InvalidInput("key name must be at most 200 characters")
+        chosen = parse_role(role) if role is not None else (Role.ADMIN if user is None else Role.USER)
+        check_binding(chosen, user)
         token = new_token()
-        key = ApiKey(id=new_id()[:16], tenant=tenant, user=user, name=name, created_at=utcnow())
+        key = ApiKey(
+            id=new_id()[:16], tenant=tenant, user=user, name=name, created_at=utcnow(), role=chosen,
+            grants=parse_grants(grants),
+        )  # fmt: skip
         self.store.put_item(SYSTEM_USER, API_KEY_NAMESPACE, hash_token(token), key.to_value())
         return key, token
 
@@ -133,34 +166,42 @@ class KeyRing:
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: a tenant and, for a user-bound key, the one user it may touch."""
+    """Who is calling: a tenant, the key's permissions and, for a user-bound key, the one user it may touch."""
 
     tenant: str
     user: str | None = None
     key_id: str | None = None
     authenticated: bool = True
     """False only in the explicit development mode without auth."""
+    role: Role = Role.ADMIN
+    permissions: frozenset[Permission] = frozenset(Permission)
 
     @property
     def admin(self) -> bool:
-        return self.user is None
+        return self.role is Role.ADMIN
 
     @classmethod
     def of(cls, key: ApiKey) -> Principal:
-        return cls(tenant=key.tenant, user=key.user, key_id=key.id)
+        return cls(tenant=key.tenant, user=key.user, key_id=key.id, role=key.role, permissions=key.permissions)
+
+    def check(self, needed: Permission | None, user: str | None = None) -> None:
+        """Apply the access rule (`roles.check_access`): raise `PermissionDenied` unless allowed."""
+        check_access(permissions=self.permissions, bound_user=self.user, needed=needed, user=user)
 
     def may_touch(self, user: str) -> bool:
-        return self.user is None or self.user == user
+        try:
+            self.check(None, user)
+        except PermissionDenied:
+            return False
+        return True
 
     def require_admin(self) -> None:
-        if not self.admin:
-            raise PermissionDenied("this operation needs the tenant's admin key")
+        self.check(Permission.ADMIN)
 
     def store_id(self, user: str) -> str:
         """The store user id of `user`, if this principal may touch it."""
         validate_id(user, "user_id")
-        if not self.may_touch(user):
-            raise PermissionDenied(f"this API key may not access user {user!r}")
+        self.check(None, user)
         return store_user_id(self.tenant, user)
 
     def scope(
@@ -176,8 +217,7 @@ class Principal:
         store_id = self.store_id(user)
         for other in claimed:
             text = str(other)
-            if not self.may_touch(text):
-                raise PermissionDenied(f"this API key may not access user {text!r}")
+            self.check(None, text)
             if text != user:
                 raise InvalidInput(f"the request names user {text!r} but acts on user {user!r}")
         return Scope(user_id=store_id, agent_id=store_agent_id(self.tenant, agent_id), session_id=session_id)

@@ -36,6 +36,10 @@ class ServerConfig(BaseSettings):
     """Process the background learning queue in this process."""
     worker_interval: float = Field(default=1.0, gt=0)
     """Seconds between queue polls."""
+    rate_limit: str = "1200/minute"
+    """Requests per API key (429 with Retry-After above it); `limits` notation, e.g. `20/second`."""
+    auth_failure_limit: str = "20/minute"
+    """Failed authentications (401) per client address before that address gets 429 on /v1 and /mcp."""
     allowed_hosts: list[str] = Field(default_factory=list)
     """Extra Host header values accepted by /mcp (DNS-rebinding protection) when not on loopback."""
 

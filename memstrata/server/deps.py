@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..errors import InvalidInput
 from ..memory import Memory
+from .audit import AuditLog
 from .auth import KeyRing, Principal
 from .config import ServerConfig
 from .metrics import Metrics
+from .roles import Permission
 
 bearer_scheme = HTTPBearer(auto_error=False, description="an API key made with `memstrata keys create`")
 
@@ -23,6 +25,7 @@ class ServerState:
     keys: KeyRing
     config: ServerConfig
     metrics: Metrics
+    audit: AuditLog
 
 
 def server_state(request: Request) -> ServerState:
@@ -48,6 +51,27 @@ def current_principal(
     return authenticate(server_state(request), credentials.credentials if credentials else None)
 
 
+def requires(permission: Permission) -> Any:
+    """The dependency of a route that needs `permission`: authenticates the key and applies the access
+    rule to the route's `{user_id}` (if any). The permission is the route's OpenAPI security scope."""
+
+    def authorized(
+        request: Request,
+        credentials: HTTPAuthorizationCredentials | None = Security(bearer_scheme, scopes=[permission.value]),  # noqa: B008
+    ) -> Principal:
+        state = server_state(request)
+        principal = authenticate(state, credentials.credentials if credentials else None)
+        user = request.path_params.get("user_id")
+        principal.check(permission, user)
+        route = request.scope.get("route")
+        state.audit.on_access(
+            principal, permission, f"{request.method} {getattr(route, 'path', request.url.path)}", user
+        )
+        return principal
+
+    return authorized
+
+
 def reject_unknown_query(request: Request) -> None:
     """Refuse query parameters the route does not declare: a typo (`?kinds=`) must not be silently ignored."""
     dependant = getattr(request.scope.get("route"), "dependant", None)
@@ -69,5 +93,11 @@ def current_memory(request: Request) -> Memory:
 
 
 CallerDep = Annotated[Principal, Depends(current_principal)]
+"""Any valid key (no permission needed)."""
+Reader = Annotated[Principal, Depends(requires(Permission.READ))]
+Writer = Annotated[Principal, Depends(requires(Permission.WRITE))]
+Exporter = Annotated[Principal, Depends(requires(Permission.EXPORT))]
+Eraser = Annotated[Principal, Depends(requires(Permission.ERASE))]
+TenantAdmin = Annotated[Principal, Depends(requires(Permission.ADMIN))]
 MemoryDep = Annotated[Memory, Depends(current_memory)]
 StateDep = Annotated[ServerState, Depends(server_state)]

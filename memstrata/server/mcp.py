@@ -31,6 +31,7 @@ from .auth import Principal
 from .config import ServerConfig
 from .deps import ServerState, authenticate
 from .errors import problem
+from .roles import ROLE_PERMISSIONS, Permission, Role
 from .tenancy import api_id
 
 USER_HEADER = "x-memstrata-user"
@@ -53,7 +54,16 @@ class Binding:
     tenant: str
 
 
-Resolver = Callable[[Context], Binding]
+Resolver = Callable[[Context, Permission], Binding]
+"""The binding of one tool call that needs a permission (the access rule applied: `Principal.check`)."""
+PERMISSION_META = "memstrata/permission"
+"""Tool `_meta` key naming the permission the tool needs (as `x-memstrata-permission` does on REST)."""
+
+
+def needs(permission: Permission) -> dict[str, Any]:
+    return {PERMISSION_META: permission.value}
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -87,29 +97,36 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
     """An MCPServer whose tools act on the scope `resolve` returns for each call."""
     server: MCPServer = MCPServer("memstrata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool(description="Store a durable memory about the user (a fact, preference, event, note or task).")
+    @server.tool(
+        meta=needs(Permission.WRITE),
+        description="Store a durable memory about the user (a fact, preference, event, note or task).",
+    )
     @_mapped
     def add_memory(
         ctx: Context, content: str, kind: str = "fact", metadata: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.WRITE)
         record = bound.memory.add(content, scope=bound.scope, kind=MemoryKind.parse(kind), metadata=metadata)
         return _memory_json(record, bound.tenant)
 
-    @server.tool(description="Search the user's memories; returns the best matches with their scores.")
+    @server.tool(
+        meta=needs(Permission.READ),
+        description="Search the user's memories; returns the best matches with their scores.",
+    )
     @_mapped
     def search_memories(ctx: Context, query: str, k: int = 5, strategy: str = "hybrid") -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.READ)
         hits = bound.memory.search(query, scope=bound.scope, k=min(max(k, 1), 50), strategy=Strategy.parse(strategy))
         return {"hits": [{**_memory_json(h.memory, bound.tenant), "score": h.score, "scores": h.scores} for h in hits]}
 
     @server.tool(
+        meta=needs(Permission.READ),
         description="Everything relevant about the user for the current task, as one prompt block within a "
-        "token budget: profile, relevant memories with dates, entities, procedures, open items."
+        "token budget: profile, relevant memories with dates, entities, procedures, open items.",
     )
     @_mapped
     def get_context(ctx: Context, query: str | None = None, max_tokens: int = 1000) -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.READ)
         assembled = bound.memory.context(query, min(max(max_tokens, 50), 8000), scope=bound.scope)
         return {
             "text": assembled.text,
@@ -117,16 +134,18 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
             "parts": [{"name": p.name, "tokens": p.tokens} for p in assembled.parts],
         }
 
-    @server.tool(description="Forget (delete) one of the user's memories by id.")
+    @server.tool(meta=needs(Permission.WRITE), description="Forget (delete) one of the user's memories by id.")
     @_mapped
     def forget_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.WRITE)
         return {"id": memory_id, "forgotten": bound.memory.forget(memory_id, scope=bound.scope)}
 
-    @server.tool(description="Look up a person, project or place the user mentioned, by name.")
+    @server.tool(
+        meta=needs(Permission.READ), description="Look up a person, project or place the user mentioned, by name."
+    )
     @_mapped
     def lookup_entity(ctx: Context, name: str) -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.READ)
         entity = bound.memory.entity(name, scope=bound.scope)
         return {
             "name": entity.name, "type": entity.type, "summary": entity.summary,
@@ -134,10 +153,13 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
             "last_seen": entity.last_seen.isoformat(), "mention_count": entity.mention_count,
         }  # fmt: skip
 
-    @server.tool(description="The user's profile facts (key/value by category), optionally one category.")
+    @server.tool(
+        meta=needs(Permission.READ),
+        description="The user's profile facts (key/value by category), optionally one category.",
+    )
     @_mapped
     def get_profile(ctx: Context, category: str | None = None) -> dict[str, Any]:
-        bound = resolve(ctx)
+        bound = resolve(ctx, Permission.READ)
         facts = bound.memory.facts(scope=bound.scope, category=category)
         return {"facts": [{"category": f.category, "key": f.key, "value": f.value} for f in facts]}
 
@@ -147,13 +169,19 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
 # -- stdio -------------------------------------------------------------------
 def fixed_resolver(memory: Memory, *, tenant: str, user: str, agent: str | None = None) -> Resolver:
     """Every call acts on one configured user (stdio)."""
-    binding = Binding(memory, Principal(tenant=tenant, user=user).scope(user, agent_id=agent), tenant)
-    return lambda ctx: binding
+    principal = Principal(tenant=tenant, user=user, role=Role.USER, permissions=ROLE_PERMISSIONS[Role.USER])
+    binding = Binding(memory, principal.scope(user, agent_id=agent), tenant)
+
+    def resolve(ctx: Context, needed: Permission) -> Binding:
+        principal.check(needed, user)
+        return binding
+
+    return _mapped(resolve)
 
 
 # -- streamable HTTP inside `memstrata serve` ---------------------------------
 def http_resolver(get_state: Callable[[], ServerState]) -> Resolver:
-    def resolve(ctx: Context) -> Binding:
+    def resolve(ctx: Context, needed: Permission) -> Binding:
         request = ctx.request_context.request
         principal = getattr(request, "scope", {}).get(PRINCIPAL_KEY)
         if request is None or not isinstance(principal, Principal):
@@ -162,8 +190,11 @@ def http_resolver(get_state: Callable[[], ServerState]) -> Resolver:
         user = principal.user or headers.get(USER_HEADER)
         if not user:
             raise ToolError(f"this key is not bound to a user: configure the {USER_HEADER!r} header in the client")
+        principal.check(needed, user)
         scope = principal.scope(user, agent_id=headers.get(AGENT_HEADER))
-        return Binding(get_state().memory, scope, principal.tenant)
+        state = get_state()
+        state.audit.on_access(principal, needed, f"MCP /mcp ({needed.value})", user)
+        return Binding(state.memory, scope, principal.tenant)
 
     return _mapped(resolve)
 

@@ -124,6 +124,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         409: "Conflict (e.g. embedding model mismatch)",
         413: "Request body too large",
         422: "Invalid input",
+        429: "Rate limit of the key or of a failing source exceeded (see Retry-After)",
         501: "The server is not configured for this",
         502: "An embedding or LLM provider failed",
         503: "The store or buffer is unavailable",
@@ -370,6 +371,8 @@ class WhoAmI(BaseModel):
     admin: bool
     auth: bool = Field(description="false when the server runs without authentication (development only)")
     key_id: str | None
+    role: str = Field(description="admin, user, read-only, ingest-only or privacy")
+    permissions: list[str] = Field(description="what this key may do: read, write, export, erase, admin")
 
 
 class Health(BaseModel):

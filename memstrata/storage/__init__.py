@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, StoreError
 from .base import Item, MemoryFilter, ScoredRow, Store
 
 
-def open_store(url: str | Path, *, owner_url: str | None = None) -> Store:
-    """Open a store from a URL: `sqlite:///path.db`, a plain file path, `:memory:`, or `postgresql://...`."""
+def open_store(url: str | Path, *, owner_url: str | None = None, key: str | None = None) -> Store:
+    """Open a store from a URL: `sqlite:///path.db`, a plain file path, `:memory:`, or `postgresql://...`.
+
+    SQLite: with `key`, or `MEMSTRATA_STORE_KEY` / `MEMSTRATA_STORE_KEY_FILE` set, the file is encrypted
+    with SQLCipher (`sqlcipher.py`); an encrypted file opened without a key is refused."""
     text = str(url)
     if text.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStore
@@ -21,8 +25,17 @@ def open_store(url: str | Path, *, owner_url: str | None = None) -> Store:
         raise ConfigurationError(
             f"unknown store URL scheme in {text.split('://')[0]!r}; use sqlite:/// or postgresql://"
         )
+    from .sqlcipher import configured_key, encrypted_store, file_state
     from .sqlite import SQLiteStore
 
+    key = key if key is not None else configured_key()
+    if key is not None:
+        return cast(Store, encrypted_store(text, key))
+    if text != ":memory:" and file_state(text) == "encrypted":
+        raise StoreError(
+            f"{text} is not a plain SQLite file (an encrypted store?): set MEMSTRATA_STORE_KEY or "
+            "MEMSTRATA_STORE_KEY_FILE to open it"
+        )
     return SQLiteStore(text)
 
 

@@ -207,6 +207,9 @@ class _Where:
 class SQLiteStore:
     """Store backed by one SQLite file. Thread-safe (one connection behind a lock)."""
 
+    driver_errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    """What the DB-API driver raises (`SQLCipherStore` uses another driver)."""
+
     def __init__(self, path: str | Path, *, timeout: float = 5.0, posting_budget: int | None = POSTING_BUDGET) -> None:
         """`posting_budget`: how many keyword postings one search of a big store may rank (`keyword_plan`;
         None: all of them, slower for big users)."""
@@ -221,15 +224,18 @@ class SQLiteStore:
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._conn = self._connect(timeout)
             self._configure()
             self._migrate()
-        except sqlite3.Error as exc:
+        except self.driver_errors as exc:
             raise StoreError(f"cannot open SQLite store {self.url}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot open SQLite store {self.url}: {exc}") from exc
 
     # -- plumbing -----------------------------------------------------------
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+
     def _configure(self) -> None:
         conn = self._conn
         conn.execute("PRAGMA secure_delete = ON")
@@ -261,14 +267,14 @@ class SQLiteStore:
                     self._conn.execute("ROLLBACK")
                     raise
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
+            except self.driver_errors as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
             try:
                 return fn(self._conn)
-            except sqlite3.Error as exc:
+            except self.driver_errors as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
 
     def close(self) -> None:
@@ -647,7 +653,7 @@ class SQLiteStore:
                 self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
                 self._conn.execute("VACUUM")
                 busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-            except sqlite3.Error as exc:
+            except self.driver_errors as exc:
                 raise StoreError(f"SQLite store {self.url} failed to purge free space: {exc}") from exc
         if busy and self.path != ":memory:":
             raise StoreError(

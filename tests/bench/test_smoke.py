@@ -221,3 +221,19 @@ def test_locomo_on_a_throwaway_store(capsys: pytest.CaptureFixture[str], locomo_
     result = _json_out(capsys)
     assert result["store"] == ("sqlite" if store == "sqlite" else "postgresql")
     assert result["questions"] == 8 and result["overall"]["recall@10"] == 1.0
+
+
+def test_encryption_compares_plain_and_encrypted_in_one_run(
+    capsys: pytest.CaptureFixture[str], locomo_file: Path, tmp_path: Path
+) -> None:
+    from memstrata.bench.encryption import alternating
+
+    assert alternating(2) == [False, True, True, False]
+    argv = ["bench", "encryption", "--data", str(locomo_file), "--memories", "200", "--queries", "5", "--rounds", "1",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    result = json.loads((tmp_path / "encryption.json").read_text())
+    assert result["recall_identical"] and result["recall"]["encrypted"]["recall@10"] == 1.0
+    assert len(result["runs"]["plain"]) == len(result["runs"]["encrypted"]) == 1
+    assert result["encrypted"]["add_per_s"] > 0 and result["ratio_encrypted_over_plain"]["search_ms_p95"] > 0

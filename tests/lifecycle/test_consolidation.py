@@ -54,7 +54,9 @@ def test_at_min_count_old_memories_become_one_summary(memory: Any) -> None:
     assert summary.content.startswith("[Compressed memory] 10 events, 2026-01-15: ")
     assert all(f"Dana{i}" in summary.content for i in range(10))
     assert summary.metadata["replaces"] == [r.id for r in originals]
-    assert summary.metadata["compressed_kind"] == "event" and summary.metadata["period"] == "2026-W03"
+    assert (
+        summary.metadata["compressed_kind"] == "event" and summary.metadata["period"] == "term:alic"
+    )  # the term all ten share (stemmed)
 
 
 def test_age_and_threshold_are_parameters(memory: Any) -> None:
@@ -302,7 +304,7 @@ def test_locomo_style_questions_find_evidence_through_provenance(memory: Any, cl
         ("Where did Caroline's necklace come from?", {"D2:3"}),
         ("What class did Melanie sign up for?", {"D2:4"}),
     ]
-    report = memory.consolidate(scope=USER)
+    report = memory.consolidate(scope=USER, kinds=["episode"])  # turns are compressed only when asked
     assert report.compressed == 24 and len(report.summaries) == 2
     assert memory.store.count_memories(USER, MemoryFilter(kinds=(MemoryKind.EPISODE,))) == 0
     for question, evidence in questions:
@@ -333,3 +335,22 @@ def test_memories_owned_by_the_langgraph_store_are_left_alone(memory: Any) -> No
     )
     report = memory.consolidate(scope=USER)
     assert report.compressed == 0 and report.eligible == 0
+
+
+def test_memories_about_one_topic_over_five_weeks_become_one_summary(memory: Any) -> None:
+    """Grouped by topic, not by calendar week; a word of any original still finds the summary."""
+    items = [
+        NewMemory(
+            f"Ran {5 + i} km of marathon training, split {i}",
+            kind=MemoryKind.EVENT,
+            created_at=T0 - timedelta(days=40 + 3 * i),
+        )  # fmt: skip
+        for i in range(12)
+    ]
+    memory.add_many(items, scope=USER, dedupe=False)
+    report = memory.consolidate(scope=USER, min_count=2)
+    assert report.compressed == 12 and len(report.summaries) == 1
+    hits = memory.search("split 7", scope=USER, strategy="keyword")
+    assert hits and hits[0].memory.kind is MemoryKind.SUMMARY
+    week = memory.consolidate(scope=Scope("other"), min_count=2, window="week")
+    assert week.compressed == 0  # the week window is still available

@@ -12,7 +12,6 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Message
 from memstrata.extraction.resolution import DecisionKind
 from memstrata.extraction.rules import RuleExtractor
-from memstrata.layers.learning import LearningMemory
 from memstrata.llm.base import ChatMessage
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.storage.base import Store
@@ -111,17 +110,13 @@ def test_a_retraction_said_before_the_fact_becomes_its_history(memory: Memory) -
 
 
 # -- with an LLM ----------------------------------------------------------------------------------
-def learner(memory: Memory, llm: ScriptedLLM) -> LearningMemory:
-    return LearningMemory(
-        semantic=memory._layers.semantic, entities=memory._layers.entities, profiles=memory._layers.profiles,
-        extractor=RuleExtractor(), llm=lambda: llm,
-    )  # fmt: skip
+def learner(memory: Memory, llm: ScriptedLLM) -> Memory:
+    """A second Memory over the same store, with the LLM configured (the rules still extract)."""
+    return Memory(store=memory.store, embedder=HashingEmbedder(64), llm=llm, extractor=RuleExtractor())
 
 
-def learn(learning: LearningMemory, text: str, at: datetime = T2026) -> list[DecisionKind]:
-    from memstrata.models import Scope
-
-    return [op.event for op in learning.learn(Scope("alice"), [Message("user", text, at)]).operations]
+def learn(learning: Memory, text: str, at: datetime = T2026) -> list[DecisionKind]:
+    return [op.event for op in learning.learn([Message("user", text, at)], scope="alice").operations]
 
 
 def test_the_llm_decides_one_structured_decision_per_candidate_repaired(memory: Memory) -> None:

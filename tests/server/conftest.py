@@ -83,7 +83,10 @@ def make_keys(memory: Memory) -> Keys:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     memory = open_memory(tmp_path_factory.mktemp("server") / "memstrata.db")
     keys = make_keys(memory)
-    app = create_app(memory=memory, config=ServerConfig(auth=True))
+    # The fuzzer and the auth tests send hundreds of requests, many with no or a wrong key, from one
+    # address in seconds: the default rate limits (tested in test_ratelimit.py) would answer 429.
+    config = ServerConfig(auth=True, rate_limit="100000/minute", auth_failure_limit="100000/minute")
+    app = create_app(memory=memory, config=config)
     try:
         with serve(app) as url:
             yield Server(url, memory, keys)

@@ -196,7 +196,10 @@ def test_healthz_metrics_docs_and_openapi(server: Server) -> None:
 def test_whoami(server: Server) -> None:
     with server.client(server.keys.alice) as alice:
         me = alice.get("/v1/whoami").json()
-    assert me == {"tenant": "acme", "user": "alice", "admin": False, "auth": True, "key_id": me["key_id"]}
+    assert me == {
+        "tenant": "acme", "user": "alice", "admin": False, "auth": True, "key_id": me["key_id"], "role": "user",
+        "permissions": ["erase", "export", "read", "write"],
+    }  # fmt: skip
     assert me["key_id"]
 
 

@@ -64,12 +64,29 @@ def test_keys_create_list_revoke(store_url: str, capsys: pytest.CaptureFixture[s
         store.close()
 
 
+def test_keys_create_with_a_role_and_a_grant(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--store", store_url, "keys", "create", "--tenant", "acme", "--role", "read-only", "--grant", "export"]
+    assert run(argv) == 0
+    out = capsys.readouterr()
+    assert "created read-only key" in out.err and "(export, read)" in out.err
+    store = open_store(store_url)
+    try:
+        key = KeyRing(store).check(out.out.strip())
+        assert key is not None and key.user is None and key.role.value == "read-only"
+        assert {p.value for p in key.permissions} == {"read", "export"}
+    finally:
+        store.close()
+    assert run(["--store", store_url, "keys", "list"]) == 0
+    assert "role=read-only+export  all-users" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
         pytest.param(["keys", "create", "--tenant", "Not_Valid"], InvalidInput, id="bad-tenant"),
         pytest.param(["keys", "create", "--tenant", "acme", "--user", "has space"], InvalidInput, id="bad-user"),
         pytest.param(["keys", "revoke", "no-such-key"], NotFound, id="unknown-key"),
+        pytest.param(["keys", "create", "--tenant", "acme", "--role", "user"], InvalidInput, id="user-role-no-user"),
     ],
 )
 def test_keys_errors(store_url: str, argv: list[str], error: type[Exception]) -> None:

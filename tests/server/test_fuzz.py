@@ -22,6 +22,7 @@ from memstrata.namespaces import SYSTEM_USER
 from memstrata.server.app import create_app
 from memstrata.server.auth import API_KEY_NAMESPACE, ApiKey, hash_token, new_token
 from memstrata.server.config import ServerConfig
+from memstrata.server.roles import Role
 
 from .conftest import TENANT, Server
 
@@ -47,7 +48,8 @@ class BearerKey:
 def fuzz_keys(server: Server) -> None:
     """Install the two known tokens as keys of the running server (only their hashes, as usual)."""
     for token, user in ((ADMIN_TOKEN, None), (ALICE_TOKEN, "alice")):
-        key = ApiKey(id=hash_token(token)[:16], tenant=TENANT, user=user, name="fuzz", created_at=utcnow())
+        role = Role.ADMIN if user is None else Role.USER
+        key = ApiKey(id=hash_token(token)[:16], tenant=TENANT, user=user, name="fuzz", created_at=utcnow(), role=role)
         server.memory.store.put_item(SYSTEM_USER, API_KEY_NAMESPACE, hash_token(token), key.to_value())
 
 

@@ -45,9 +45,10 @@ def page(browser: Browser) -> Iterator[Page]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     yield page
     context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    assert errors == [], f"JavaScript errors or content-security-policy violations: {errors}"
 
 
 @pytest.fixture(scope="module")
@@ -179,3 +180,22 @@ def test_insecure_mode_shows_a_banner(page: Page, insecure_server: Server) -> No
     expect(page.locator("#insecure-banner")).to_be_visible()
     expect(page.locator("#whoami")).to_contain_text("tenant default")
     page.screenshot(path=ARTIFACTS / "insecure.png")
+
+
+def test_content_security_policy_is_enforced_by_the_browser(browser: Browser, server: Server) -> None:
+    """The UI passes its policy (every other test fails on a violation); an injected inline script is refused."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        messages: list[str] = []
+        page.on("console", lambda msg: messages.append(msg.text))
+        page.goto(f"{server.url}/ui/")
+        expect(page.locator("#status")).to_contain_text("Enter an API key")
+        page.evaluate(
+            "() => { const s = document.createElement('script'); s.textContent = 'window.injected = 1';"
+            " document.body.appendChild(s); }"
+        )
+        assert page.evaluate("() => window.injected") is None
+        assert any("Content Security Policy" in m for m in messages), messages
+    finally:
+        context.close()

@@ -11,12 +11,12 @@ from ..skip import sarcastic
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
-from .open_items import open_item_rules
-from .preferences import preference_rules
-from .relations import relation_rules
 from .milestones import milestone_rules
+from .open_items import open_item_rules
 from .others import other_people_rules
+from .preferences import preference_rules
 from .projects import project_rules
+from .relations import relation_rules
 from .requests import request_rules
 from .routines import routine_rules
 from .updates import update_rules

@@ -100,14 +100,15 @@ _LANGUAGE = re.compile(
 _NATIVE_LANGUAGE = re.compile(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)", re.I)
 _AGE = re.compile(
     rf"{I_AM} (?:now |only |almost |nearly )?(?P<v>1\d|[2-9]\d)"
-    rf"(?: ?(?:years old|years of age|yrs old|y/o|yo)\b|(?=\s*(?:$|[,.;!)]|\s(?:and|but|now|so|too|btw|this year|going on|lol|haha|myself|here|soon)\b)))"
+    rf"(?: ?(?:years old|years of age|yrs old|y/o|yo)\b|(?=\s*(?:$|[,.;!)]|\s(?:and|but|now|so|too|btw|this year"
+    rf"|going on|lol|haha|myself|here|soon)\b)))"
     rf"|{I_OR_WE} (?:just |recently )?turned (?P<w>1\d|[2-9]\d)\b",
     re.I,
 )
 """An age of 10-99 ("I'm 34", "I am 34 years old", "I just turned 40"), never "I'm 5 minutes away"."""
 _HEALTH = re.compile(
-    rf"{I_AM} (?:severely |very |mildly |also )?(?P<v>lactose[- ]intolerant|gluten[- ]intolerant|diabetic|celiac|coeliac|"
-    r"asthmatic|epileptic|colou?r[- ]?blind|deaf|hard of hearing|autistic|dyslexic|pregnant|an[a]?emic|"
+    rf"{I_AM} (?:severely |very |mildly |also )?(?P<v>lactose[- ]intolerant|gluten[- ]intolerant|diabetic|"
+    r"celiac|coeliac|asthmatic|epileptic|colou?r[- ]?blind|deaf|hard of hearing|autistic|dyslexic|pregnant|an[a]?emic|"
     r"immunocompromised|neurodivergent|on the spectrum|in recovery|sober)\b"
     rf"|{I_OR_WE} (?:also )?have (?P<w>(?:type [12] )?diabetes|celiac(?: disease)?|coeliac(?: disease)?|asthma|adhd|"
     r"autism|dyslexia|epilepsy|chronic migraines|migraines|arthritis|ibs|crohn's(?: disease)?|long covid|"

@@ -27,8 +27,9 @@ _STUDY = (
 )
 _MILESTONE_VERB = (
     r"passed|graduated|defended|retired|adopted|published|got (?:promoted|engaged|married|divorced|certified|"
-    rf"accepted|hired|a new job|into|my (?:first )?{_CREDENTIAL}|an? {_CREDENTIAL}|the {_CREDENTIAL}|a puppy|a dog|a cat|"
-    r"a kitten)|earned (?:my|a|an|the)|won (?:a|an|the|my|first)|became (?:a|an)|(?:completed|finished) (?:my|the|a|an) "
+    rf"accepted|hired|a new job|into|my (?:first )?{_CREDENTIAL}|an? {_CREDENTIAL}|the {_CREDENTIAL}|a puppy|a dog|"
+    r"a cat|a kitten)|earned (?:my|a|an|the)|won (?:a|an|the|my|first)|became (?:a|an)|(?:completed|finished) "
+    r"(?:my|the|a|an) "
     rf"(?:\w+ )?{_STUDY}|started (?:a new job|my new job|working (?:at|for)|at|grad school|college|university|"
     r"my phd|a phd|my masters|a new role|my own business|a company|a business)|signed (?:a|the|my) "
     r"(?:lease|contract|offer|book deal)|bought (?:a|my first|our first|my|our) (?:new )?(?:house|home|car|flat|"

@@ -54,7 +54,6 @@ _LIKE_VERBS = {
     "no longer like": -1,
     "no longer love": -1,
     "no longer enjoy": -1,
-    "don't like": -1,
     "used to like": -1,
     "used to love": -1,
     "used to enjoy": -1,

@@ -12,8 +12,8 @@ import re
 
 from ...models import MemoryKind
 from ..base import Candidate, EntityMention
-from ..lexicon import CAP
 from ..dates import find_dates
+from ..lexicon import CAP
 from ..render import absolute_dates, third_person
 from .clause import Clause, candidate, clean_value
 

@@ -21,7 +21,8 @@ RECURRENCE = re.compile(
     rf"|\bon (?:{_DAY}s|weekdays|weekends|(?:{_DAY}s?,? )+(?:and|&) {_DAY}s)\b"
     rf"|\b(?:on )?{_DAY} (?:nights|mornings|evenings|afternoons)\b"
     rf"|^(?:{_DAY}s|weekdays|weekends|mornings|evenings)\b"
-    rf"|\b(?:once|twice|three times|four times|five times|\d+ times|\d+x) (?:a|per|each|every) (?:day|week|month|year)\b"
+    rf"|\b(?:once|twice|three times|four times|five times|\d+ times|\d+x) (?:a|per|each|every)"
+    rf" (?:day|week|month|year)\b"
     rf"|\b(?:daily|weekly|biweekly|fortnightly|monthly|nightly)\b",
     re.I,
 )

@@ -2,7 +2,8 @@
 
 What is compressed and how it is grouped is decided by the pure `core.compress` (current, unpinned
 memories of the chosen kinds older than the cutoff, not behind a profile fact; grouped by agent, kind
-and calendar window). Each group becomes one SUMMARY memory whose `source_ids` are the union of the
+and topic, or calendar window). The summary keeps the originals' text as keyword-only context, so a
+word of any of them still finds it. Each group becomes one SUMMARY memory whose `source_ids` are the union of the
 originals' and whose `metadata["replaces"]` lists them. The originals get `valid_to` and
 `superseded_by` (search skips them; `as_of` before the consolidation still finds them) and a COMPRESS
 history event. Summary, retired originals and events are written by one `save` — one transaction.
@@ -209,7 +210,14 @@ def _summary_record(user_id: str, group: Group, text: str, now: datetime, method
         },
         importance=max(r.importance for r in group.records), valid_from=now,
         source_ids=merged_source_ids(group.records), content_hash=content_hash(text),
+        context=_replaced_text(group.records),
     )  # fmt: skip
+
+
+def _replaced_text(records: Sequence[MemoryRecord]) -> str:
+    """The originals' full text, indexed for keyword search only (`MemoryRecord.context`): a word of any
+    of them still finds the summary that replaced it, whatever the summary kept."""
+    return "\n".join(" ".join(r.content.split()) for r in records)[: MAX_CONTENT_BYTES // 2]
 
 
 def _group_info(user_id: str, group: Group) -> dict[str, Any]:

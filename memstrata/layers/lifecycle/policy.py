@@ -30,7 +30,7 @@ class LifecyclePolicy:
     consolidate_interval_hours: float | None = None
     """`maintain()` consolidates each user at most this often; None leaves it to the turn policy."""
     consolidate_kinds: tuple[MemoryKind, ...] = DEFAULT_KINDS
-    consolidate_window: Window = Window.WEEK
+    consolidate_window: Window = Window.TOPIC
     consolidate_max_group: int = 20
     """At most this many memories per summary. Smaller groups keep retrieval sharper; larger ones
     compress more (LoCoMo trade-off table: docs/privacy.md)."""

@@ -36,4 +36,6 @@ def whoami(caller: CallerDep) -> WhoAmI:
         admin=caller.admin,
         auth=caller.authenticated,
         key_id=caller.key_id,
+        role=caller.role.value,
+        permissions=sorted(p.value for p in caller.permissions),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from ..deps import CallerDep, MemoryDep
+from ..deps import MemoryDep, Reader, Writer
 from ..schemas import (
     ERROR_RESPONSES,
     LearnRequest,
@@ -24,7 +24,7 @@ router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES)
     "/v1/users/{user_id}/learn", summary="Learn durable memories from messages (extract, resolve, store)",
     responses={202: {"model": LearnResponse, "description": "Queued (background=true): see job_id"}},
 )  # fmt: skip
-def learn(user_id: str, body: LearnRequest, caller: CallerDep, memory: MemoryDep, response: Response) -> LearnResponse:
+def learn(user_id: str, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
     messages = [m.to_dict() for m in body.messages]
     if body.background:
@@ -45,7 +45,7 @@ def learn(user_id: str, body: LearnRequest, caller: CallerDep, memory: MemoryDep
 
 
 @router.get("/v1/queue", summary="Background queue: job counts and failures (this tenant, or the key's user)")
-def queue_status(caller: CallerDep, memory: MemoryDep) -> QueueStatusOut:
+def queue_status(caller: Reader, memory: MemoryDep) -> QueueStatusOut:
     if caller.user is not None:
         users = [store_user_id(caller.tenant, caller.user)]
     else:

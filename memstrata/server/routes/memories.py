@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 
 from ...errors import MemoryNotFound
 from ...models import MemoryKind
-from ..deps import CallerDep, MemoryDep
+from ..deps import MemoryDep, Reader, Writer
 from ..schemas import (
     ERROR_RESPONSES,
     MAX_PAGE,
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], res
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, summary="Store a memory verbatim")
-def add_memory(user_id: str, body: AddMemoryRequest, caller: CallerDep, memory: MemoryDep) -> MemoryOut:
+def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryOut:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     record = memory.add(
         body.content, scope=scope, kind=body.kind, metadata=body.metadata, importance=body.importance,
@@ -38,7 +38,7 @@ def add_memory(user_id: str, body: AddMemoryRequest, caller: CallerDep, memory: 
 @router.get("", summary="List memories, newest first")
 def list_memories(
     user_id: str,
-    caller: CallerDep,
+    caller: Reader,
     memory: MemoryDep,
     kind: Annotated[list[MemoryKind] | None, Query(description="repeat to allow several kinds")] = None,
     agent_id: Annotated[str | None, Query(max_length=128)] = None,
@@ -64,13 +64,13 @@ def list_memories(
 
 
 @router.get("/{memory_id}", summary="Get one memory")
-def get_memory(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> MemoryOut:
+def get_memory(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> MemoryOut:
     return MemoryOut.of(memory.get(memory_id, scope=caller.scope(user_id)), caller.tenant)
 
 
 @router.patch("/{memory_id}", summary="Change a memory in place (its history keeps the old text)")
 def update_memory(
-    user_id: str, memory_id: str, body: UpdateMemoryRequest, caller: CallerDep, memory: MemoryDep
+    user_id: str, memory_id: str, body: UpdateMemoryRequest, caller: Writer, memory: MemoryDep
 ) -> MemoryOut:
     scope = caller.scope(user_id, claimed=body.claimed_users())
     record = memory.update(
@@ -85,14 +85,14 @@ def update_memory(
     summary="Replace an outdated memory; the old one keeps valid_to and a link to its successor",
 )  # fmt: skip
 def supersede_memory(
-    user_id: str, memory_id: str, body: SupersedeRequest, caller: CallerDep, memory: MemoryDep
+    user_id: str, memory_id: str, body: SupersedeRequest, caller: Writer, memory: MemoryDep
 ) -> MemoryOut:
     record = memory.supersede(memory_id, body.content, scope=caller.scope(user_id), reason=body.reason)
     return MemoryOut.of(record, caller.tenant)
 
 
 @router.delete("/{memory_id}", summary="Forget a memory: delete it and scrub its text from history")
-def forget_memory(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> ForgetResult:
+def forget_memory(user_id: str, memory_id: str, caller: Writer, memory: MemoryDep) -> ForgetResult:
     forgotten = memory.forget(memory_id, scope=caller.scope(user_id))
     if not forgotten:
         raise MemoryNotFound(memory_id)
@@ -100,5 +100,5 @@ def forget_memory(user_id: str, memory_id: str, caller: CallerDep, memory: Memor
 
 
 @router.get("/{memory_id}/history", summary="Every change of a memory, oldest first")
-def memory_history(user_id: str, memory_id: str, caller: CallerDep, memory: MemoryDep) -> list[HistoryEventOut]:
+def memory_history(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> list[HistoryEventOut]:
     return [HistoryEventOut.of(e) for e in memory.history(memory_id, scope=caller.scope(user_id))]

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...memory import Memory
-from ..deps import CallerDep, MemoryDep
+from ..deps import MemoryDep, Reader
 from ..schemas import ERROR_RESPONSES, MAX_PAGE, UsersPage
 from ..tenancy import api_id, split_store_user_id
 
@@ -23,7 +23,7 @@ def tenant_store_ids(memory: Memory, tenant: str) -> list[str]:
 
 @router.get("", summary="Users of the tenant that have any data")
 def list_users(
-    caller: CallerDep,
+    caller: Reader,
     memory: MemoryDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
