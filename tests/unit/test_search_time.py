@@ -82,6 +82,7 @@ def test_date_expressions_are_resolved_against_the_search_time(memory: Memory) -
 
 def test_sessions_alternate_in_multi_session_questions(tmp_path: Path, clock: Clock) -> None:
     from memstrata.core.retrieval import HybridParams
+    from memstrata.layers.semantic import SemanticMemory
 
     then = T - timedelta(days=40)
     with Memory(store=f"sqlite:///{tmp_path / 'd.db'}", embedder="static", clock=clock) as m:
@@ -93,9 +94,12 @@ def test_sessions_alternate_in_multi_session_questions(tmp_path: Path, clock: Cl
             _episode("The printer at work jammed again", T - timedelta(days=5), "c"),
             _episode("I repotted the basil on the balcony", T - timedelta(days=4), "c"),
         ], scope="u")  # fmt: skip
-        m.semantic.params = HybridParams(session_penalty=0.0)
-        plain = [h.memory.scope.session_id for h in m.search("How many weddings did I attend?", scope="u", k=4)]
-        m.semantic.params = HybridParams(session_penalty=0.9)
-        diverse = [h.memory.scope.session_id for h in m.search("How many weddings did I attend?", scope="u", k=4)]
+        sessions = []
+        for penalty in (0.0, 0.9):
+            layer = SemanticMemory(store=m.store, embedder=m.embedder, clock=clock,
+                                   params=HybridParams(session_penalty=penalty))  # fmt: skip
+            hits = layer.search(Scope("u"), "How many weddings did I attend?", k=4)
+            sessions.append([h.memory.scope.session_id for h in hits])
+        plain, diverse = sessions
     assert plain == ["a", "a", "a", "b"]
     assert diverse[:2] == ["a", "b"]
