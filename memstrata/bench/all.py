@@ -55,8 +55,10 @@ def steps(
     stores: str = "sqlite,postgres",
     resume: bool = False,
     skip: Sequence[str] = (),
+    longmemeval: str | None = None,
 ) -> list[Step]:
-    """The benchmark commands in run order (pure). Steps needing LoCoMo are left out without `data`."""
+    """The benchmark commands in run order (pure). Steps needing LoCoMo are left out without `data`,
+    the LongMemEval steps without `longmemeval`."""
     found: list[Step] = []
     if data:
         conversations = ("--conversations", "2") if quick else ()
@@ -70,6 +72,8 @@ def steps(
                           "peers.json"))  # fmt: skip
         embedders = (str(Path(out) / "embedders.json"), "--locomo", data, *(() if quick else ("--e5",)))
         found.append(Step("embedders", embedders, "embedders.json", script="benchmarks/bench_embedders.py"))
+    if longmemeval:
+        found.extend(longmemeval_steps(longmemeval, out, quick=quick))
     found.append(Step("extraction", ("bench", "extraction", "--out", out, "--json"), "extraction.json"))
     learn = ("--memories", "1000", "--messages", "50") if quick else ("--memories", "10000")
     found.append(Step("learn", ("bench", "learn", *learn, "--out", out, "--json"), f"learn-{learn[1]}.json"))
@@ -89,6 +93,18 @@ def steps(
     found.append(Step("plots", ("bench", "plots", "--results", out, "--out", str(Path(out).parent / "plots")),
                       "../plots/*.png"))  # fmt: skip
     return [s for s in found if s.name not in skip]
+
+
+def longmemeval_steps(data: str, out: str, *, quick: bool = False) -> list[Step]:
+    """`bench longmemeval` at both granularities and `bench peers` on LongMemEval (pure)."""
+    limit = ("--limit", "3") if quick else ()
+    found = []
+    for granularity in ("turn", "session"):
+        argv = ("bench", "longmemeval", "--data", data, "--granularity", granularity, *limit, "--out", out, "--json")
+        found.append(Step(f"longmemeval-{granularity}", argv, f"longmemeval-{granularity}.json"))
+    peers = ("bench", "peers", "--benchmark", "longmemeval", "--data", data, *limit, "--out", out, "--json")
+    found.append(Step("peers-longmemeval", peers, "peers-longmemeval.json"))
+    return found
 
 
 REPEATS = 3

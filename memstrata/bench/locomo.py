@@ -31,8 +31,8 @@ Progress = Callable[[str], None]
 
 
 def ingest(memory: Memory, conversation: Conversation) -> Scope:
-    """Store every turn as an episode: its dia_id as provenance, the two previous turns of its session
-    as keyword-indexed context (as `Memory.add_message` does for live conversations)."""
+    """Store every turn as an episode of its session: its dia_id as provenance, the two previous turns of
+    its session as keyword-indexed context (as `Memory.add_message` does for live conversations)."""
     scope = Scope(user_id=f"locomo-{conversation.sample_id}")
     items = []
     for position, turn in enumerate(conversation.turns):
@@ -51,6 +51,7 @@ def ingest(memory: Memory, conversation: Conversation) -> Scope:
                 source_ids=(turn.dia_id,),
                 created_at=turn.at,
                 context=context_text(previous),
+                scope=Scope(user_id=scope.user_id, session_id=f"s{turn.session}"),
             )
         )
     for start in range(0, len(items), 256):

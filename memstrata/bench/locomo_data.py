@@ -36,6 +36,8 @@ class Question:
     question: str
     category: str
     evidence: tuple[str, ...]
+    asked_at: datetime | None = None
+    """When the question is asked, if the benchmark says (LongMemEval); LoCoMo's questions are undated."""
 
 
 @dataclass(frozen=True, slots=True)

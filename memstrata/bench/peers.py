@@ -36,7 +36,9 @@ from typing import Any, Protocol
 
 from ..embedders.base import Embedder
 from ..errors import ConfigurationError, InvalidInput
-from .locomo_data import Conversation, evidence_recall, load
+from . import longmemeval_data
+from .locomo_data import Conversation, Question, evidence_recall, load
+from .longmemeval_data import visible_until
 from .report import latency_summary
 
 DEFAULT_KS = (1, 5, 10, 20)
@@ -62,7 +64,7 @@ class Peer(Protocol):
 
     def ingest(self, conversation: Conversation) -> None: ...
 
-    def search(self, conversation: Conversation, query: str, k: int) -> list[str]:
+    def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
         """The dia_ids of the top-k documents, best first."""
         ...
 
@@ -70,17 +72,20 @@ class Peer(Protocol):
 
 
 # -- pure scoring -----------------------------------------------------------------------------------
-def ratios(systems: dict[str, dict[str, Any]], reference: str = REFERENCE, k: int = 10) -> dict[str, dict[str, Any]]:
-    """recall@k and search p95 of each system divided by the reference's (None when not computable)."""
+def ratios(
+    systems: dict[str, dict[str, Any]], reference: str = REFERENCE, k: int = 10, metric: str = "recall"
+) -> dict[str, dict[str, Any]]:
+    """`metric`@k and search p95 of each system divided by the reference's (None when not computable)."""
     ref = systems.get(reference)
     if not ref or "error" in ref:
         return {}
     out = {}
+    key = f"{metric}@{k}"
     for name, result in systems.items():
         if "error" in result:
             continue
         out[name] = {
-            f"recall@{k}": _ratio(result["overall"].get(f"recall@{k}"), ref["overall"].get(f"recall@{k}")),
+            key: _ratio(result["overall"].get(key), ref["overall"].get(key)),
             "search_p95": _ratio(result.get("search_ms_p95"), ref.get("search_ms_p95")),
             "search_p50": _ratio(result.get("search_ms_p50"), ref.get("search_ms_p50")),
         }
@@ -99,32 +104,57 @@ def mean_recalls(rows: Sequence[dict[int, float]], ks: Sequence[int]) -> dict[st
     return {f"recall@{k}": round(sum(r[k] for r in rows) / len(rows), 4) for k in ks}
 
 
+Scorer = Callable[[Conversation, Question, list[str]], dict[str, float]]
+Summarizer = Callable[[Sequence[tuple[str, dict[str, float]]]], dict[str, Any]]
+
+
+def locomo_scorer(ks: Sequence[int]) -> tuple[Scorer, Summarizer]:
+    """LoCoMo's evidence recall@k per question, and its means overall and by category."""
+
+    def score(conversation: Conversation, question: Question, found: list[str]) -> dict[str, float]:
+        provenance: list[tuple[str, ...]] = [(dia_id,) for dia_id in found]
+        return {f"recall@{k}": evidence_recall(question.evidence, provenance, k) for k in ks}
+
+    def summarize(rows: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
+        by_k = [{k: r[f"recall@{k}"] for k in ks} for _, r in rows]
+        cats = ("1", "2", "3", "4")
+        return {"overall": mean_recalls(by_k, ks), "by_category": {
+            c: mean_recalls([{k: r[f"recall@{k}"] for k in ks} for cat, r in rows if cat == c], ks) for c in cats
+        }}  # fmt: skip
+
+    return score, summarize
+
+
 def evaluate(
-    peer: Peer, conversations: Sequence[Conversation], ks: Sequence[int], progress: Progress | None
+    peer: Peer,
+    conversations: Sequence[Conversation],
+    ks: Sequence[int],
+    progress: Progress | None,
+    scorer: tuple[Scorer, Summarizer] | None = None,
 ) -> dict[str, Any]:
-    """Ingest every conversation, then ask every question; recall@k and latency."""
+    """Ingest every conversation, then ask every question; the scorer's metrics (LoCoMo recall@k by
+    default) and latency."""
     ks = sorted(ks)
+    score, summarize = scorer or locomo_scorer(ks)
     started = time.perf_counter()
     for conversation in conversations:
         peer.ingest(conversation)
     ingest_s = time.perf_counter() - started
     total = sum(len(c.questions) for c in conversations) or 1
-    rows: list[tuple[str, dict[int, float]]] = []
+    rows: list[tuple[str, dict[str, float]]] = []
     latencies: list[float] = []
     for conversation in conversations:
-        peer.search(conversation, conversation.questions[0].question, max(ks)) if conversation.questions else None
+        peer.search(conversation, conversation.questions[0], max(ks)) if len(conversation.questions) > 1 else None
         for question in conversation.questions:
             t = time.perf_counter()
-            found = peer.search(conversation, question.question, max(ks))
+            found = peer.search(conversation, question, max(ks))
             latencies.append((time.perf_counter() - t) * 1000)
-            provenance: list[tuple[str, ...]] = [(dia_id,) for dia_id in found]
-            rows.append((question.category, {k: evidence_recall(question.evidence, provenance, k) for k in ks}))
+            rows.append((question.category, score(conversation, question, found)))
             if progress:
                 progress(peer.name, len(rows) / total)
     turns = sum(len(c.turns) for c in conversations)
     return {
-        "overall": mean_recalls([r for _, r in rows], ks),
-        "by_category": {c: mean_recalls([r for cat, r in rows if cat == c], ks) for c in ("1", "2", "3", "4")},
+        **summarize(rows),
         "questions": len(rows),
         "ingest_s": round(ingest_s, 2),
         "ingest_per_s": round(turns / ingest_s, 1) if ingest_s else None,
@@ -147,12 +177,18 @@ class MemstrataPeer:
         self.memory = Memory(store=store, embedder=embedder)
 
     def ingest(self, conversation: Conversation) -> None:
+        if conversation.questions and conversation.questions[0].asked_at is not None:  # LongMemEval
+            from .longmemeval import store_turns
+
+            store_turns(self.memory, conversation, _namespace(conversation))
+            return
         from .locomo import ingest
 
         ingest(self.memory, conversation)
 
-    def search(self, conversation: Conversation, query: str, k: int) -> list[str]:
-        hits = self.memory.search(query, scope=_namespace(conversation), k=k)
+    def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
+        as_of = visible_until(question.asked_at) if question.asked_at else None
+        hits = self.memory.search(question.question, scope=_namespace(conversation), k=k, as_of=as_of)
         return [dia for h in hits for dia in h.memory.source_ids[:1]]
 
     def close(self) -> None:
@@ -174,8 +210,9 @@ class LangGraphPeer:
         for start in range(0, len(ops), 256):
             self.store.batch(ops[start : start + 256])
 
-    def search(self, conversation: Conversation, query: str, k: int) -> list[str]:
-        return [item.key for item in self.store.search(("locomo", conversation.sample_id), query=query, limit=k)]
+    def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
+        ns = ("locomo", conversation.sample_id)
+        return [item.key for item in self.store.search(ns, query=question.question, limit=k)]
 
     def close(self) -> None:
         return None
@@ -221,8 +258,10 @@ class Mem0Peer:
                 metadata={"dia_id": turn.dia_id}, infer=False,
             )  # fmt: skip
 
-    def search(self, conversation: Conversation, query: str, k: int) -> list[str]:
-        found = self.memory.search(query, filters={"user_id": _namespace(conversation)}, top_k=k, threshold=0.0)
+    def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
+        found = self.memory.search(
+            question.question, filters={"user_id": _namespace(conversation)}, top_k=k, threshold=0.0
+        )
         return [str((r.get("metadata") or {}).get("dia_id", r.get("dia_id", ""))) for r in found["results"]]
 
     def close(self) -> None:
@@ -266,11 +305,13 @@ class BM25Peer:
         retriever.index(self._tokens([t.document for t in conversation.turns]), show_progress=False)
         self.indexes[conversation.sample_id] = (retriever, [t.dia_id for t in conversation.turns])
 
-    def search(self, conversation: Conversation, query: str, k: int) -> list[str]:
+    def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
         import bm25s
 
         retriever, ids = self.indexes[conversation.sample_id]
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False)
+        tokens = bm25s.tokenize(
+            [question.question], stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False
+        )
         if not tokens or not tokens[0]:
             return []
         docs, scores = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
@@ -349,15 +390,20 @@ def run(
     ks: Sequence[int] = DEFAULT_KS,
     embedder: Embedder | str | None = None,
     progress: Progress | None = None,
+    benchmark: str = "locomo",
 ) -> dict[str, Any]:
-    """Every peer on the same conversations; a peer that fails to start is reported, not fatal."""
+    """Every peer on the same conversations; a peer that fails to start is reported, not fatal.
+
+    `benchmark="longmemeval"` reads a LongMemEval file instead (`conversations` then limits the
+    questions, each with its own haystack) and scores with its session and turn metrics."""
     from ..embedders.registry import resolve_embedder
     from .latency import source_revision
 
     unknown = [p for p in peers if p not in ALL_PEERS]
     if unknown:
         raise InvalidInput(f"unknown peers {unknown}; known: {', '.join(ALL_PEERS)}")
-    chosen = load(data)[: conversations or None]
+    chosen, scorer, metric = _suite(benchmark, data, conversations, ks)
+    ks = (longmemeval_data.SEARCH_K,) if benchmark == "longmemeval" else ks
     shared = (
         embedder if embedder is not None and not isinstance(embedder, str) else resolve_embedder(embedder or "static")
     )
@@ -369,11 +415,11 @@ def run(
             workdir.mkdir()
             try:
                 with open_peer(name, shared, workdir) as peer:
-                    systems[name] = evaluate(peer, chosen, ks, progress)
+                    systems[name] = evaluate(peer, chosen, ks, progress, scorer)
             except Exception as exc:  # noqa: BLE001 - a missing or broken peer is a result, not a crash
                 systems[name] = {"error": f"{type(exc).__name__}: {exc}"[:500]}
     return {
-        "benchmark": "peers",
+        "benchmark": "peers" if benchmark == "locomo" else f"peers-{benchmark}",
         "data": Path(data).name,
         "conversations": len(chosen),
         "turns": sum(len(c.turns) for c in chosen),
@@ -381,10 +427,34 @@ def run(
         "embedder": shared.name,
         "reference": REFERENCE,
         "systems": systems,
-        "ratios": ratios(systems),
+        "ratios": ratios(systems, metric=metric),
         "versions": versions(),
         "source": source_revision(),
     }
+
+
+BENCHMARKS = ("locomo", "longmemeval")
+
+
+def _suite(
+    benchmark: str, data: str | Path, limit: int | None, ks: Sequence[int]
+) -> tuple[list[Conversation], tuple[Scorer, Summarizer], str]:
+    """The conversations, scorer and headline metric of a benchmark."""
+    if benchmark == "locomo":
+        return load(data)[: limit or None], locomo_scorer(sorted(ks)), "recall"
+    if benchmark != "longmemeval":
+        raise InvalidInput(f"unknown benchmark {benchmark!r}; use one of {', '.join(BENCHMARKS)}")
+    cases = {c.conversation.sample_id: c for c in longmemeval_data.load(data, limit=limit)}
+
+    def score(conversation: Conversation, question: Question, found: list[str]) -> dict[str, float]:
+        return longmemeval_data.score_case(cases[conversation.sample_id], found)
+
+    def summarize(rows: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
+        by_type = {t: longmemeval_data.mean_metrics([r for cat, r in rows if cat == t]) for t in longmemeval_data.TYPES}
+        return {"overall": longmemeval_data.mean_metrics([r for _, r in rows]),
+                "by_type": {t: m for t, m in by_type.items() if m}}  # fmt: skip
+
+    return [c.conversation for c in cases.values()], (score, summarize), "turn_recall"
 
 
 # -- running in the peers virtualenv -----------------------------------------------------------------

@@ -33,6 +33,21 @@ def register(commands: Any) -> None:
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
     locomo.set_defaults(handler=cmd_locomo)
 
+    lme = kinds.add_parser("longmemeval", help="LongMemEval session/turn recall and search latency")
+    lme.add_argument("--data", required=True, help="path to a LongMemEval JSON file (.json or .json.gz)")
+    lme.add_argument(
+        "--store", default=argparse.SUPPRESS,
+        help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
+    )  # fmt: skip
+    lme.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
+    lme.add_argument("--granularity", default="turn", choices=["turn", "session"],
+                     help="store every turn (default) or every session as one memory")  # fmt: skip
+    lme.add_argument("--limit", type=int, help="use only the first N scored questions")
+    lme.add_argument("--out", help="also write the result JSON to this directory")
+    lme.add_argument("--name", help="result file name (default: longmemeval-<granularity>)")
+    lme.add_argument("--json", action="store_true", help="print only the JSON object")
+    lme.set_defaults(handler=cmd_longmemeval)
+
     extraction = kinds.add_parser(
         "extraction",
         help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)",
@@ -112,6 +127,30 @@ def cmd_encryption(args: argparse.Namespace) -> int:
     )
     write_result(args.out, "encryption", result)
     print(json.dumps(result, indent=2))
+    return 0
+
+
+def cmd_longmemeval(args: argparse.Namespace) -> int:
+    from ..bench import longmemeval
+    from ..bench.report import write_result
+
+    if args.limit is not None and args.limit < 1:
+        raise InvalidInput(f"--limit must be >= 1, got {args.limit}")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    store = getattr(args, "store", None)
+    result = longmemeval.run(
+        args.data, store=store, embedder=args.embedder, strategy=args.strategy, granularity=args.granularity,
+        limit=args.limit, progress=progress,
+    )  # fmt: skip
+    result["command"] = (
+        f"memstrata bench longmemeval --data {Path(args.data).name} --granularity {args.granularity}"
+        + (f" --strategy {args.strategy}" if args.strategy != Strategy.HYBRID.value else "")
+        + (f" --limit {args.limit}" if args.limit else "")
+        + (f" --store {store if store in ('sqlite', 'postgres') else 'URL'}" if store else "")
+    )
+    if args.out:
+        write_result(args.out, args.name or f"longmemeval-{args.granularity}", result)
+    print(json.dumps(result, indent=None if args.json else 2))
     return 0
 
 
@@ -210,9 +249,12 @@ def _register_scale(kinds: Any) -> None:
     scale.set_defaults(handler=cmd_scale)
 
     peers = kinds.add_parser("peers", help="memstrata vs LangGraph stores, mem0, BM25 on LoCoMo, same run")
-    peers.add_argument("--data", required=True, help="path to a locomo10.json-format file")
+    peers.add_argument("--data", required=True, help="path to a locomo10.json-format (or LongMemEval) file")
+    peers.add_argument("--benchmark", default="locomo", choices=["locomo", "longmemeval"],
+                       help="the data's benchmark (default locomo)")  # fmt: skip
     peers.add_argument("--peers", help="comma-separated subset (default: all)")
-    peers.add_argument("--conversations", type=int, help="use only the first N conversations")
+    peers.add_argument("--conversations", "--limit", type=int,
+                       help="use only the first N conversations (LongMemEval: questions)")  # fmt: skip
     peers.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
     peers.add_argument("--out", help="also write the result JSON to this directory")
     peers.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -229,6 +271,7 @@ def _register_scale(kinds: Any) -> None:
 
     every = kinds.add_parser("all", help="every benchmark of BENCHMARKS.md, one result file each")
     every.add_argument("--data", help="LoCoMo file (locomo and peers steps are skipped without it)")
+    every.add_argument("--longmemeval", help="LongMemEval file (its steps are skipped without it)")
     every.add_argument("--out", default=DEFAULT_RESULTS)
     every.add_argument("--quick", action="store_true", help="smoke sizes (1k memories, 2 conversations)")
     every.add_argument("--max-memories", type=int, help="cap the scale curves (default: up to 1M)")
@@ -303,7 +346,7 @@ def cmd_peers(args: argparse.Namespace) -> int:
     from ..bench.report import write_result
 
     if peers.should_reexec():
-        argv = ["bench", "peers", "--data", args.data, "--k", args.k]
+        argv = ["bench", "peers", "--data", args.data, "--k", args.k, "--benchmark", args.benchmark]
         for option, value in (
             ("--peers", args.peers),
             ("--conversations", args.conversations),
@@ -316,11 +359,12 @@ def cmd_peers(args: argparse.Namespace) -> int:
     result = peers.run(
         args.data, peers=comma_list(args.peers) if args.peers else peers.ALL_PEERS,
         conversations=args.conversations, ks=_ks(args.k), embedder=args.embedder, progress=bar,
+        benchmark=args.benchmark,
     )  # fmt: skip
     if bar:
         bar.done()
     if args.out:
-        write_result(args.out, "peers", result)
+        write_result(args.out, "peers" if args.benchmark == "locomo" else f"peers-{args.benchmark}", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 
@@ -341,7 +385,7 @@ def cmd_all(args: argparse.Namespace) -> int:
 
     chosen = bench_all.steps(
         args.data, args.out, quick=args.quick, max_memories=args.max_memories, stores=args.stores,
-        resume=args.resume, skip=comma_list(args.skip),
+        resume=args.resume, skip=comma_list(args.skip), longmemeval=args.longmemeval,
     )  # fmt: skip
     outcome = bench_all.run(chosen, log=lambda msg: print(msg, file=sys.stderr))
     steps = [{"name": s.name, "command": s.command, **outcome[s.name]} for s in chosen]

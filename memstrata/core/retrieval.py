@@ -5,9 +5,9 @@ The store returns two candidate lists per query, best first: keyword hits (FTS5 
 It never touches the store; the caller passes the lists and the little per-candidate metadata
 the ranking uses (the speaker of each candidate).
 
-The recommended recipe (`HybridParams()` defaults, measured on the LoCoMo dev split: evidence
-recall@10 0.789 against 0.613 for plain BM25; the numbers and every losing variant are in
-the retrieval study report):
+The recommended recipe (`HybridParams()` defaults; first measured on the LoCoMo dev split: evidence
+recall@10 0.789 against 0.613 for plain BM25, the numbers and every losing variant are in the
+retrieval study report):
 
 1. Index each turn with three full-text columns (`index_columns`): its own text, the text of the
    previous `CONTEXT_TURNS` turns of the same session, and its date written out ("8 May 2023").
@@ -16,6 +16,14 @@ the retrieval study report):
 2. Take the top `depth` hits of each list, min-max normalize each list, and sum
    `vector_weight * vector + (1 - vector_weight) * keyword` (absent from a list = 0).
 3. Multiply the score of candidates spoken by a person the query names by `1 + speaker_boost`.
+4. Multiply the score of conversation turns of the role the query asks about (the user's own turns for a
+   question in the first person) by `1 + role_boost`, and of candidates dated in a period the query
+   names ("last week", "in May 2023"; `core.temporal`) by up to `1 + time_boost`.
+
+The vector weight went from 0.2 to 0.3 with the role boost (issue 17): LoCoMo dev recall@10 unchanged
+(0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval").
+Session diversity (`session_penalty`) and the preference for newer memories (`latest_boost`) are
+available but off: neither gained on either benchmark.
 
 Reciprocal-rank fusion and neighbour smoothing are provided for comparison and for callers that
 want them; on LoCoMo both lost to the recipe above (RRF k=60 by 0.10 recall@10).
@@ -30,7 +38,9 @@ from datetime import date, datetime
 from typing import Literal
 
 from ..errors import InvalidInput
+from .diversity import asked_role, asks_across_sessions, asks_for_latest, boost_role, diversify, prefer_latest
 from .scoring import min_max, rrf_fusion
+from .temporal import TimeWindow, boost_in_windows, time_match
 from .text import words
 
 Hits = Sequence[tuple[str, float]]
@@ -53,7 +63,7 @@ class HybridParams:
 
     depth: int = 50
     """Candidates used from each list (the store should be asked for at least this many)."""
-    vector_weight: float = 0.2
+    vector_weight: float = 0.3
     """Weight of the vector list; the keyword list gets `1 - vector_weight`."""
     normalization: Normalization = "minmax"
     fusion: Literal["weighted", "rrf"] = "weighted"
@@ -63,6 +73,15 @@ class HybridParams:
     """Named-speaker candidates are multiplied by `1 + speaker_boost`; 0 turns it off."""
     neighbour_weight: float = 0.0
     """If > 0 and neighbours are given, a turn gains this share of its neighbours' scores."""
+    time_boost: float = 1.0
+    """Candidates dated in a period the query names (`core.temporal`) are multiplied by up to `1 + time_boost`."""
+    session_penalty: float = 0.0
+    """For queries that gather across conversations (`asks_across_sessions`), each further candidate of an
+    already-placed session keeps `1 - session_penalty` of its score (`core.diversity.diversify`)."""
+    latest_boost: float = 0.0
+    role_boost: float = 2.0
+    """Candidates of the conversation role the query asks about (`asked_role`) get `1 + role_boost`."""
+    """For queries about the present (`asks_for_latest`), the newest candidate gets up to `1 + latest_boost`."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:
@@ -75,8 +94,10 @@ class HybridParams:
             raise InvalidInput(f"unknown fusion {self.fusion!r}; use 'weighted' or 'rrf'")
         if self.rrf_k <= 0:
             raise InvalidInput(f"rrf_k must be > 0, got {self.rrf_k}")
-        if self.speaker_boost < 0 or self.neighbour_weight < 0:
-            raise InvalidInput("speaker_boost and neighbour_weight must be >= 0")
+        if min(self.speaker_boost, self.neighbour_weight, self.time_boost, self.latest_boost, self.role_boost) < 0:
+            raise InvalidInput("speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost must be >= 0")
+        if not 0.0 <= self.session_penalty <= 1.0:
+            raise InvalidInput(f"session_penalty must be in [0, 1], got {self.session_penalty}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +111,23 @@ class RankedHit:
     id: str
     score: float
     components: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateFacts:
+    """What the ranking may know about candidates besides their scores (all optional).
+
+    `speaker_of`: the speaker (or a linked name) of each candidate; `time_of`: its event time;
+    `session_of`: the conversation session it came from; `role_of`: "user" or "assistant" for
+    conversation turns; `windows`: the periods the query names (`core.temporal.query_windows`, resolved
+    against the time the search happens at).
+    """
+
+    speaker_of: Mapping[str, str | None] = field(default_factory=dict)
+    time_of: Mapping[str, datetime | None] = field(default_factory=dict)
+    session_of: Mapping[str, str | None] = field(default_factory=dict)
+    role_of: Mapping[str, str | None] = field(default_factory=dict)
+    windows: Sequence[TimeWindow] = ()
 
 
 # -- index text ---------------------------------------------------------------
@@ -246,30 +284,31 @@ def hybrid_rank(
     neighbours: Mapping[str, Sequence[str]] | None = None,
     params: HybridParams | None = None,
     limit: int | None = None,
+    facts: CandidateFacts | None = None,
 ) -> list[RankedHit]:
     """Fuse keyword and vector candidates into one ranking (see the module docstring for the recipe).
 
     `speaker_of` maps candidate ids to their speaker (metadata); the speakers the query names are
     found among them, so no list of known people is needed. `neighbours` (ids of the adjacent turns
-    of each candidate) is only used when `params.neighbour_weight > 0`.
+    of each candidate) is only used when `params.neighbour_weight > 0`. `facts` adds event times and
+    sessions: candidates dated in a period the query names rise (`time_boost`), sessions alternate
+    (`session_penalty`) and queries about the present prefer newer candidates (`latest_boost`).
     """
     p = params or HybridParams()
+    known = facts or CandidateFacts()
     kw, vec = list(keyword[: p.depth]), list(vector[: p.depth])
     kw_norm, vec_norm = normalize(kw, p.normalization), normalize(vec, p.normalization)
-    if p.fusion == "rrf":
-        fused = reciprocal_rank_fusion([kw, vec], k=p.rrf_k, weights=[1.0 - p.vector_weight, p.vector_weight])
-    else:
-        weights = {"keyword": 1.0 - p.vector_weight, "vector": p.vector_weight}
-        fused = weighted_sum({"keyword": kw, "vector": vec}, weights, normalization=p.normalization)
-    if p.neighbour_weight > 0 and neighbours:
-        fused = smooth_neighbours(fused, neighbours, p.neighbour_weight)
-    if fused and min(fused.values()) < 0:  # zscore: shift so that a multiplicative boost favours
-        low = min(fused.values())
-        fused = {i: s - low for i, s in fused.items()}
-    speakers = speaker_of or {}
+    fused = _fuse(kw, vec, p, neighbours)
+    speakers = speaker_of if speaker_of is not None else known.speaker_of
     named = named_speakers(query, (s for s in speakers.values() if s)) if p.speaker_boost else set()
     boosted = boost_speakers(fused, speakers, named, p.speaker_boost)
-    ranked = rank_scores(boosted)
+    windows = known.windows if p.time_boost else ()
+    boosted = boost_in_windows(boosted, known.time_of, windows, p.time_boost)
+    boosted = boost_role(boosted, known.role_of, asked_role(query) if p.role_boost else None, p.role_boost)
+    if p.latest_boost and asks_for_latest(query):
+        boosted = prefer_latest(boosted, known.time_of, p.latest_boost)
+    penalty = p.session_penalty if p.session_penalty and asks_across_sessions(query) else 0.0
+    ranked = diversify(rank_scores(boosted), known.session_of, penalty)
     if limit is not None:
         ranked = ranked[:limit]
     return [
@@ -280,7 +319,23 @@ def hybrid_rank(
                 "keyword": kw_norm.get(i, 0.0),
                 "vector": vec_norm.get(i, 0.0),
                 "speaker_boost": 1.0 + p.speaker_boost if speakers.get(i) in named else 1.0,
+                "time_match": time_match(known.time_of.get(i), windows),
             },
         )
         for i, score in ranked
     ]
+
+
+def _fuse(kw: Hits, vec: Hits, p: HybridParams, neighbours: Mapping[str, Sequence[str]] | None) -> dict[str, float]:
+    """The fused, non-negative score of every candidate (before boosts)."""
+    if p.fusion == "rrf":
+        fused = reciprocal_rank_fusion([kw, vec], k=p.rrf_k, weights=[1.0 - p.vector_weight, p.vector_weight])
+    else:
+        weights = {"keyword": 1.0 - p.vector_weight, "vector": p.vector_weight}
+        fused = weighted_sum({"keyword": kw, "vector": vec}, weights, normalization=p.normalization)
+    if p.neighbour_weight > 0 and neighbours:
+        fused = smooth_neighbours(fused, neighbours, p.neighbour_weight)
+    if fused and min(fused.values()) < 0:  # zscore: shift so that a multiplicative boost favours
+        low = min(fused.values())
+        fused = {i: s - low for i, s in fused.items()}
+    return fused

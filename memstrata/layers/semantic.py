@@ -13,10 +13,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
-from ..core.retrieval import HybridParams, hybrid_rank
+from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
+from ..core.temporal import query_windows
 from ..core.text import words
 from ..embedders.base import Embedder
 from ..errors import InvalidInput, MemoryNotFound
+from ..extraction.dates import find_dates
 from ..filters import aware
 from ..models import (
     EventType,
@@ -329,12 +331,19 @@ class SemanticMemory:
         where: MemoryFilter | None = None,
         decay_rate: float = scoring.DECAY_RATE,
     ) -> list[SearchHit]:
+        """Rank the scope's memories for `query` as of a time T: `where.as_of`, else the clock.
+
+        What a search at T sees: memories whose event time (`valid_from`, the `created_at` given when
+        they were added) is at or before T, that were not yet superseded at T (`valid_to` unset or
+        after T) and not expired at T. T is also "now" for the query's date expressions ("last week",
+        "two months ago" are resolved against T) and for `time_weighted` recency.
+        """
         query = validate_text(query, "query")
         if not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
-        if where.as_of is None:
-            where = replace(where, as_of=self.clock())
+        at = where.as_of or self.clock()
+        where = replace(where, as_of=at)
         depth = max(k, self.params.depth)
         semantic = keyword = []  # type: list[ScoredRow]
         if strategy is Strategy.KEYWORD:
@@ -346,7 +355,7 @@ class SemanticMemory:
             vector = self.embedder.embed_query(query)
             semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
         hits = _rank(
-            strategy, query, semantic, keyword, now=self.clock(), decay_rate=decay_rate, params=self.params,
+            strategy, query, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
             named=[w.casefold() for w in words(query)],
         )  # fmt: skip
         if threshold is not None:
@@ -366,8 +375,8 @@ def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
     )
 
 
-CLASSIC_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0)
-RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0)
+CLASSIC_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0, time_boost=0.0)
+RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0, time_boost=0.0)
 
 
 def _rank(
@@ -394,13 +403,20 @@ def _rank(
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
     chosen = {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
-    names = {i: _names(records[i], named) for i in records}
-    ranked = hybrid_rank(kw, sem, query=query, speaker_of=names, params=chosen)
+    facts = CandidateFacts(
+        speaker_of={i: _names(records[i], named) for i in records},
+        time_of={i: r.created_at for i, r in records.items()},
+        session_of={i: r.scope.session_id for i, r in records.items()},
+        role_of={i: _text(r.metadata.get("role")) for i, r in records.items()},
+        windows=query_windows(find_dates(query, now, prefer="past"), now) if chosen.time_boost else (),
+    )
+    ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
     hits = []
     for hit in ranked:
         scores = {
             **raw[hit.id], "keyword_norm": hit.components["keyword"], "semantic_norm": hit.components["vector"],
-            "boost": hit.components["speaker_boost"], "hybrid": hit.score,
+            "boost": hit.components["speaker_boost"], "time_match": hit.components["time_match"],
+            "hybrid": hit.score,
         }  # fmt: skip
         score = hit.score
         if strategy is Strategy.TIME_WEIGHTED:
@@ -414,6 +430,10 @@ def _rank(
     if strategy is Strategy.TIME_WEIGHTED:
         hits.sort(key=lambda h: -h.score)
     return hits
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _names(record: MemoryRecord, named: Sequence[str]) -> str | None:

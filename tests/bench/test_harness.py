@@ -289,3 +289,25 @@ def test_peers_table_has_ratios_and_errors() -> None:
     assert lines[0].startswith("| system | recall@1 | recall@10 |")
     assert lines[2] == "| memstrata | 0.500 | 0.800 | 1.00 / 2.00 / 3.00 | 1.0 | 1.0 | 1.0 |"
     assert lines[3] == "| mem0 | not run: ImportError: no module named mem0 |"
+
+
+def test_all_runs_longmemeval_steps_when_given_its_file() -> None:
+    chosen = {s.name: s for s in bench_all.steps(None, "o", longmemeval="/d/lme.json.gz", max_memories=1000)}
+    assert {"longmemeval-turn", "longmemeval-session", "peers-longmemeval"} <= set(chosen)
+    assert chosen["longmemeval-turn"].command == (
+        "memstrata bench longmemeval --data /d/lme.json.gz --granularity turn --out o --json"
+    )
+    assert chosen["peers-longmemeval"].result == "peers-longmemeval.json"
+    assert "--benchmark longmemeval" in chosen["peers-longmemeval"].command
+    quick = {s.name: s for s in bench_all.steps(None, "o", longmemeval="x", quick=True)}
+    assert "--limit 3" in quick["longmemeval-session"].command
+    assert not any(n.startswith("longmemeval") for n in (s.name for s in bench_all.steps(None, "o")))
+
+
+def test_ratios_on_another_metric() -> None:
+    systems = {
+        "memstrata": {"overall": {"turn_recall@10": 0.9}, "search_ms_p95": 10.0, "search_ms_p50": 5.0},
+        "bm25": {"overall": {"turn_recall@10": 0.81}, "search_ms_p95": 2.0, "search_ms_p50": 1.0},
+    }
+    got = peers.ratios(systems, metric="turn_recall")
+    assert got["bm25"] == {"turn_recall@10": 0.9, "search_p95": 0.2, "search_p50": 0.2}

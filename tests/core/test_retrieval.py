@@ -184,12 +184,12 @@ def test_hybrid_params_validate(kwargs: dict[str, object]) -> None:
 def test_hybrid_rank_fuses_and_explains() -> None:
     keyword = [("k1", 12.0), ("both", 8.0), ("k2", 2.0)]
     vector = [("v1", 0.9), ("both", 0.7), ("k2", 0.1)]
-    hits = hybrid_rank(keyword, vector, query="anything", params=HybridParams(speaker_boost=0.0))
+    hits = hybrid_rank(keyword, vector, query="anything", params=HybridParams(vector_weight=0.2, speaker_boost=0.0))
     scores = {h.id: h.score for h in hits}
     assert scores == pytest.approx({"k1": 0.8, "both": 0.8 * 0.6 + 0.2 * 0.75, "k2": 0.0, "v1": 0.2}, abs=1e-9)
     assert [h.id for h in hits] == ["k1", "both", "v1", "k2"]
     both = next(h for h in hits if h.id == "both")
-    assert both.components == pytest.approx({"keyword": 0.6, "vector": 0.75, "speaker_boost": 1.0})
+    assert both.components == pytest.approx({"keyword": 0.6, "vector": 0.75, "speaker_boost": 1.0, "time_match": 0.0})
 
 
 def test_hybrid_rank_boosts_the_named_speaker() -> None:

@@ -1,0 +1,76 @@
+"""Time-aware ranking: the windows a query names, resolved against the search's time, and the boost."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstrata.core import temporal
+from memstrata.core.temporal import (
+    DAY_SLACK,
+    PERIOD_SLACK,
+    TimeWindow,
+    boost_in_windows,
+    time_match,
+    window_match,
+)
+from memstrata.extraction.dates import find_dates
+
+NOW = datetime(2023, 5, 24, 15, 30, tzinfo=UTC)  # a Wednesday
+
+
+def query_windows(query: str, now: datetime) -> list[TimeWindow]:
+    """As a search does it: the query's dates found by the extractor's resolver, in the past tense."""
+    return temporal.query_windows(find_dates(query, now, prefer="past"), now)
+
+
+def test_last_week_is_the_previous_monday_to_sunday() -> None:
+    (window,) = query_windows("What did I cook last week?", NOW)
+    assert (window.start, window.end) == (datetime(2023, 5, 15, tzinfo=UTC), datetime(2023, 5, 22, tzinfo=UTC))
+    assert window.slack == PERIOD_SLACK and window.text == "last week"
+
+
+def test_two_months_ago_tolerates_a_share_of_the_distance() -> None:
+    (window,) = query_windows("I mentioned visiting a museum two months ago. Who came along?", NOW)
+    assert window.start == datetime(2023, 3, 24, tzinfo=UTC)
+    assert window.end == window.start + timedelta(days=1)
+    assert timedelta(days=11) < window.slack < timedelta(days=13)  # 0.2 of ~61 days
+
+
+def test_yesterday_gets_the_minimum_day_slack() -> None:
+    (window,) = query_windows("what did I buy yesterday", NOW)
+    assert window.start == datetime(2023, 5, 23, tzinfo=UTC) and window.slack == DAY_SLACK
+
+
+def test_absolute_month_and_year() -> None:
+    (window,) = query_windows("Which books did I finish in May 2022?", NOW)
+    assert (window.start, window.end) == (datetime(2022, 5, 1, tzinfo=UTC), datetime(2022, 6, 1, tzinfo=UTC))
+
+
+def test_a_month_without_year_is_the_last_one_before_now() -> None:
+    (window,) = query_windows("How many doctor's appointments did I go to in August?", NOW)
+    assert window.start == datetime(2022, 8, 1, tzinfo=UTC)
+
+
+def test_no_date_no_window() -> None:
+    assert query_windows("Which event happened first, the road trip or the lens?", NOW) == []
+
+
+def test_window_match_is_one_inside_and_falls_linearly_outside() -> None:
+    window = TimeWindow(datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 5, 2, tzinfo=UTC), timedelta(days=2))
+    assert window_match(datetime(2023, 5, 1, 12, tzinfo=UTC), window) == 1.0
+    assert window_match(datetime(2023, 5, 3, tzinfo=UTC), window) == pytest.approx(0.5)
+    assert window_match(datetime(2023, 4, 30, tzinfo=UTC), window) == pytest.approx(0.5)
+    assert window_match(datetime(2023, 4, 1, tzinfo=UTC), window) == 0.0
+    assert time_match(None, [window]) == 0.0 and time_match(NOW, []) == 0.0
+
+
+def test_boost_raises_candidates_of_the_named_period_only() -> None:
+    windows = query_windows("what did I buy last week", NOW)
+    scores = {"old": 1.0, "last-week": 0.8, "undated": 0.9}
+    times = {"old": datetime(2023, 1, 10, tzinfo=UTC), "last-week": datetime(2023, 5, 17, tzinfo=UTC), "undated": None}
+    boosted = boost_in_windows(scores, times, windows, 1.0)
+    assert boosted == {"old": 1.0, "last-week": pytest.approx(1.6), "undated": 0.9}
+    assert boost_in_windows(scores, times, windows, 0.0) == scores
+    assert boost_in_windows(scores, times, [], 1.0) == scores
