@@ -9,21 +9,35 @@ from .base import Item, MemoryFilter, ScoredRow, Store
 
 
 def open_store(url: str | Path, *, owner_url: str | None = None) -> Store:
-    """Open a store from a URL: `sqlite:///path.db`, a plain file path, `:memory:`, or `postgresql://...`."""
+    """Open a store from a URL: `sqlite:///path.db`, a plain file path, `:memory:`, or `postgresql://...`.
+
+    SQLite paths follow SQLAlchemy: `sqlite:///rel.db` is relative to the working directory,
+    `sqlite:////abs/path.db` absolute; a leading `~` is the home directory (`sqlite:///~/x.db`)."""
     text = str(url)
     if text.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStore
 
         return PostgresStore.open(text, owner_url=owner_url)
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(sqlite_path(text))
+
+
+def sqlite_path(text: str) -> str:
+    """The SQLite file (or `:memory:`) a store URL or plain path names; a clear error for anything else."""
     if text.startswith("sqlite://"):
         text = text.removeprefix("sqlite://").removeprefix("/") or ":memory:"
     elif "://" in text:
         raise ConfigurationError(
             f"unknown store URL scheme in {text.split('://')[0]!r}; use sqlite:/// or postgresql://"
         )
-    from .sqlite import SQLiteStore
+    elif text.lower().startswith("sqlite:") and text != ":memory:":
+        rest = text[len("sqlite:") :]
+        raise ConfigurationError(
+            f"malformed store URL {text!r}: write sqlite:///{rest.lstrip('/')} for a file relative to the "
+            f"working directory, or sqlite:////absolute/path.db"
+        )
+    return text if text == ":memory:" else str(Path(text).expanduser())
 
-    return SQLiteStore(text)
 
-
-__all__ = ["Item", "MemoryFilter", "ScoredRow", "Store", "open_store"]
+__all__ = ["Item", "MemoryFilter", "ScoredRow", "Store", "open_store", "sqlite_path"]
