@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..settings import Settings
+from .common import add_json_flag, print_json
 
 
 def register(commands: Any) -> None:
@@ -33,7 +34,9 @@ def register(commands: Any) -> None:
     keys = commands.add_parser("keys", help="create, list and revoke API keys of the server")
     actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="create a key (the token is printed once; only its hash is stored)")
-    create.add_argument("--tenant", required=True, help="tenant id: 1-32 of a-z 0-9 -")
+    create.add_argument(
+        "--tenant", help="tenant id: 1-32 of a-z 0-9 - (default: $MEMSTRATA_TENANT or 'default', as `serve` uses)"
+    )
     create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
     create.add_argument("--name", default="", help="a label to recognise the key by")
     create.set_defaults(handler=cmd_keys_create)
@@ -45,6 +48,8 @@ def register(commands: Any) -> None:
     revoke.add_argument("key_id")
     revoke.add_argument("--tenant", help="only match a key of this tenant")
     revoke.set_defaults(handler=cmd_keys_revoke)
+    for action in (create, list_, revoke):
+        add_json_flag(action)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -129,10 +134,18 @@ def _key_ring(args: argparse.Namespace) -> Any:
     return KeyRing(open_store(settings.store, owner_url=settings.store_owner))
 
 
+def _key_json(key: Any, token: str | None = None) -> dict[str, Any]:
+    value = {"id": key.id, "tenant": key.tenant, "user": key.user, "name": key.name,
+             "created_at": key.created_at, "revoked_at": key.revoked_at}  # fmt: skip
+    return value if token is None else {**value, "token": token}
+
+
 def cmd_keys_create(args: argparse.Namespace) -> int:
+    from ..server.config import ServerConfig
+
     ring = _key_ring(args)
     try:
-        key, token = ring.create(args.tenant, user=args.user, name=args.name)
+        key, token = ring.create(args.tenant or ServerConfig().tenant, user=args.user, name=args.name)
     finally:
         ring.store.close()
     bound = f"user {key.user!r}" if key.user else "admin (every user of the tenant)"
@@ -140,7 +153,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
         f"created key {key.id} for tenant {key.tenant!r}, {bound}; the token is shown only now:",
         file=sys.stderr,
     )
-    print(token)
+    print_json(_key_json(key, token)) if args.json else print(token)
     return 0
 
 
@@ -150,6 +163,9 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
         keys = ring.list(args.tenant, include_revoked=args.all)
     finally:
         ring.store.close()
+    if args.json:
+        print_json([_key_json(k) for k in keys])
+        return 0
     for key in keys:
         state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "active"
         who = f"user={key.user}" if key.user else "admin"
@@ -164,5 +180,5 @@ def cmd_keys_revoke(args: argparse.Namespace) -> int:
         key = ring.revoke(args.key_id, tenant=args.tenant)
     finally:
         ring.store.close()
-    print(f"revoked key {key.id} (tenant {key.tenant!r})")
+    print_json(_key_json(key)) if args.json else print(f"revoked key {key.id} (tenant {key.tenant!r})")
     return 0
