@@ -289,7 +289,7 @@ def get_context(
     profile, relevant memories with dates, entities, procedures, open items, last topics and, with a
     session_id, the session's summary and recent turns. Lower-priority parts give way first."""
     scope = b.session(session_id) if session_id else b.scope
-    return ContextOut.of(b.memory.context(scope, query, max_tokens, include=include))
+    return ContextOut.of(b.memory.context(query, max_tokens, scope=scope, include=include))
 
 
 def get_profile(
@@ -367,7 +367,7 @@ def add_session_messages(
 ) -> Turns:
     """Append messages to a conversation session: they become searchable episodes and the session's
     buffer (older turns fold into a rolling summary). Call end_session when the conversation ends."""
-    turns = b.memory.add_messages(b.session(session_id), [m.to_dict() for m in messages])
+    turns = b.memory.add_messages([m.to_dict() for m in messages], scope=b.session(session_id))
     return Turns(session_id=session_id, turns=[TurnOut.of(t) for t in turns])
 
 
@@ -378,27 +378,26 @@ def get_session(
 ) -> SessionOut:
     """A session's recent turns (oldest first) and the rolling summary of its older turns."""
     scope = b.session(session_id)
-    turns = b.memory.recent_turns(scope, n)
-    return SessionOut(turns=[TurnOut.of(t) for t in turns], summary=b.memory.session_summary(scope))
+    turns = b.memory.recent_turns(n, scope=scope)
+    return SessionOut(turns=[TurnOut.of(t) for t in turns], summary=b.memory.session_summary(scope=scope))
 
 
 def end_session(b: Binding, session_id: SessionId) -> SessionEnded:
     """End a conversation session: updates the user context object (facts, preferences, last topics, open
     items, last session) from it. Its episodes stay searchable."""
-    updated = b.memory.end_session(b.session(session_id))
-    assert isinstance(updated, dict)
+    updated = b.memory.end_session(scope=b.session(session_id))
     return SessionEnded(session_id=session_id, user_context=UserContextOut(**{**updated, "user_id": b.user}))
 
 
 def get_user_context(b: Binding) -> UserContextOut:
     """The user context object kept across sessions: facts, preferences, last topics, open items, last session."""
-    return UserContextOut(**{**b.memory.user_context(b.scope), "user_id": b.user})
+    return UserContextOut(**{**b.memory.user_context(scope=b.scope), "user_id": b.user})
 
 
 def export_memories(b: Binding) -> ExportDocument:
     """Everything stored about the user (memories with history, entities, profile, procedures, sessions) as a
     versioned JSON document, e.g. when the user asks for a copy of their data."""
-    return b.memory.export_user(b.scope.user_only())
+    return b.memory.export_user(scope=b.scope.user_only())
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -432,7 +431,7 @@ SECTIONS = ("context", "profile", "facts", "entities")
 def read_section(b: Binding, section: str) -> str:
     """The text of the `memstrata://user/{section}` resource."""
     if section == "context":
-        return b.memory.context(b.scope, None).text
+        return b.memory.context(None, scope=b.scope).text
     readers: dict[str, Callable[[Binding], BaseModel]] = {
         "profile": get_user_context, "facts": lambda x: get_profile(x), "entities": list_entities,
     }  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 from memstrata import Memory
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import ConfigurationError, InvalidInput
-from memstrata.layers.semantic import NewMemory
+from memstrata.layers.semantic import NewMemory, as_new_memories
 from memstrata.storage import sqlite_path
 
 
@@ -28,7 +28,6 @@ def test_add_many_takes_strings_dicts_and_new_memories() -> None:
 @pytest.mark.parametrize(
     ("items", "message"),
     [
-        ("Alice likes tea", "takes a list of memories, not str"),
         ([42], "item 0 is a int"),
         (["ok", {"text": "no content key"}], "item 1: unknown fields ['text']"),
         ([{"kind": "fact"}], "item 0: no 'content'"),
@@ -39,6 +38,11 @@ def test_add_many_names_the_bad_item(items: object, message: str) -> None:
         with pytest.raises(InvalidInput, match=message.replace("[", r"\[").replace("]", r"\]")):
             memory.add_many(items, scope="alice")  # type: ignore[arg-type]
         assert memory.list(scope="alice") == []  # nothing half-stored
+
+
+def test_a_bare_string_is_not_a_batch() -> None:
+    with pytest.raises(InvalidInput, match="takes a list of memories, not str"):
+        as_new_memories("Alice likes tea")
 
 
 def test_sqlite_url_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
