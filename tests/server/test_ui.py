@@ -283,7 +283,7 @@ def test_timeline_of_facts_that_changed_over_months(page: Page, server: Server) 
 
 def test_context_sessions_procedures_entities_metrics(page: Page, server: Server, uma: dict[str, str]) -> None:
     session = Scope(user_id="acme:uma", session_id="trip-planning")
-    server.memory.add_messages(session, [("user", "Let's book the Kyoto hotel"), ("assistant", "Which dates?")])
+    server.memory.add_messages([("user", "Let's book the Kyoto hotel"), ("assistant", "Which dates?")], scope=session)
     server.memory.add_procedure("write an email", scope="acme:uma", instruction="Sign as 'Uma from Globex'")
     hotel = server.memory.add("Uma booked the Ryokan Kyoto for April 3-7", scope="acme:uma", kind="event")
     server.memory.upsert_entity("Kyoto", scope="acme:uma", memory_id=hotel.id)
