@@ -4,6 +4,10 @@
     export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.2 OPENAI_API_KEY=...
     python examples/openai_agent_loop.py --user alice --session monday
 
+The OPENAI_* variables are read by this example for its chat model only. memstrata itself never reads
+them: its own LLM (extraction, consolidation) is MEMSTRATA_LLM=openai:MODEL with MEMSTRATA_LLM_BASE_URL
+and MEMSTRATA_LLM_API_KEY.
+
 Each turn, `AgentWithMemory` (memstrata.integrations.agent) puts what memstrata knows about the user into the
 system prompt (profile, relevant memories from past sessions, pending items), adds the session's
 rolling summary and recent turns, asks the model, and saves both turns. Typing `/end` (or EOF)

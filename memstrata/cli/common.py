@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
@@ -23,7 +24,7 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", required=True, help="user id (required)")
     parser.add_argument("--agent", help="agent id")
     parser.add_argument("--session", help="session id")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(parser)
 
 
 def scope_of(args: argparse.Namespace) -> Scope:
@@ -46,3 +47,16 @@ def to_jsonable(value: Any) -> Any:
 
 def print_json(value: Any) -> None:
     print(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False))
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def emit(args: argparse.Namespace, value: Any, text: Callable[[], str]) -> None:
+    """Print `value` as JSON with `--json`, else the human-readable `text()`."""
+    print_json(value) if args.json else print(text())
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in counts.items() if n) or "nothing"

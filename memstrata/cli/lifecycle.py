@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from .common import open_memory, print_json
+from ..layers.lifecycle import ConsolidationReport, Lifecycle
+from ..memory import Memory
+from .common import add_json_flag, counts_text, emit, open_memory, print_json
+from .progress import add_progress_flags, progress_bar
 
 
 def register(commands: Any) -> None:
@@ -20,20 +23,25 @@ def register(commands: Any) -> None:
     )  # fmt: skip
     erase.add_argument("--user", required=True, help="user id")
     erase.add_argument("--yes", action="store_true", help="confirm: nothing can be recovered afterwards")
+    add_json_flag(erase)
     erase.set_defaults(handler=cmd_erase)
 
     export = commands.add_parser("export", help="export everything about a user as JSON (GDPR Art. 15/20)")
     export.add_argument("--user", required=True, help="user id")
     export.add_argument("--out", help="write to this file instead of stdout")
+    export.add_argument("--json", action="store_true", help="with --out, print what was written as JSON")
     export.set_defaults(handler=cmd_export)
 
     import_ = commands.add_parser("import", help="restore a user from an export document (idempotent)")
     import_.add_argument("file", help="export document (JSON); '-' reads stdin")
     import_.add_argument("--user", help="import under this user id instead of the document's")
+    add_json_flag(import_)
+    add_progress_flags(import_)
     import_.set_defaults(handler=cmd_import)
 
     sweep = commands.add_parser("sweep", help="delete expired memories and data past its retention")
     sweep.add_argument("--user", help="sweep one user (default: every user)")
+    add_json_flag(sweep)
     sweep.set_defaults(handler=cmd_sweep)
 
     consolidate = commands.add_parser("consolidate", help="compress a user's old memories into summaries")
@@ -44,7 +52,16 @@ def register(commands: Any) -> None:
     consolidate.add_argument("--window", choices=["day", "week", "month"], help="grouping window")
     consolidate.add_argument("--no-llm", action="store_true", help="offline extractive summary even with an LLM")
     consolidate.add_argument("--dry-run", action="store_true", help="show the groups, change nothing")
+    add_json_flag(consolidate)
+    add_progress_flags(consolidate)
     consolidate.set_defaults(handler=cmd_consolidate)
+
+
+def _lifecycle(memory: Memory) -> Lifecycle:
+    """The Memory's lifecycle layer, for the two commands that draw progress: `Memory.import_user` and
+    `Memory.consolidate` take no progress callback, the layer underneath does."""
+    lifecycle: Lifecycle = memory._layers.lifecycle
+    return lifecycle
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
@@ -52,7 +69,11 @@ def cmd_erase(args: argparse.Namespace) -> int:
         raise InvalidInput(f"erasing {args.user!r} cannot be undone; add --yes to confirm")
     with open_memory(args) as memory:
         receipt = memory.erase_user(scope=args.user)
-    print_json(receipt)
+    emit(args, receipt, lambda: (
+        f"erased: {counts_text(receipt.counts)} in {receipt.duration_ms:.0f} ms\n"
+        f"receipt {receipt.request_id} at {receipt.erased_at:%Y-%m-%d %H:%M:%S} UTC\n"
+        f"user hash {receipt.algorithm} {receipt.user_hash} (salt {receipt.salt})"
+    ))  # fmt: skip
     return 0
 
 
@@ -60,11 +81,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         document = memory.export_user(scope=args.user)
     text = document.to_json()
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-        print(f"exported {document.counts} to {args.out}", file=sys.stderr)
+    if not args.out:
+        print(text)  # the document is JSON already (with or without --json)
+        return 0
+    Path(args.out).write_text(text + "\n", encoding="utf-8")
+    if args.json:
+        print_json({"out": args.out, "counts": document.counts})
     else:
-        print(text)
+        print(f"exported {counts_text(document.counts)} to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -73,24 +97,39 @@ def cmd_import(args: argparse.Namespace) -> int:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(f"cannot read {args.file}: {exc.strerror}") from None
-    with open_memory(args) as memory:
-        report = memory.import_user(raw, scope=args.user)
-    print_json(report)
+    with open_memory(args) as memory, progress_bar(args, "import", "memories") as progress:
+        report = _lifecycle(memory).import_user(raw, user_id=args.user, progress=progress)
+    emit(args, report, lambda: (
+        f"imported into {report.user_id}: {report.memories_written} memories written, "
+        f"{report.memories_unchanged} unchanged, {report.events_written} history events, "
+        f"{report.items_written} items written ({report.items_unchanged} unchanged, {report.items_skipped} skipped); "
+        f"embedded with {report.embedder}"
+    ))  # fmt: skip
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         report = memory.sweep(scope=args.user)
-    print_json(report)
+    emit(args, report, lambda: (
+        f"swept {report.users} user(s): {report.expired} expired, {report.retention} past retention, "
+        f"{report.sessions} old session item(s) removed"
+    ))  # fmt: skip
     return 0
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
-        report = memory.consolidate(
-            scope=args.user, older_than=args.older_than_days, min_count=args.min_count, kinds=args.kinds,
-            window=args.window, use_llm=False if args.no_llm else None, dry_run=args.dry_run,
+    with open_memory(args) as memory, progress_bar(args, "consolidate", "groups") as progress:
+        report = _lifecycle(memory).consolidate(
+            args.user, older_than_days=args.older_than_days, min_count=args.min_count, kinds=args.kinds,
+            window=args.window, use_llm=False if args.no_llm else None, dry_run=args.dry_run, progress=progress,
         )  # fmt: skip
-    print_json(report)
+    emit(args, report, lambda: _consolidation_text(report))
     return 0
+
+
+def _consolidation_text(report: ConsolidationReport) -> str:
+    head = f"{report.eligible} eligible, {report.compressed} compressed into {len(report.summaries)} summaries"
+    lines = [head + (f" ({report.skipped})" if report.skipped else f", {report.method}")]
+    lines += [f"  {g['period']}  {g['kind']}: {g['replaces']} memories -> {g['id']}" for g in report.groups]
+    return "\n".join(lines)

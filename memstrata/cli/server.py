@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..settings import Settings
+from .common import add_json_flag, print_json
 
 
 def register(commands: Any) -> None:
@@ -33,7 +34,9 @@ def register(commands: Any) -> None:
     keys = commands.add_parser("keys", help="create, list and revoke API keys of the server")
     actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="create a key (the token is printed once; only its hash is stored)")
-    create.add_argument("--tenant", required=True, help="tenant id: 1-32 of a-z 0-9 -")
+    create.add_argument(
+        "--tenant", help="tenant id: 1-32 of a-z 0-9 - (default: $MEMSTRATA_TENANT or 'default', as `serve` uses)"
+    )
     create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
     create.add_argument("--name", default="", help="a label to recognise the key by")
     create.add_argument(
@@ -53,6 +56,8 @@ def register(commands: Any) -> None:
     revoke.add_argument("key_id")
     revoke.add_argument("--tenant", help="only match a key of this tenant")
     revoke.set_defaults(handler=cmd_keys_revoke)
+    for action in (create, list_, revoke):
+        add_json_flag(action)
     register_audit(commands)
 
 
@@ -61,6 +66,7 @@ def register_audit(commands: Any) -> None:
     audit.add_argument("--tenant", required=True, help="tenant id")
     audit.add_argument("--limit", type=int, default=100, help="how many entries, newest first")
     audit.set_defaults(handler=cmd_audit)
+    add_json_flag(audit)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -73,6 +79,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         entries = AuditLog(store).entries(args.tenant, limit=max(args.limit, 1))
     finally:
         store.close()
+    if args.json:
+        print_json([{"at": e.at, "action": e.action.value, "key_id": e.key_id, "role": e.role, "user": e.user,
+                     "receipt": e.receipt, "operation": e.operation} for e in entries])  # fmt: skip
+        return 0
     for e in entries:
         target = f"user={e.user}" if e.user else f"receipt={e.receipt}"
         print(f"{e.at:%Y-%m-%d %H:%M:%S}  {e.action.value:<11}  key={e.key_id}  role={e.role}  {target}  {e.operation}")
@@ -161,10 +171,21 @@ def _key_ring(args: argparse.Namespace) -> Any:
     return KeyRing(open_store(settings.store, owner_url=settings.store_owner))
 
 
+def _key_json(key: Any, token: str | None = None) -> dict[str, Any]:
+    value = {"id": key.id, "tenant": key.tenant, "user": key.user, "name": key.name, "role": key.role.value,
+             "grants": sorted(g.value for g in key.grants), "created_at": key.created_at,
+             "revoked_at": key.revoked_at}  # fmt: skip
+    return value if token is None else {**value, "token": token}
+
+
 def cmd_keys_create(args: argparse.Namespace) -> int:
+    from ..server.config import ServerConfig
+
     ring = _key_ring(args)
     try:
-        key, token = ring.create(args.tenant, user=args.user, name=args.name, role=args.role, grants=args.grant)
+        key, token = ring.create(
+            args.tenant or ServerConfig().tenant, user=args.user, name=args.name, role=args.role, grants=args.grant
+        )
     finally:
         ring.store.close()
     bound = f"user {key.user!r}" if key.user else "every user of the tenant"
@@ -174,7 +195,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
         "the token is shown only now:",
         file=sys.stderr,
     )
-    print(token)
+    print_json(_key_json(key, token)) if args.json else print(token)
     return 0
 
 
@@ -184,6 +205,9 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
         keys = ring.list(args.tenant, include_revoked=args.all)
     finally:
         ring.store.close()
+    if args.json:
+        print_json([_key_json(k) for k in keys])
+        return 0
     for key in keys:
         state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "active"
         who = f"user={key.user}" if key.user else "all-users"
@@ -200,5 +224,5 @@ def cmd_keys_revoke(args: argparse.Namespace) -> int:
         key = ring.revoke(args.key_id, tenant=args.tenant)
     finally:
         ring.store.close()
-    print(f"revoked key {key.id} (tenant {key.tenant!r})")
+    print_json(_key_json(key)) if args.json else print(f"revoked key {key.id} (tenant {key.tenant!r})")
     return 0

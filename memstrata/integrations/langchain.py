@@ -207,7 +207,9 @@ def _open_memory(
 
 
 # -- retriever -----------------------------------------------------------------------------------
-_OVERRIDES = frozenset({"k", "strategy", "threshold", "decay_rate", "kinds", "metadata_filter"})
+_OVERRIDES = frozenset({"k", "strategy", "threshold", "decay_rate", "kinds", "metadata_filter", "include_episodes"})
+LONG_TERM_KINDS = [k.value for k in MemoryKind if k is not MemoryKind.EPISODE]
+"""What the retriever returns by default: durable memories, not the conversation's own turns."""
 
 
 class MemstrataRetriever(BaseRetriever):
@@ -215,8 +217,11 @@ class MemstrataRetriever(BaseRetriever):
 
     `strategy`: "hybrid" (default), "semantic", "keyword", "hybrid_weighted" or "time_weighted"
     (recency of last access with `decay_rate`, as LangChain's TimeWeightedVectorStoreRetriever);
-    `threshold`: minimum score; `kinds` / `metadata_filter`: filters. Any of `k`, `strategy`,
-    `threshold`, `decay_rate`, `kinds`, `metadata_filter` can also be given per call:
+    `threshold`: minimum score; `kinds` / `metadata_filter`: filters. By default it returns long-term
+    memories (facts, preferences, events, notes, tasks, summaries, procedures), not the episodes a chat
+    history logs: a question asked earlier in the chat would otherwise outrank the fact that answers it.
+    `include_episodes=True` (or `kinds` naming "episode") returns episodes too. Any of `k`, `strategy`,
+    `threshold`, `decay_rate`, `kinds`, `metadata_filter`, `include_episodes` can also be given per call:
     `retriever.invoke("query", k=2)`.
 
     Each `Document` has `id` = the memory id, and metadata `memory_id`, `score`, `scores` (the
@@ -234,6 +239,7 @@ class MemstrataRetriever(BaseRetriever):
     decay_rate: float = 0.01
     kinds: list[str] | None = None
     metadata_filter: dict[str, Any] | None = None
+    include_episodes: bool = False
 
     @field_validator("memory", mode="before")
     @classmethod
@@ -258,6 +264,8 @@ class MemstrataRetriever(BaseRetriever):
             raise InvalidInput(f"unknown retriever option(s) {sorted(unknown)}; known: {sorted(_OVERRIDES)}")
         options = {name: getattr(self, name) for name in _OVERRIDES} | overrides
         metadata = options.pop("metadata_filter")
+        if options.pop("include_episodes") is False and options["kinds"] is None:
+            options["kinds"] = LONG_TERM_KINDS
         return {**options, "metadata": metadata, "scope": self.scope}
 
     def _get_relevant_documents(

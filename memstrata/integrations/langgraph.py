@@ -20,7 +20,8 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -51,6 +52,7 @@ import anyio.to_thread
 import numpy as np
 
 from ..aio import AsyncMemory
+from ..embedders.base import Embedder
 from ..errors import ConfigurationError, InvalidInput
 from ..models import (
     RESERVED_PREFIX,
@@ -64,6 +66,7 @@ from ..models import (
     new_record,
 )
 from ..storage.base import MemoryFilter, ScoredRow, Store
+from .langgraph_embed import LangChainEmbedder, embedder_from_index, same_embeddings
 from .langgraph_items import (
     DEFAULT_USER_LABELS,
     ITEM_NAMESPACE,
@@ -95,10 +98,11 @@ class MemstrataStore(BaseStore):
     """A LangGraph `BaseStore` whose items are memstrata data (see the module docstring).
 
     `index`: which fields of a value to embed, with the Memory's embedder. The default embeds the
-    whole value (`["$"]`, LangGraph's default); `{"fields": ["text"]}` embeds one field; `False`
-    turns vector search off (a query is then ignored, as in a LangGraph store without an index).
-    An `embed` entry is refused (the Memory's embedder is the one its store is bound to) and `dims`,
-    when given, must match it. `ttl`: LangGraph's `TTLConfig` (minutes; reads refresh a TTL unless
+    whole value (`["$"]`, LangGraph's default); `{"fields": ["text"]}` (or `"text_fields"`) embeds one
+    field; `False` turns vector search off (a query is then ignored, as in a LangGraph store without an
+    index). `embed` (a LangChain `Embeddings`, a function or a provider string) is taken by
+    `from_conn_string`, which builds the Memory around it; given here it must be the Memory's own, and
+    `dims`, when given, must match it. `ttl`: LangGraph's `TTLConfig` (minutes; reads refresh a TTL unless
     `refresh_on_read=False`). Expired items are never returned; `sweep_ttl()` deletes them.
     `user_labels`: first labels that mark a per-user namespace `(label, user_id, ...)`.
     """
@@ -115,7 +119,7 @@ class MemstrataStore(BaseStore):
     ) -> None:
         self.memory: Memory = memory.sync if isinstance(memory, AsyncMemory) else memory
         self.store: Store = self.memory.store
-        self.index_config: IndexConfig | None = _check_index(index, self.memory.embedder.dimensions)
+        self.index_config: IndexConfig | None = _check_index(index, self.memory.embedder)
         self._fields: Paths = [
             (path, path if path == "$" else tokenize_path(path))
             for path in ((self.index_config or {}).get("fields") or ["$"])
@@ -126,6 +130,26 @@ class MemstrataStore(BaseStore):
         self.user_labels = tuple(user_labels)
         self._sweeper: threading.Thread | None = None
         self._stop_sweeping = threading.Event()
+
+    # -- opening, as PostgresStore / SqliteStore ---------------------------------------------------
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
+    ) -> Iterator[MemstrataStore]:  # fmt: skip
+        """A store over a memstrata store URL or path (`sqlite:///memories.db`, `memories.db`, `:memory:`,
+        `postgresql://...`), closed on exit. With `index={"embed": ..., "dims": ...}` the vectors come
+        from those embeddings, else from the configured memstrata embedder (`MEMSTRATA_EMBEDDER`)."""
+        memory = _memory_for(conn_string, index)
+        try:
+            yield cls(memory, index=index, ttl=ttl)
+        finally:
+            memory.close()
+
+    def setup(self) -> None:
+        """Create or migrate the schema. A memstrata store migrates when it is opened, so this only checks
+        that it answers (a `BackendError` if not); call it as with LangGraph's stores."""
+        self.store.user_ids(limit=1)
 
     # -- BaseStore ----------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -434,31 +458,41 @@ def _deleted(owner: str, memory_id: str, now: datetime) -> HistoryEvent:
     return HistoryEvent(id=new_id(), memory_id=memory_id, user_id=owner, event=EventType.DELETE, at=now)
 
 
-def _check_index(index: IndexConfig | Literal[False] | None, dimensions: int) -> IndexConfig | None:
+def _check_index(index: IndexConfig | Literal[False] | None, embedder: Embedder) -> IndexConfig | None:
+    """LangGraph's index config against the Memory's embedder: `embed` must be that embedder's
+    embeddings (see `from_conn_string`), `dims` its dimensions; `text_fields` is `fields`' other name
+    (LangGraph's SQLite store); only cosine distance (memstrata's vectors are unit length)."""
     if index is False:
         return None
     config: dict[str, Any] = dict(index or {})
-    if config.get("embed") is not None:
+    if config.get("embed") is not None and not same_embeddings(embedder, config["embed"]):
         raise ConfigurationError(
-            "MemstrataStore embeds with the Memory's embedder (its store is bound to it): drop 'embed' from "
-            "the index config and pass embedder=... to Memory instead"
+            "MemstrataStore embeds with the Memory's embedder (its store is bound to it): open it with "
+            "MemstrataStore.from_conn_string(url, index={'embed': ..., 'dims': ...}) or pass "
+            "Memory(embedder=LangChainEmbedder(embeddings, dims))"
         )
     dims = config.get("dims")
-    if dims is not None and dims != dimensions:
-        raise ConfigurationError(f"index dims={dims} but the Memory's embedder has {dimensions} dimensions")
-    fields = config.get("fields")
-    if fields is not None and (isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields)):
+    if dims is not None and dims != embedder.dimensions:
+        raise ConfigurationError(f"index dims={dims} but the Memory's embedder has {embedder.dimensions} dimensions")
+    if config.get("distance_type", "cosine") != "cosine":
+        raise ConfigurationError(f"distance_type {config['distance_type']!r} is not supported; memstrata uses cosine")
+    fields, text_fields = config.get("fields"), config.pop("text_fields", None)
+    if text_fields is not None and fields is not None and list(text_fields) != list(fields):
+        raise ConfigurationError("give the fields to embed as 'fields' or 'text_fields', not both")
+    fields = [fields] if isinstance(fields := fields or text_fields, str) else fields
+    if fields is not None and not all(isinstance(f, str) and f for f in fields):
         raise InvalidInput("index fields must be a list of JSON paths such as ['text'] or ['$']")
-    config["dims"] = dimensions
-    return IndexConfig(**config)  # type: ignore[typeddict-item]
+    config.update(dims=embedder.dimensions, fields=fields)
+    return IndexConfig(**{k: v for k, v in config.items() if k != "distance_type"})  # type: ignore[typeddict-item]
 
 
 def _check_op(op: Op) -> None:
-    """Namespace rules of `BaseStore`, for ops handed to `batch` directly."""
+    """Namespace rules for ops handed to `batch` directly. As in LangGraph's stores, only the public
+    `put` refuses namespaces rooted at "langgraph" (LangGraph's own writes go through `batch`)."""
     if isinstance(op, GetOp | PutOp):
         labels: Sequence[str] = op.namespace
-        if isinstance(op, PutOp) and (not op.namespace or op.namespace[0] == "langgraph"):
-            raise InvalidNamespaceError(f"a put needs a non-empty namespace not rooted at 'langgraph': {op.namespace}")
+        if isinstance(op, PutOp) and not op.namespace:
+            raise InvalidNamespaceError("a put needs a non-empty namespace")
     elif isinstance(op, SearchOp):
         labels = op.namespace_prefix
     elif isinstance(op, ListNamespacesOp):
@@ -472,4 +506,36 @@ def _check_op(op: Op) -> None:
             )
 
 
-__all__ = ["MemstrataStore"]
+class AsyncMemstrataStore(MemstrataStore):
+    """`MemstrataStore` opened and set up the way `AsyncPostgresStore` / `AsyncSqliteStore` are:
+
+        async with AsyncMemstrataStore.from_conn_string(url, index=...) as store:
+            await store.setup()
+            await store.aput(("users", "alice"), "k", {"text": "..."})
+
+    Every async method runs the same code as the sync one on a worker thread."""
+
+    @classmethod
+    @asynccontextmanager
+    async def from_conn_string(  # type: ignore[override]
+        cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
+    ) -> AsyncIterator[AsyncMemstrataStore]:  # fmt: skip
+        memory = await anyio.to_thread.run_sync(_memory_for, conn_string, index)
+        try:
+            yield cls(memory, index=index, ttl=ttl)
+        finally:
+            await anyio.to_thread.run_sync(memory.close)
+
+    async def setup(self) -> None:  # type: ignore[override]
+        await anyio.to_thread.run_sync(super().setup)
+
+
+def _memory_for(conn_string: str, index: IndexConfig | None) -> Memory:
+    from ..memory import Memory
+
+    embed = (index or {}).get("embed")
+    embedder: Embedder | None = embedder_from_index(dict(index or {})) if embed is not None else None
+    return Memory(store=conn_string, embedder=embedder)
+
+
+__all__ = ["AsyncMemstrataStore", "LangChainEmbedder", "MemstrataStore"]

@@ -25,8 +25,19 @@ _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
 def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
-    """Whether an item value satisfies a LangGraph search filter."""
-    return not filter or all(_matches(value.get(key), wanted) for key, wanted in filter.items())
+    """Whether an item value satisfies a LangGraph search filter. A dotted key is a nested path
+    (`{"user.level": 2}` looks at `value["user"]["level"]`), as in LangGraph's SQL stores."""
+    return not filter or all(_matches(at_path(value, key), wanted) for key, wanted in filter.items())
+
+
+def at_path(value: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted path, or None where the path does not exist."""
+    found: Any = value
+    for part in key.split("."):
+        if not isinstance(found, Mapping):
+            return None
+        found = found.get(part)
+    return found
 
 
 def _matches(actual: Any, wanted: Any) -> bool:

@@ -87,6 +87,27 @@ class NewMemory:
     """When it became true (valid time, e.g. when the user said it); default `created_at`."""
 
 
+def as_new_memories(items: object) -> list[NewMemory]:
+    """`add_many`'s items as `NewMemory`s: a string is a fact, a dict holds `NewMemory` fields."""
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+        raise InvalidInput(f"add_many() takes a list of memories, not {type(items).__name__}")
+    return [_as_new_memory(item, i) for i, item in enumerate(items)]
+
+
+def _as_new_memory(item: object, index: int) -> NewMemory:
+    if isinstance(item, NewMemory):
+        return item
+    if isinstance(item, str):
+        return NewMemory(content=item)
+    if isinstance(item, Mapping):
+        unknown = sorted(set(map(str, item)) - set(NewMemory.__dataclass_fields__))
+        if unknown or "content" not in item:
+            problem = f"unknown fields {unknown}" if unknown else "no 'content'"
+            raise InvalidInput(f"add_many() item {index}: {problem}")
+        return NewMemory(**{str(k): v for k, v in item.items()})
+    raise InvalidInput(f"add_many() item {index} is a {type(item).__name__}; pass a str, a dict or a NewMemory")
+
+
 class SemanticMemory:
     """Long-term memories of one store, embedded with one embedder."""
 
@@ -122,13 +143,16 @@ class SemanticMemory:
         return reconcile_text(self.reconciler, scope, item)
 
     def add_many(
-        self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True, reconcile: bool | None = None
-    ) -> list[MemoryRecord]:
+        self, scope: Scope, items: Sequence[NewMemory | str | Mapping[str, Any]], *, dedupe: bool = True,
+        reconcile: bool | None = None,
+    ) -> list[MemoryRecord]:  # fmt: skip
         """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
         (same normalized text and kind) are not stored again; the existing record is returned instead.
+        Items are `NewMemory`s, plain strings (facts), or dicts of `NewMemory` fields.
 
         `reconcile` (default: when the batch holds one memory and `dedupe` is on) sends each memory
         through `add` instead; batches (imports) are stored as given."""
+        items = as_new_memories(items)
         if reconcile or (reconcile is None and dedupe and len(items) == 1):
             return [self.add(item.scope or scope, item) for item in items]
         now = self.clock()

@@ -17,6 +17,7 @@ import anyio.to_thread
 from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import RedirectResponse
+from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -38,6 +39,13 @@ from .routes import audit, conversation, health, knowledge, learning, lifecycle,
 logger = logging.getLogger("memstrata.server")
 
 UI_DIR = Path(__file__).parent / "ui"
+DOCS_ASSETS_URL = "/docs-assets"
+DOCS_PAGES = frozenset({"/docs", "/redoc"})
+# The docs pages may load only from this server (Redoc's sidebar logo would otherwise come from its CDN).
+DOCS_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:"
+)
 INSECURE_HEADER = "X-Memstrata-Auth"
 INSECURE_WARNING = "disabled: development mode, every request acts as the tenant's admin; never expose this server"
 
@@ -94,7 +102,8 @@ def create_app(
                 await stack.enter_async_context(mcp[0].session_manager.run())
             yield
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc from assets bundled in the package: no CDN, works offline
+        static_url=DOCS_ASSETS_URL,
         title="memstrata",
         version=__version__,
         summary="Layered long-term memory for AI agents.",
@@ -118,6 +127,7 @@ def create_app(
             return RedirectResponse("/ui/")
 
     app.openapi = functools.partial(_openapi, app)  # type: ignore[method-assign]
+    app.add_middleware(HeaderMiddleware, name="Content-Security-Policy", value=DOCS_POLICY, paths=DOCS_PAGES)
     if not config.auth_enabled:
         app.add_middleware(HeaderMiddleware, name=INSECURE_HEADER, value=INSECURE_WARNING)
     if config.ui:
@@ -164,14 +174,15 @@ def document_permission(operation: dict[str, Any]) -> None:
 
 
 class HeaderMiddleware:
-    """Add one header to every HTTP response (the development-mode warning)."""
+    """Add one header to every HTTP response (the development-mode warning), or to those of `paths`."""
 
-    def __init__(self, app: ASGIApp, *, name: str, value: str) -> None:
+    def __init__(self, app: ASGIApp, *, name: str, value: str, paths: frozenset[str] | None = None) -> None:
         self.app = app
         self.header = (name.lower().encode("latin-1"), value.encode("latin-1"))
+        self.paths = paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or (self.paths is not None and scope["path"] not in self.paths):
             await self.app(scope, receive, send)
             return
 

@@ -9,30 +9,30 @@ The scope of every tool call comes from configuration, never from the model's ar
 from __future__ import annotations
 
 import functools
+import inspect
+import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from ipaddress import ip_address
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from fastapi import HTTPException
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from .. import __version__
 from ..errors import BackendError, MemstrataError
-from ..layers.semantic import Strategy
 from ..memory import Memory
-from ..models import MemoryKind, MemoryRecord, Scope
 from .auth import Principal
 from .config import ServerConfig
 from .deps import ServerState, authenticate
 from .errors import problem
+from .mcp_tools import SECTIONS, TOOLS, Binding, ToolSpec, read_section
 from .roles import ROLE_PERMISSIONS, Permission, Role
-from .tenancy import api_id
 
 USER_HEADER = "x-memstrata-user"
 AGENT_HEADER = "x-memstrata-agent"
@@ -45,33 +45,18 @@ INSTRUCTIONS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
-    """What one tool call acts on."""
-
-    memory: Memory
-    scope: Scope
-    tenant: str
-
-
 Resolver = Callable[[Context, Permission], Binding]
 """The binding of one tool call that needs a permission (the access rule applied: `Principal.check`)."""
 PERMISSION_META = "memstrata/permission"
 """Tool `_meta` key naming the permission the tool needs (as `x-memstrata-permission` does on REST)."""
+T = TypeVar("T")
 
 
-def needs(permission: Permission) -> dict[str, Any]:
-    return {PERMISSION_META: permission.value}
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _mapped(fn: F) -> F:
+def _mapped(fn: Callable[..., T]) -> Callable[..., T]:
     """Turn memstrata errors into tool errors the model can read (the MCP edge's one table)."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> T:
         try:
             return fn(*args, **kwargs)
         except BackendError as exc:
@@ -79,89 +64,59 @@ def _mapped(fn: F) -> F:
         except MemstrataError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
-    return cast(F, wrapper)
+    return wrapper
 
 
-def _memory_json(record: MemoryRecord, tenant: str) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "kind": record.kind.value,
-        "content": record.content,
-        "created_at": record.created_at.isoformat(),
-        "agent_id": api_id(tenant, record.scope.agent_id),
-        "metadata": record.metadata,
+def _bound_tool(spec: ToolSpec, resolve: Resolver) -> Callable[..., Any]:
+    """`spec.fn` as an MCP tool: its `Binding` parameter becomes the request context, resolved per call
+    (every tool call passes here: the one place a per-tool permission rule belongs); the work runs on a
+    worker thread so a slow store never blocks the server's event loop."""
+    hints = typing.get_type_hints(spec.fn, include_extras=True)
+    params = list(inspect.signature(spec.fn).parameters.values())[1:]
+    context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)
+    signature = inspect.Signature(
+        [context, *(p.replace(annotation=hints[p.name]) for p in params)], return_annotation=hints["return"]
+    )
+    work = _mapped(spec.fn)
+
+    async def tool(ctx: Context, **arguments: Any) -> Any:
+        bound = resolve(ctx, spec.permission)
+        return await anyio.to_thread.run_sync(functools.partial(work, bound, **arguments))
+
+    tool.__name__ = spec.fn.__name__
+    tool.__doc__ = spec.fn.__doc__
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {
+        "return": signature.return_annotation
     }
+    return tool
+
+
+def _annotations(spec: ToolSpec) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=spec.title, read_only_hint=spec.read_only, destructive_hint=spec.destructive,
+        idempotent_hint=spec.idempotent, open_world_hint=False,
+    )  # fmt: skip
 
 
 def build_mcp_server(resolve: Resolver) -> MCPServer:
-    """An MCPServer whose tools act on the scope `resolve` returns for each call."""
+    """An MCPServer whose tools and resources act on the binding `resolve` returns for each request."""
     server: MCPServer = MCPServer("memstrata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    for spec in TOOLS:
+        server.add_tool(
+            _bound_tool(spec, resolve), title=spec.title, description=inspect.cleandoc(spec.fn.__doc__ or ""),
+            annotations=_annotations(spec), structured_output=True, meta={PERMISSION_META: spec.permission.value},
+        )  # fmt: skip
 
-    @server.tool(
-        meta=needs(Permission.WRITE),
-        description="Store a durable memory about the user (a fact, preference, event, note or task).",
-    )
-    @_mapped
-    def add_memory(
-        ctx: Context, content: str, kind: str = "fact", metadata: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        bound = resolve(ctx, Permission.WRITE)
-        record = bound.memory.add(content, scope=bound.scope, kind=MemoryKind.parse(kind), metadata=metadata)
-        return _memory_json(record, bound.tenant)
-
-    @server.tool(
-        meta=needs(Permission.READ),
-        description="Search the user's memories; returns the best matches with their scores.",
-    )
-    @_mapped
-    def search_memories(ctx: Context, query: str, k: int = 5, strategy: str = "hybrid") -> dict[str, Any]:
+    @server.resource(
+        "memstrata://user/{section}", name="user", title="The user's memory",
+        description="The current user's context block (section=context, as a prompt would get it), user "
+        f"context object (profile), profile facts (facts) or entities; one of: {', '.join(SECTIONS)}.",
+        mime_type="text/plain",
+    )  # fmt: skip
+    async def user_section(section: str, ctx: Context) -> str:
         bound = resolve(ctx, Permission.READ)
-        hits = bound.memory.search(query, scope=bound.scope, k=min(max(k, 1), 50), strategy=Strategy.parse(strategy))
-        return {"hits": [{**_memory_json(h.memory, bound.tenant), "score": h.score, "scores": h.scores} for h in hits]}
-
-    @server.tool(
-        meta=needs(Permission.READ),
-        description="Everything relevant about the user for the current task, as one prompt block within a "
-        "token budget: profile, relevant memories with dates, entities, procedures, open items.",
-    )
-    @_mapped
-    def get_context(ctx: Context, query: str | None = None, max_tokens: int = 1000) -> dict[str, Any]:
-        bound = resolve(ctx, Permission.READ)
-        assembled = bound.memory.context(query, min(max(max_tokens, 50), 8000), scope=bound.scope)
-        return {
-            "text": assembled.text,
-            "tokens": assembled.tokens,
-            "parts": [{"name": p.name, "tokens": p.tokens} for p in assembled.parts],
-        }
-
-    @server.tool(meta=needs(Permission.WRITE), description="Forget (delete) one of the user's memories by id.")
-    @_mapped
-    def forget_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
-        bound = resolve(ctx, Permission.WRITE)
-        return {"id": memory_id, "forgotten": bound.memory.forget(memory_id, scope=bound.scope)}
-
-    @server.tool(
-        meta=needs(Permission.READ), description="Look up a person, project or place the user mentioned, by name."
-    )
-    @_mapped
-    def lookup_entity(ctx: Context, name: str) -> dict[str, Any]:
-        bound = resolve(ctx, Permission.READ)
-        entity = bound.memory.entity(name, scope=bound.scope)
-        return {
-            "name": entity.name, "type": entity.type, "summary": entity.summary,
-            "aliases": list(entity.aliases), "attributes": entity.attributes,
-            "last_seen": entity.last_seen.isoformat(), "mention_count": entity.mention_count,
-        }  # fmt: skip
-
-    @server.tool(
-        meta=needs(Permission.READ),
-        description="The user's profile facts (key/value by category), optionally one category.",
-    )
-    @_mapped
-    def get_profile(ctx: Context, category: str | None = None) -> dict[str, Any]:
-        bound = resolve(ctx, Permission.READ)
-        facts = bound.memory.facts(scope=bound.scope, category=category)
-        return {"facts": [{"category": f.category, "key": f.key, "value": f.value} for f in facts]}
+        return await anyio.to_thread.run_sync(_mapped(read_section), bound, section)
 
     return server
 
@@ -170,7 +125,7 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
 def fixed_resolver(memory: Memory, *, tenant: str, user: str, agent: str | None = None) -> Resolver:
     """Every call acts on one configured user (stdio)."""
     principal = Principal(tenant=tenant, user=user, role=Role.USER, permissions=ROLE_PERMISSIONS[Role.USER])
-    binding = Binding(memory, principal.scope(user, agent_id=agent), tenant)
+    binding = Binding(memory, principal.scope(user, agent_id=agent), tenant, principal, user)
 
     def resolve(ctx: Context, needed: Permission) -> Binding:
         principal.check(needed, user)
@@ -194,7 +149,7 @@ def http_resolver(get_state: Callable[[], ServerState]) -> Resolver:
         scope = principal.scope(user, agent_id=headers.get(AGENT_HEADER))
         state = get_state()
         state.audit.on_access(principal, needed, f"MCP /mcp ({needed.value})", user)
-        return Binding(state.memory, scope, principal.tenant)
+        return Binding(state.memory, scope, principal.tenant, principal, user)
 
     return _mapped(resolve)
 

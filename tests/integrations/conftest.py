@@ -27,7 +27,7 @@ from langgraph.store.sqlite import AsyncSqliteStore, SqliteStore
 
 from memstrata import Memory
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.integrations.langgraph import MemstrataStore
+from memstrata.integrations.langgraph import AsyncMemstrataStore, MemstrataStore
 
 DIMENSIONS = 64
 
@@ -59,6 +59,8 @@ class Kind:
 KINDS = {
     "memstrata": Kind("memstrata", vectors=True, ttl=True, keeps_created_at=True),
     "memstrata-postgres": Kind("memstrata-postgres", vectors=True, ttl=True, keeps_created_at=True),
+    # Opened as LangGraph's stores are: from_conn_string with index={"embed", "dims", "text_fields"}, setup().
+    "memstrata-conn": Kind("memstrata-conn", vectors=True, ttl=True, keeps_created_at=True),
     "langgraph-inmemory": Kind("langgraph-inmemory", vectors=True, ttl=False, keeps_created_at=False),
     "langgraph-sqlite": Kind("langgraph-sqlite", vectors=False, ttl=True, keeps_created_at=False),
 }
@@ -160,8 +162,25 @@ def _open(
         async_store = portal.call(open_async)
         stack.callback(portal.call, async_store.conn.close)
         return async_store
+    if kind.name == "memstrata-conn":
+        return _from_conn_string(tmp_path / "conn.db", stack, portal, fields=fields, ttl=ttl)
     memory = _memory(kind, tmp_path, stack)
     return MemstrataStore(memory, index=index, ttl=ttl)  # type: ignore[arg-type]
+
+
+def _from_conn_string(
+    path: Path, stack: ExitStack, portal: BlockingPortal | None, *, fields: list[str], ttl: dict[str, Any] | None
+) -> BaseStore:
+    index = {"embed": HashingEmbeddings(), "dims": DIMENSIONS, "text_fields": fields}
+    if portal is None:
+        store = stack.enter_context(MemstrataStore.from_conn_string(str(path), index=index, ttl=ttl))  # type: ignore[arg-type]
+        store.setup()
+        return store
+    opened = AsyncMemstrataStore.from_conn_string(str(path), index=index, ttl=ttl)  # type: ignore[arg-type]
+    async_store = portal.call(opened.__aenter__)
+    stack.callback(portal.call, opened.__aexit__, None, None, None)
+    portal.call(async_store.setup)
+    return async_store
 
 
 def _memory(kind: Kind, tmp_path: Path, stack: ExitStack) -> Memory:

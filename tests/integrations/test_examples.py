@@ -61,8 +61,9 @@ def test_mcp_client_config_starts_a_working_stdio_server(tmp_path: Path) -> None
     config = json.loads((EXAMPLES / "mcp_client_config.json").read_text())
     stdio = config["mcpServers"]["memstrata"]
     assert stdio["command"] == "memstrata"
-    assert config["mcpServers"]["memstrata-http"]["url"].endswith("/mcp")
-    env = {**os.environ, **stdio["env"], "MEMSTRATA_EMBEDDER": "hashing"}
+    assert config["mcpServers"]["memstrata-http"]["url"] == "http://127.0.0.1:8420/mcp"  # `memstrata serve`'s port
+    # The store path does not depend on the directory the client starts the server in: `~` is the home.
+    env = {**os.environ, **stdio["env"], "MEMSTRATA_EMBEDDER": "hashing", "HOME": str(tmp_path / "home")}
     with StdioClient([sys.executable, "-m", "memstrata", *stdio["args"]], cwd=tmp_path, env=env) as client:
         hello = client.request(
             "initialize",
@@ -80,7 +81,8 @@ def test_mcp_client_config_starts_a_working_stdio_server(tmp_path: Path) -> None
         assert not added.get("isError"), added
         found = client.request("tools/call", {"name": "search_memories", "arguments": {"query": "short answers"}})
         assert "Alice prefers short answers" in json.dumps(found)
-    assert (tmp_path / "memstrata-memories.db").exists()
+    assert (tmp_path / "home" / ".memstrata" / "memories.db").exists()
+    assert not (tmp_path / "~").exists()
 
 
 class StdioClient:

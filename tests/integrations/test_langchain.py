@@ -256,6 +256,19 @@ def test_retriever_returns_documents_with_ids_and_scores(stocked: Any) -> None:
     assert all("Bob" not in d.page_content for d in docs)
 
 
+def test_retriever_returns_the_fact_not_the_chat_that_asked_for_it(stocked: Any) -> None:
+    chat = history(stocked)
+    chat.add_messages([HumanMessage("Who is my manager?"), AIMessage("I don't know yet: who is your manager?")])
+    retriever = MemstrataRetriever(memory=stocked, user_id="alice", k=2)
+    docs = retriever.invoke("Who is my manager?")
+    assert docs[0].page_content == "Alice's manager is Sarah"
+    assert all(d.metadata["kind"] != "episode" for d in docs)
+    with_episodes = retriever.invoke("Who is my manager?", include_episodes=True)
+    assert with_episodes[0].page_content == "Who is my manager?" and with_episodes[0].metadata["kind"] == "episode"
+    only_episodes = MemstrataRetriever(memory=stocked, user_id="alice", kinds=["episode"]).invoke("manager")
+    assert {d.metadata["kind"] for d in only_episodes} == {"episode"}
+
+
 @pytest.mark.parametrize(
     ("options", "expected"),
     [

@@ -251,3 +251,24 @@ def test_store_without_ttl_support_refuses_a_ttl(make_store, param) -> None:
     api: StoreApi = make_store(param)
     with pytest.raises(NotImplementedError):
         api.put(DOCS, "k", {"text": "x"}, ttl=1.0)
+
+
+@pytest.mark.parametrize("param", store_params())
+def test_batch_accepts_namespaces_under_the_langgraph_root(make_store, param) -> None:
+    """Only the public `put` refuses ("langgraph", ...): LangGraph's own writes go through `batch`."""
+    api: StoreApi = make_store(param)
+    api.batch([PutOp(("langgraph", "internal"), "k", {"text": "kept by LangGraph"})])
+    [found] = api.batch([GetOp(("langgraph", "internal"), "k")])
+    assert found is not None and found.value == {"text": "kept by LangGraph"}
+
+
+@pytest.mark.parametrize("param", [p for p in store_params() if "inmemory" not in p.id])
+def test_dotted_filter_keys_are_nested_paths(make_store, param) -> None:
+    """LangGraph's SQL stores read `{"user.level": 2}` as value["user"]["level"] (InMemoryStore does not)."""
+    api: StoreApi = make_store(param)
+    api.put(DOCS, "a", {"text": "a", "user": {"level": 2, "team": "core"}})
+    api.put(DOCS, "b", {"text": "b", "user": {"level": 1, "team": "core"}})
+    api.put(DOCS, "c", {"text": "c", "user": "flat"})
+    assert [i.key for i in api.search(DOCS, filter={"user.level": 2})] == ["a"]
+    assert sorted(i.key for i in api.search(DOCS, filter={"user.team": "core"})) == ["a", "b"]
+    assert [i.key for i in api.search(DOCS, filter={"user.level": {"$lt": 2}})] == ["b"]

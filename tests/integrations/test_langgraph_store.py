@@ -153,7 +153,8 @@ def test_search_without_query_is_newest_first(store: MemstrataStore, clock: Cloc
     [
         pytest.param({"embed": "openai:text-embedding-3-small"}, ConfigurationError, "embedder", id="embed"),
         pytest.param({"dims": 1536}, ConfigurationError, "1536", id="dims"),
-        pytest.param({"fields": "text"}, InvalidInput, "JSON paths", id="fields-string"),
+        pytest.param({"fields": ["text", ""]}, InvalidInput, "JSON paths", id="empty-field"),
+        pytest.param({"fields": ["a"], "text_fields": ["b"]}, ConfigurationError, "not both", id="two-field-lists"),
     ],
 )
 def test_index_config_errors(memory: Memory, index, error, match) -> None:
@@ -310,3 +311,49 @@ def test_a_batch_is_validated_before_anything_is_written(store: MemstrataStore) 
     with pytest.raises(InvalidInput, match="cannot index 'text'"):
         store.batch([PutOp(ALICE, "ok", {"text": "fine"}), PutOp(ALICE, "big", {"text": "x" * 70_000})])
     assert store.get(ALICE, "ok") is None
+
+
+# -- opened as LangGraph's stores are ----------------------------------------------------------
+def test_from_conn_string_embeds_only_the_text_fields(tmp_path: Path) -> None:
+    from .conftest import DIMENSIONS, HashingEmbeddings
+
+    index = {"embed": HashingEmbeddings(), "dims": DIMENSIONS, "text_fields": ["text"]}
+    with MemstrataStore.from_conn_string(str(tmp_path / "lg.db"), index=index) as store:  # type: ignore[arg-type]
+        store.setup()
+        store.put(ALICE, "tea", {"text": "Alice drinks green tea", "secret": "her PIN is 4321"})
+        vectors = store.memory.list(scope="alice", kinds="note")
+        assert [v.content for v in vectors] == ["Alice drinks green tea"]  # not the whole value
+        assert store.memory.embedder.name == f"langchain:HashingEmbeddings:{DIMENSIONS}"
+        assert store.search(ALICE, query="green tea")[0].key == "tea"
+
+
+def test_from_conn_string_takes_an_embedding_function(tmp_path: Path) -> None:
+    inner = HashingEmbedder(32)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return inner.embed_documents(texts).tolist()
+
+    with MemstrataStore.from_conn_string(
+        f"sqlite:///{tmp_path / 'fn.db'}", index={"embed": embed, "dims": 32}
+    ) as store:
+        store.put(ALICE, "k", {"text": "Alice runs on Sundays"})
+        assert store.search(ALICE, query="Sunday runs")[0].key == "k"
+
+
+@pytest.mark.parametrize(
+    ("index", "match"),
+    [
+        pytest.param({"embed": HashingEmbedder(8).embed_documents}, "needs 'dims'", id="no-dims"),
+        pytest.param({"embed": lambda texts: [[1.0, 0.0]] * len(texts), "dims": 3}, "expected", id="wrong-dims"),
+        pytest.param({"dims": 8, "distance_type": "l2", "embed": lambda t: [[1.0] * 8] * len(t)}, "cosine", id="l2"),
+    ],
+)
+def test_from_conn_string_index_errors(tmp_path: Path, index: dict, match: str) -> None:
+    opened = MemstrataStore.from_conn_string(str(tmp_path / "bad.db"), index=index)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=match), opened as store:  # the error comes on open or on put
+        store.put(ALICE, "k", {"text": "x"})
+
+
+def test_embed_other_than_the_memorys_embedder_is_refused(memory: Memory) -> None:
+    with pytest.raises(ConfigurationError, match="from_conn_string"):
+        MemstrataStore(memory, index={"embed": HashingEmbedder(64).embed_documents, "dims": 64})  # type: ignore[typeddict-item]

@@ -60,7 +60,9 @@ def test_through_the_langchain_adapters(tmp_path: Path) -> None:
             memory.end_session(background=False, scope=Scope("alice", session_id=session))
 
     with open_memory(db) as memory:  # session 3
-        retriever = MemstrataRetriever(memory=memory, user_id="alice", k=3)
+        # Nothing was learned from these sessions (no extraction ran): what was said lives in the
+        # episodes, which the retriever returns on request.
+        retriever = MemstrataRetriever(memory=memory, user_id="alice", k=3, include_episodes=True)
         history = MemstrataChatMessageHistory("s3", user_id="alice", memory=memory, ttl=3600)
         docs = retriever.invoke(QUESTION)
         assert "I prefer short answers" in [d.page_content for d in docs]

@@ -30,7 +30,9 @@ def test_consolidate_export_erase_import_sweep(tmp_path: Path, capsys: pytest.Ca
     for i in range(3):
         assert run(capsys, store, "add", f"Alice visited museum {i}", "--user", "alice", "--kind", "event")[0] == 0
 
-    code, out, _ = run(capsys, store, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "3")
+    code, out, _ = run(
+        capsys, store, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "3", "--json"
+    )
     report = json.loads(out)
     assert code == 0 and report["compressed"] == 3 and len(report["summaries"]) == 1
 
@@ -41,17 +43,17 @@ def test_consolidate_export_erase_import_sweep(tmp_path: Path, capsys: pytest.Ca
 
     code, _, err = run(capsys, store, "erase", "--user", "alice")
     assert code == 2 and "add --yes to confirm" in err
-    code, out, _ = run(capsys, store, "erase", "--user", "alice", "--yes")
+    code, out, _ = run(capsys, store, "erase", "--user", "alice", "--yes", "--json")
     receipt = json.loads(out)
     assert code == 0 and receipt["counts"]["semantic"] == 3 and receipt["counts"]["summaries"] == 1
     assert "alice" not in out.replace(receipt["request_id"], "")
 
-    code, out, _ = run(capsys, store, "import", str(export_file))
+    code, out, _ = run(capsys, store, "import", str(export_file), "--json")
     assert code == 0 and json.loads(out)["memories_written"] == 4
-    code, out, _ = run(capsys, store, "import", str(export_file))
+    code, out, _ = run(capsys, store, "import", str(export_file), "--json")
     assert json.loads(out)["memories_written"] == 0
 
-    code, out, _ = run(capsys, store, "sweep")
+    code, out, _ = run(capsys, store, "sweep", "--json")
     assert code == 0 and json.loads(out)["users"] == 1
 
 

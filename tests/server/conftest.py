@@ -13,12 +13,15 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI
+from playwright.sync_api import Browser
 
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.memory import Memory
 from memstrata.server.app import create_app
 from memstrata.server.auth import KeyRing
 from memstrata.server.config import ServerConfig
+
+from ..conftest import service_missing
 
 TENANT = "acme"
 
@@ -103,3 +106,23 @@ def insecure_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
             yield Server(url, memory, make_keys(memory))
     finally:
         memory.close()
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's headless Chromium driven by playwright (`scripts/browser.sh` installs it)."""
+    if not CHROMIUM.exists():
+        service_missing("headless Chromium missing: run scripts/browser.sh")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()

@@ -26,7 +26,7 @@ from ._paging import all_users
 from .consolidation import ConsolidationReport, Consolidator
 from .erasure import Eraser, ErasureReceipt
 from .policy import LIFECYCLE, LifecyclePolicy
-from .portability import ImportReport, Porter
+from .portability import ImportReport, Porter, Progress
 from .retention import Sweeper, SweepReport
 
 
@@ -81,16 +81,18 @@ class Lifecycle:
         window: Window | str | None = None,
         use_llm: bool | None = None,
         dry_run: bool = False,
+        progress: Progress | None = None,
     ) -> ConsolidationReport:
         """Compress the user's memories older than `older_than_days` (default 30; a number of days or
         a timedelta) into summaries, when at least `min_count` (default 10) qualify.
 
         `use_llm=None` uses the LLM when one is configured, else the offline extractive summary.
-        `dry_run=True` reports the groups it would compress and writes nothing.
+        `dry_run=True` reports the groups it would compress and writes nothing. `progress(done, total)`
+        is told after each compressed group.
         """
         return self.consolidator.consolidate(
             validate_id(user_id, "user_id"), older_than_days=older_than_days, min_count=min_count,
-            kinds=kinds, window=window, use_llm=use_llm, dry_run=dry_run,
+            kinds=kinds, window=window, use_llm=use_llm, dry_run=dry_run, progress=progress,
         )  # fmt: skip
 
     def count_turns(self, user_id: str, turns: int = 1) -> bool:
@@ -142,13 +144,16 @@ class Lifecycle:
         return self.porter.export(validate_id(user_id, "user_id"))
 
     def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None
-    ) -> ImportReport:
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None,
+        progress: Progress | None = None,
+    ) -> ImportReport:  # fmt: skip
         """Restore an export (a document, dict or JSON text), re-embedding with this store's embedder.
 
-        Idempotent; `user_id` imports under another id than the document's.
+        Idempotent; `user_id` imports under another id than the document's. `progress(done, total)` is
+        told after each embedded batch of memories.
         """
-        return self.porter.import_(document, validate_id(user_id, "user_id") if user_id is not None else None)
+        target = validate_id(user_id, "user_id") if user_id is not None else None
+        return self.porter.import_(document, target, progress)
 
 
 __all__ = [
@@ -158,5 +163,6 @@ __all__ = [
     "ImportReport",
     "Lifecycle",
     "LifecyclePolicy",
+    "Progress",
     "SweepReport",
 ]

@@ -86,7 +86,9 @@ class Consolidator:
         window: Window | str | None = None,
         use_llm: bool | None = None,
         dry_run: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> ConsolidationReport:
+        """See `Lifecycle.consolidate`; `progress(done, total)` is called after each compressed group."""
         policy = self.policy
         age = older_than(policy.consolidate_older_than_days if older_than_days is None else older_than_days)
         minimum = policy.consolidate_min_count if min_count is None else min_count
@@ -115,7 +117,11 @@ class Consolidator:
         llm = self._llm() if use_llm is not False else None
         if use_llm and llm is None:
             raise InvalidInput("use_llm=True, but no LLM is configured")
-        methods = [self._compress(user_id, group, now, llm) for group in groups]
+        methods = []
+        for done, group in enumerate(groups, 1):
+            methods.append(self._compress(user_id, group, now, llm))
+            if progress is not None:
+                progress(done, len(groups))
         used = {"extractive" if m == "fallback" else m for m in methods}
         return ConsolidationReport(
             user_id, len(pool), sum(len(g.records) for g in groups), tuple(info["id"] for info in plan),

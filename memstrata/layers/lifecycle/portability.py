@@ -55,6 +55,10 @@ class ImportReport:
     """Items not imported: queued jobs and namespaces memstrata does not keep per user."""
 
 
+Progress = Callable[[int, int], None]
+"""Told (done, total) as long work advances (e.g. to draw a progress bar)."""
+
+
 class Porter:
     def __init__(self, *, store: Store, embedder: Embedder, clock: Callable[[], datetime]) -> None:
         self.store = store
@@ -80,7 +84,11 @@ class Porter:
             items=items,
         )
 
-    def import_(self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None) -> ImportReport:
+    def import_(
+        self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None,
+        progress: Progress | None = None,
+    ) -> ImportReport:  # fmt: skip
+        """`progress(done, total)` is called after each embedded batch of memories."""
         doc = parse_document(document)
         target = validate_id(user_id or doc.user_id, "user_id")
         records = [_with_agent(m.to_record(target), doc.user_id) for m in doc.memories]
@@ -89,6 +97,8 @@ class Porter:
         for start in range(0, len(changed), EMBED_BATCH):
             batch = changed[start : start + EMBED_BATCH]
             self.store.save(target, batch, (), self.embedder.embed_documents([r.content for r in batch]))
+            if progress is not None:
+                progress(start + len(batch), len(changed))
         known = {e.id for e in self.store.all_history(target)}
         events = [e.to_event(target) for e in doc.history if e.id not in known]
         # A memory that arrives without any history (a hand-written document) gets an IMPORT event.

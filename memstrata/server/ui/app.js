@@ -1,71 +1,10 @@
-// memstrata Web UI: plain ES module, no build step, no third-party code.
+// memstrata Web UI: plain ES modules, no build step, no third-party code.
 // Every value from the server is rendered with textContent (never innerHTML).
 
-const KINDS = ["fact", "preference", "event", "note", "task", "episode", "summary", "procedure"];
-const PAGE = 50;
-const KEY_STORAGE = "memstrata.key";
-
-const state = { key: sessionStorage.getItem(KEY_STORAGE) || "", me: null, user: null, offset: 0 };
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
-function showStatus(message, isError = false) {
-  const box = $("status");
-  box.textContent = message;
-  box.classList.toggle("error", isError);
-  box.hidden = !message;
-}
-
-class ApiError extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
-
-async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (state.key) headers.Authorization = `Bearer ${state.key}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.headers.get("X-Memstrata-Auth")) $("insecure-banner").hidden = false;
-  if (response.status === 204) return null;
-  const data = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, (data && data.detail) || response.statusText);
-  return data;
-}
-
-const userPath = (suffix = "") => `/v1/users/${encodeURIComponent(state.user)}${suffix}`;
-const fmtDate = (iso) => (iso ? new Date(iso).toLocaleString() : "");
-
-function confirmAction({ title, text, typed }) {
-  const dialog = $("confirm-dialog");
-  $("confirm-title").textContent = title;
-  $("confirm-text").textContent = text;
-  $("confirm-typed").hidden = !typed;
-  $("confirm-expected").textContent = typed || "";
-  $("confirm-input").value = "";
-  return new Promise((resolve) => {
-    dialog.addEventListener(
-      "close",
-      () => resolve(dialog.returnValue === "ok" && (!typed || $("confirm-input").value === typed)),
-      { once: true },
-    );
-    dialog.showModal();
-  });
-}
+import {
+  $, KEY_STORAGE, KINDS, PAGE, api, confirmAction, describe, el, emptyRow, fmtDate, isSuperseded, showStatus, state, userPath,
+} from "./core.js";
+import { SCREENS, wireScreens } from "./screens.js";
 
 // -- who am I ---------------------------------------------------------------
 async function connect() {
@@ -76,7 +15,7 @@ async function connect() {
     $("whoami").textContent = "";
     $("user-bar").hidden = true;
     $("workspace").hidden = true;
-    showStatus(error.status === 401 ? "Enter an API key to continue." : `Error: ${error.message}`, error.status !== 401);
+    showStatus(authMessage(error), Boolean(state.key) || error.status !== 401);
     return;
   }
   const me = state.me;
@@ -91,7 +30,19 @@ async function connect() {
   } else {
     $("user-id").readOnly = false;
     await loadKnownUsers();
+    $("workspace").hidden = false;
+    if (!state.user) selectTab("users");
   }
+  document.querySelector('[data-tab="users"]').hidden = !me.admin;
+}
+
+function authMessage(error) {
+  if (error.status === 401 && !state.key) return "Enter an API key to continue.";
+  if (error.status === 401) {
+    return `This API key was not accepted (${error.message}). Check that it was copied whole and is not revoked; create one with: memstrata keys create --user <id>`;
+  }
+  if (error.status === 403) return `This API key may not do that (${error.message}).`;
+  return `Error: ${error.message}`;
 }
 
 async function loadKnownUsers() {
@@ -103,6 +54,8 @@ async function loadKnownUsers() {
 
 async function openUser(user) {
   state.user = user;
+  $("receipt").hidden = true;
+  if (currentTab() === "users") selectTab("memories", false);
   $("current-user").textContent = user;
   $("current-user").hidden = false;
   $("erase-user").disabled = false;
@@ -117,21 +70,22 @@ function currentTab() {
 }
 
 async function refreshTab(tab) {
+  if (!state.user && !["users", "metrics"].includes(tab)) return;
   try {
     if (tab === "memories") await loadMemories(true);
-    if (tab === "entities") await loadEntities();
     if (tab === "profile") await loadProfile();
+    if (SCREENS[tab]) await SCREENS[tab]({ openUser });
   } catch (error) {
     showStatus(`Error: ${error.message}`, true);
   }
 }
 
-function selectTab(tab) {
+function selectTab(tab, refresh = true) {
   for (const button of document.querySelectorAll(".tabs button")) {
     button.setAttribute("aria-selected", String(button.dataset.tab === tab));
   }
   for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${tab}`;
-  refreshTab(tab);
+  if (refresh) refreshTab(tab);
 }
 
 // -- memories ---------------------------------------------------------------
@@ -168,9 +122,13 @@ function memoryRow(memory) {
     { class: "actions" },
     el("button", { type: "button", text: "History", onclick: () => toggleHistory(row, memory) }),
     " ",
+    el("button", { type: "button", class: "edit", text: "Edit", onclick: () => editMemory(memory) }),
+    " ",
     el("button", { type: "button", class: "danger forget", text: "Forget", onclick: () => forget(row, memory) }),
   );
+  const pick = el("input", { type: "checkbox", class: "pick", "aria-label": "select", value: memory.id });
   row.append(
+    el("td", {}, pick),
     el("td", { class: "content", text: memory.content }),
     el("td", { text: memory.kind }),
     validityCell(memory),
@@ -188,12 +146,18 @@ async function loadMemories(reset) {
   }
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(state.offset) });
   if ($("filter-kind").value) params.append("kind", $("filter-kind").value);
+  if ($("filter-agent").value.trim()) params.set("agent_id", $("filter-agent").value.trim());
+  if ($("filter-after").value) params.set("created_after", new Date($("filter-after").value).toISOString());
+  if ($("filter-before").value) params.set("created_before", new Date(`${$("filter-before").value}T23:59:59`).toISOString());
   if ($("filter-superseded").checked) params.set("include_superseded", "true");
   if ($("filter-expired").checked) params.set("include_expired", "true");
   const page = await api("GET", userPath(`/memories?${params}`));
   const body = $("memories").tBodies[0];
-  for (const memory of page.items) body.append(memoryRow(memory));
-  if (!body.rows.length) body.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: "No memories." })));
+  const text = $("filter-text").value.trim().toLowerCase();
+  for (const memory of page.items) {
+    if (!text || memory.content.toLowerCase().includes(text)) body.append(memoryRow(memory));
+  }
+  emptyRow(body, 7, "No memories.");
   state.offset = page.next_offset ?? state.offset;
   $("more-memories").hidden = page.next_offset === null;
 }
@@ -210,7 +174,7 @@ async function toggleHistory(row, memory) {
     const change = event.before && event.after ? `${event.before} → ${event.after}` : event.after || event.before || "";
     list.append(el("li", { text: `${fmtDate(event.at)} ${event.event}${change ? `: ${change}` : ""}` }));
   }
-  row.after(el("tr", { class: "history" }, el("td", { colspan: "6" }, list)));
+  row.after(el("tr", { class: "history" }, el("td", { colspan: "7" }, list)));
 }
 
 async function forget(row, memory) {
@@ -225,6 +189,49 @@ async function forget(row, memory) {
     if (next && next.classList.contains("history")) next.remove();
     row.remove();
     showStatus("Memory forgotten.");
+  } catch (error) {
+    showStatus(`Error: ${error.message}`, true);
+  }
+}
+
+async function editMemory(memory) {
+  const dialog = $("edit-dialog");
+  $("edit-content").value = memory.content;
+  $("edit-importance").value = String(memory.importance);
+  $("edit-pinned").checked = memory.pinned;
+  const saved = await new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "save"), { once: true });
+    dialog.showModal();
+  });
+  if (!saved) return;
+  try {
+    await api("PATCH", userPath(`/memories/${encodeURIComponent(memory.id)}`), {
+      content: $("edit-content").value,
+      importance: Number($("edit-importance").value),
+      pinned: $("edit-pinned").checked,
+    });
+    await loadMemories(true);
+    showStatus("Memory updated (its history keeps the old text).");
+  } catch (error) {
+    showStatus(`Error: ${error.message}`, true);
+  }
+}
+
+async function forgetSelected() {
+  const ids = [...document.querySelectorAll("#memories input.pick:checked")].map((box) => box.value);
+  if (!ids.length) {
+    showStatus("Select memories to forget first.");
+    return;
+  }
+  const ok = await confirmAction({
+    title: `Forget ${ids.length} memories?`,
+    text: "They will be deleted and their text scrubbed from history.",
+  });
+  if (!ok) return;
+  try {
+    for (const id of ids) await api("DELETE", userPath(`/memories/${encodeURIComponent(id)}`));
+    await loadMemories(true);
+    showStatus(`${ids.length} memories forgotten.`);
   } catch (error) {
     showStatus(`Error: ${error.message}`, true);
   }
@@ -259,12 +266,15 @@ async function search(event) {
       for (const [name, value] of Object.entries(hit.scores)) {
         scores.append(el("span", { "data-component": name, text: `${name}=${value.toFixed(4)}` }));
       }
+      const replaced = isSuperseded(hit.memory);
+      const content = el("td", { class: "content", text: hit.memory.content });
+      if (replaced) content.prepend(el("span", { class: "tag superseded", text: "superseded" }), " ");
       body.append(
         el(
           "tr",
-          { "data-id": hit.memory.id },
+          { "data-id": hit.memory.id, class: replaced ? "superseded" : "current" },
           el("td", { text: String(index + 1) }),
-          el("td", { class: "content", text: hit.memory.content }),
+          content,
           el("td", { text: hit.memory.kind }),
           el("td", { text: hit.score.toFixed(4) }),
           scores,
@@ -278,37 +288,7 @@ async function search(event) {
   }
 }
 
-// -- entities and profile ---------------------------------------------------
-async function loadEntities() {
-  const { entities } = await api("GET", userPath("/entities"));
-  const body = $("entities").tBodies[0];
-  body.replaceChildren();
-  for (const entity of entities) {
-    body.append(
-      el(
-        "tr",
-        {},
-        el("td", { text: entity.name }),
-        el("td", { text: entity.type }),
-        el("td", { text: entity.summary }),
-        el("td", { text: entity.aliases.join(", ") }),
-        el("td", { class: "scores", text: JSON.stringify(entity.attributes) }),
-        el("td", { text: String(entity.mention_count) }),
-        el("td", { text: fmtDate(entity.last_seen) }),
-      ),
-    );
-  }
-  if (!entities.length) body.append(el("tr", {}, el("td", { colspan: "7", class: "muted", text: "No entities." })));
-}
-
-function describe(value) {
-  if (Array.isArray(value)) return value.map(describe).join("; ") || "—";
-  if (value && typeof value === "object") {
-    return Object.entries(value).map(([k, v]) => `${k}: ${describe(v)}`).join("; ") || "—";
-  }
-  return value === null || value === undefined || value === "" ? "—" : String(value);
-}
-
+// -- profile ----------------------------------------------------------------
 async function loadUserContext() {
   const box = $("user-context");
   box.replaceChildren();
@@ -354,12 +334,33 @@ async function eraseUser() {
   }
   try {
     const receipt = await api("DELETE", userPath());
-    showStatus(`User ${user} erased. Receipt: ${JSON.stringify(receipt)}`);
     await openUser(user);
+    showStatus(`User ${user} erased.`);
+    showReceipt(receipt);
     if (state.me && state.me.admin) await loadKnownUsers();
   } catch (error) {
     showStatus(`Error: ${error.message}`, true);
   }
+}
+
+function showReceipt(receipt) {
+  const box = $("receipt");
+  const removed = Object.entries(receipt.counts).filter(([, n]) => n).map(([layer, n]) => `${layer} ${n}`);
+  const rows = [
+    ["request id", receipt.request_id],
+    ["erased at", fmtDate(receipt.erased_at)],
+    ["removed", removed.join(", ") || "nothing was stored"],
+    ["took", `${receipt.duration_ms.toFixed(0)} ms`],
+    ["user hash", `${receipt.algorithm}: ${receipt.user_hash}`],
+    ["salt", receipt.salt],
+  ];
+  const list = el("dl", { class: "context" });
+  for (const [name, value] of rows) list.append(el("dt", { text: name }), el("dd", { text: value }));
+  box.replaceChildren(
+    el("h2", { class: "section", text: "Erasure receipt (keep it: it proves the erasure and holds no personal data)" }),
+    list,
+  );
+  box.hidden = false;
 }
 
 async function exportUser() {
@@ -401,8 +402,13 @@ function init() {
   });
   $("more-memories").addEventListener("click", () => loadMemories(false));
   $("add-memory").addEventListener("submit", addMemory);
+  $("forget-selected").addEventListener("click", forgetSelected);
+  $("pick-all").addEventListener("change", (event) => {
+    for (const box of document.querySelectorAll("#memories input.pick")) box.checked = event.target.checked;
+  });
   $("search-form").addEventListener("submit", search);
   $("erase-user").addEventListener("click", eraseUser);
+  wireScreens();
   $("export-user").addEventListener("click", exportUser);
   connect();
 }

@@ -1,0 +1,188 @@
+// The Web UI's screens beyond memories/search/profile: users overview, timeline, context, sessions,
+// procedures, entities with their memories, metrics. Each loads when its tab is opened.
+
+import { $, api, describe, el, emptyRow, fmtDate, showStatus, userPath } from "./core.js";
+import { drawTimeline } from "./timeline.js";
+
+const COUNT_CAP = 500;
+
+// -- users overview (admin keys) -------------------------------------------------
+const ofUser = (user, path) => api("GET", `/v1/users/${encodeURIComponent(user)}${path}`);
+
+async function loadUsers({ openUser }) {
+  const body = $("users").tBodies[0];
+  body.replaceChildren();
+  const page = await api("GET", "/v1/users?limit=200");
+  for (const user of page.items) {
+    const [memories, entities] = await Promise.all([
+      ofUser(user, `/memories?limit=${COUNT_CAP}`),
+      ofUser(user, "/entities"),
+    ]);
+    const count = memories.next_offset === null ? String(memories.items.length) : `${COUNT_CAP}+`;
+    const newest = memories.items.length ? fmtDate(memories.items[0].created_at) : "—";
+    body.append(el("tr", { "data-user": user },
+      el("td", {}, el("button", { type: "button", class: "link", text: user, onclick: () => openUser(user) })),
+      el("td", { class: "num", text: count }),
+      el("td", { class: "num", text: String(entities.entities.length) }),
+      el("td", { text: newest }),
+    ));
+  }
+  emptyRow(body, 4, "No users with data yet.");
+}
+
+// -- timeline ------------------------------------------------------------------------
+async function loadTimeline() {
+  const params = new URLSearchParams({ limit: "200", include_superseded: "true" });
+  for (const kind of ["fact", "preference", "event", "summary"]) params.append("kind", kind);
+  const page = await api("GET", userPath(`/memories?${params}`));
+  const box = $("timeline");
+  box.replaceChildren();
+  if (!page.items.length) {
+    box.append(el("p", { class: "muted", text: "No memories to draw." }));
+    return;
+  }
+  box.append(drawTimeline(page.items, Math.max(box.clientWidth, 640)));
+}
+
+// -- context -------------------------------------------------------------------------
+async function loadContext(event) {
+  if (event) event.preventDefault();
+  const body = { max_tokens: Number($("context-tokens").value) || 1000 };
+  if ($("context-query").value.trim()) body.query = $("context-query").value.trim();
+  if ($("context-session").value.trim()) body.session_id = $("context-session").value.trim();
+  const context = await api("POST", userPath("/context"), body);
+  $("context-text").textContent = context.text || "(empty: nothing stored for this user yet)";
+  $("context-meta").textContent = `${context.tokens} of ${context.max_tokens} tokens`
+    + (context.dropped.length ? ` · dropped: ${context.dropped.join(", ")}` : "");
+  const parts = $("context-parts").tBodies[0];
+  parts.replaceChildren();
+  for (const part of context.parts) {
+    parts.append(el("tr", {}, el("td", { text: part.name }), el("td", { class: "num", text: String(part.tokens) }),
+      el("td", { class: "num", text: `${part.items} / ${part.total_items}` })));
+  }
+  emptyRow(parts, 3, "No parts.");
+}
+
+// -- sessions --------------------------------------------------------------------------
+async function loadSessions() {
+  const params = new URLSearchParams({ limit: "500", kind: "episode" });
+  const page = await api("GET", userPath(`/memories?${params}`));
+  const sessions = new Map();
+  for (const episode of page.items) {
+    const id = episode.session_id || "(no session)";
+    const entry = sessions.get(id) || { turns: 0, last: episode.created_at };
+    entry.turns += 1;
+    sessions.set(id, entry);
+  }
+  const list = $("session-list");
+  list.replaceChildren();
+  for (const [id, entry] of sessions) {
+    list.append(el("li", {}, el("button", { type: "button", class: "link", "data-session": id, text: id,
+      onclick: () => openSession(id) }), ` · ${entry.turns} episodes · last ${fmtDate(entry.last)}`));
+  }
+  if (!sessions.size) list.append(el("li", { class: "muted", text: "No sessions yet." }));
+}
+
+async function openSession(id) {
+  const session = await api("GET", userPath(`/sessions/${encodeURIComponent(id)}?n=50`));
+  $("session-title").textContent = `Session ${id}`;
+  $("session-summary").textContent = session.summary || "(no summary yet: the buffer still holds every turn)";
+  const turns = $("session-turns");
+  turns.replaceChildren();
+  for (const turn of session.turns) {
+    turns.append(el("li", { class: `turn ${turn.role}` }, el("span", { class: "muted", text: `${fmtDate(turn.at)} ${turn.role}` }),
+      el("div", { text: turn.content })));
+  }
+  if (!session.turns.length) turns.append(el("li", { class: "muted", text: "The buffer is empty (ended or cleared); episodes stay searchable." }));
+  $("session-detail").hidden = false;
+}
+
+// -- procedures ---------------------------------------------------------------------------
+async function loadProcedures(event) {
+  if (event) event.preventDefault();
+  const task = $("procedure-task").value.trim() || "any task";
+  const { procedures } = await api("GET", userPath(`/procedures?task=${encodeURIComponent(task)}&k=20`));
+  const body = $("procedures").tBodies[0];
+  body.replaceChildren();
+  for (const p of procedures) {
+    body.append(el("tr", {}, el("td", { text: p.task }), el("td", { text: p.type }), el("td", { class: "content", text: p.text })));
+  }
+  emptyRow(body, 3, "No procedures stored.");
+}
+
+// -- entities with their memories ------------------------------------------------------------
+async function loadEntities() {
+  const { entities } = await api("GET", userPath("/entities"));
+  const body = $("entities").tBodies[0];
+  body.replaceChildren();
+  for (const entity of entities) {
+    const row = el("tr", { "data-entity": entity.name },
+      el("td", {}, el("button", { type: "button", class: "link", text: entity.name, onclick: () => entityMemories(row, entity) })),
+      el("td", { text: entity.type }),
+      el("td", { text: entity.summary }),
+      el("td", { text: entity.aliases.join(", ") }),
+      el("td", { class: "scores", text: describe(entity.attributes) }),
+      el("td", { class: "num", text: String(entity.mention_count) }),
+      el("td", { text: fmtDate(entity.last_seen) }),
+    );
+    body.append(row);
+  }
+  emptyRow(body, 7, "No entities.");
+}
+
+async function entityMemories(row, entity) {
+  const next = row.nextElementSibling;
+  if (next && next.classList.contains("history")) {
+    next.remove();
+    return;
+  }
+  const list = el("ul");
+  for (const id of entity.memory_ids) {
+    try {
+      const memory = await api("GET", userPath(`/memories/${encodeURIComponent(id)}`));
+      list.append(el("li", { text: `${fmtDate(memory.created_at)} [${memory.kind}] ${memory.content}` }));
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+  }
+  if (!list.children.length) list.append(el("li", { class: "muted", text: "No stored memory mentions it any more." }));
+  row.after(el("tr", { class: "history" }, el("td", { colspan: "7" }, list)));
+}
+
+// -- metrics ------------------------------------------------------------------------------------
+export function parseMetrics(text) {
+  const rows = [];
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const match = line.match(/^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/);
+    if (match && match[1].startsWith("memstrata")) rows.push({ name: match[1], labels: match[2] || "", value: Number(match[3]) });
+  }
+  return rows;
+}
+
+async function loadMetrics() {
+  const response = await fetch("/metrics");
+  const rows = parseMetrics(await response.text());
+  const body = $("metrics").tBodies[0];
+  body.replaceChildren();
+  for (const row of rows.filter((r) => !r.name.endsWith("_bucket"))) {
+    body.append(el("tr", {}, el("td", { text: row.name }), el("td", { class: "scores", text: row.labels }),
+      el("td", { class: "num", text: Number.isInteger(row.value) ? String(row.value) : row.value.toFixed(4) })));
+  }
+  emptyRow(body, 3, "No metrics yet.");
+}
+
+export const SCREENS = {
+  users: loadUsers,
+  timeline: loadTimeline,
+  context: () => loadContext(),
+  sessions: loadSessions,
+  procedures: () => loadProcedures(),
+  entities: loadEntities,
+  metrics: loadMetrics,
+};
+
+export function wireScreens() {
+  $("context-form").addEventListener("submit", (event) => loadContext(event).catch((e) => showStatus(`Error: ${e.message}`, true)));
+  $("procedure-form").addEventListener("submit", (event) => loadProcedures(event).catch((e) => showStatus(`Error: ${e.message}`, true)));
+}
