@@ -16,6 +16,7 @@ from typing import Any
 from .. import namespaces
 from ..errors import InvalidInput, NotFound
 from ..storage.base import Item, Store
+from ..storage.fence import fenced
 from .semantic import Clock
 
 MAX_LINKED_MEMORIES = 200
@@ -68,6 +69,7 @@ class EntityMemory:
         self.store = store
         self.clock = clock
 
+    @fenced
     def upsert(
         self,
         user_id: str,

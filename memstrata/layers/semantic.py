@@ -30,6 +30,7 @@ from ..models import (
     validate_text,
 )
 from ..storage.base import MemoryFilter, ScoredRow, Store
+from ..storage.fence import fenced
 from .access import AccessRecorder
 
 Clock = Callable[[], datetime]
@@ -93,6 +94,7 @@ class SemanticMemory:
         self.access = AccessRecorder(store)
 
     # -- writes ------------------------------------------------------------
+    @fenced
     def add_many(self, scope: Scope, items: Sequence[NewMemory], *, dedupe: bool = True) -> list[MemoryRecord]:
         """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
         (same normalized text and kind) are not stored again; the existing record is returned instead."""
@@ -144,6 +146,7 @@ class SemanticMemory:
             found.setdefault((record.content_hash, record.kind), record)
         return found
 
+    @fenced
     def update(
         self,
         scope: Scope,
@@ -180,6 +183,7 @@ class SemanticMemory:
         self.store.save(scope.user_id, [new], [event], vectors)
         return new
 
+    @fenced
     def supersede(
         self,
         scope: Scope,
@@ -197,6 +201,7 @@ class SemanticMemory:
         )  # fmt: skip
         return self.replace(old.scope, [memory_id], item, reason=reason)
 
+    @fenced
     def replace(
         self,
         scope: Scope,
@@ -233,6 +238,7 @@ class SemanticMemory:
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
 
+    @fenced
     def forget(self, scope: Scope, memory_id: str) -> bool:
         """Delete a memory, its vector and full-text entry, and scrub its text from history."""
         records = self.store.get(scope.user_id, [memory_id])

@@ -12,7 +12,9 @@ The stdlib `sqlite3` driver is enough (FTS5 is compiled in); no extension loadin
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -32,6 +34,7 @@ from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from .base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from .fence import check_generation, expected_generation, fence_key
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
 
@@ -218,6 +221,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._vectors: dict[str, UserVectorIndex] = {}
         self._dimensions: int | None = None
+        self._lock_file: int | None = None
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -264,6 +268,25 @@ class SQLiteStore:
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
 
+    @contextmanager
+    def _write(self, user_id: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction for `user_id`, refused (`UserErased`) when the user was erased since the
+        current unit of work fenced it. BEGIN IMMEDIATE holds the write lock, so no erasure of any
+        process commits between the check and the write."""
+        with self._transaction() as conn:
+            if expected_generation(user_id) is not None:
+                check_generation(user_id, self._generation(conn, user_id))
+            yield conn
+
+    @staticmethod
+    def _generation(conn: sqlite3.Connection, user_id: str) -> int:
+        row = conn.execute("SELECT generation FROM erasures WHERE user_key = ?", (fence_key(user_id),)).fetchone()
+        return int(row[0]) if row else 0
+
+    def erasure_generation(self, user_id: str) -> int:
+        """How many times the user was erased (the write fence, storage/fence.py)."""
+        return self._read(lambda c: self._generation(c, user_id))
+
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
             try:
@@ -274,6 +297,31 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._lock_file is not None:
+                os.close(self._lock_file)
+                self._lock_file = None
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Serialize a user's reconciliation across processes (storage/user_lock.py): an exclusive POSIX
+        lock on one byte of `<file>-locks`, at an offset from the hash of the user id. POSIX locks
+        belong to the process, so threads are serialized by the caller's in-process lock first; the
+        file stays open for the store's life (closing any descriptor would drop every lock held)."""
+        if self.path == ":memory:" or os.name != "posix":
+            yield
+            return
+        import fcntl
+
+        offset = int.from_bytes(hashlib.sha256(user_id.encode("utf-8")).digest()[:4], "big") % (1 << 30)
+        with self._lock:
+            if self._lock_file is None:
+                self._lock_file = os.open(self.path + "-locks", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = self._lock_file
+        fcntl.lockf(fd, fcntl.LOCK_EX, 1, offset)
+        try:
+            yield
+        finally:
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
 
     # -- embedder binding --------------------------------------------------
     def bind_embedder(self, name: str, dimensions: int) -> None:
@@ -302,7 +350,7 @@ class SQLiteStore:
     ) -> None:
         check_owned(user_id, records, events)
         blobs = self._blobs(records, vectors)
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             for record, blob in zip(records, blobs, strict=True):
                 self._upsert(conn, record, blob)
             self._append_events(conn, events)
@@ -529,7 +577,7 @@ class SQLiteStore:
         if not ids:
             return 0
         marks = ", ".join("?" * len(ids))
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             deleted = conn.execute(
                 f"DELETE FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *ids)
             ).rowcount
@@ -578,7 +626,7 @@ class SQLiteStore:
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
         now = utcnow()
         payload = json.dumps(value)
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             conn.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
@@ -609,7 +657,7 @@ class SQLiteStore:
         return [Item(user_id, namespace, k, json.loads(v), _dt(u) or utcnow()) for k, v, u in rows]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             count = conn.execute(
                 "DELETE FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)
             ).rowcount
@@ -630,6 +678,11 @@ class SQLiteStore:
                 table: conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
                 for table in ("memories", "history", "items", "vector_versions")
             }
+            conn.execute(
+                "INSERT INTO erasures (user_key, generation) VALUES (?, 1) "
+                "ON CONFLICT (user_key) DO UPDATE SET generation = generation + 1",
+                (fence_key(user_id),),
+            )
         self._vectors.pop(user_id, None)
         self._purge_free_space()
         return {k: int(v) for k, v in counts.items() if k != "vector_versions"}

@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
 from ..base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .urls import password_of, redact_url, scrub
@@ -36,6 +37,11 @@ from .urls import password_of, redact_url, scrub
 log = logging.getLogger(__name__)
 
 _SET_USER = "SELECT set_config('app.user_id', %s, true)"
+_USER_LOCK = "hashtextextended('memstrata-user:' || %s, 0)"
+"""The per-user advisory lock: writes hold it shared for their transaction, erasure exclusively."""
+_GENERATION = "SELECT generation FROM erasures WHERE user_key = %s"
+_LEARN_LOCK = "hashtextextended('memstrata-learn:' || %s, 0)"
+"""The per-user reconciliation lock (storage/user_lock.py), held for a whole learn."""
 _LAZY_COMMIT = {"synchronous_commit": "off"}
 """For access bookkeeping: COMMIT returns without waiting for the WAL flush. A crash may lose the last
 fraction of a second of access counts, never consistency (docs/postgres.md, "Round trips")."""
@@ -125,6 +131,43 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
+    @contextmanager
+    def _write(self, user_id: str) -> Iterator[psycopg.Cursor[Any]]:
+        """A write transaction for `user_id` under the user's advisory lock held shared (erasure holds it
+        exclusively: an erasure waits for writes in flight, whose rows it then deletes, and a write
+        waits for an erasure in flight). Refused (`UserErased`) when the user was erased since the
+        current unit of work fenced it (storage/fence.py)."""
+        with self.transaction(user_id) as cur:
+            cur.execute(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id])
+            if expected_generation(user_id) is not None:
+                cur.execute(_GENERATION, [fence_key(user_id)])
+                row = cur.fetchone()
+                check_generation(user_id, int(row[0]) if row else 0)
+            yield cur
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Serialize a user's reconciliation across processes (storage/user_lock.py): a session-level
+        advisory lock on a connection of its own, outside the pool (the locked work needs pooled
+        connections; holding one of them could starve it). Closing the connection releases the lock,
+        also when the process dies."""
+        try:
+            conn = psycopg.connect(self._raw_url, autocommit=True)
+            conn.execute(f"SELECT pg_advisory_lock({_LEARN_LOCK})", [user_id])
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+        try:
+            yield
+        finally:
+            conn.close()
+
+    def erasure_generation(self, user_id: str) -> int:
+        """How many times the user was erased (the write fence, storage/fence.py)."""
+        with self.transaction(user_id) as cur:
+            cur.execute(_GENERATION, [fence_key(user_id)])
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
+
     def _secrets(self) -> tuple[str | None, ...]:
         return (password_of(self._raw_url), password_of(self._owner_url or ""))
 
@@ -190,7 +233,7 @@ class PostgresStore:
             with_vector = len(array)
             for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             if with_vector:
                 cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
             if len(rows) > with_vector:  # records past the vectors keep their stored vector
@@ -301,7 +344,7 @@ class PostgresStore:
         check_owned(user_id, (), events)
         if not ids:
             return 0
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
             deleted = cur.rowcount
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
@@ -333,7 +376,7 @@ class PostgresStore:
 
     # -- items ----------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             cur.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
@@ -362,7 +405,7 @@ class PostgresStore:
             return [Item(user_id, namespace, k, v, u) for k, v, u in cur.fetchall()]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             cur.execute(
                 "DELETE FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
                 [user_id, namespace, key],
@@ -379,10 +422,18 @@ class PostgresStore:
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Delete the user's rows from every table in one transaction.
 
-        The rows are gone for every reader at commit; their bytes stay in heap pages and WAL until
-        VACUUM reuses the space (see docs/postgres.md, "Erasure").
+        The rows are gone for every reader at commit; their bytes stay in heap pages and WAL until the
+        table files are rewritten (`memstrata compact`, VACUUM FULL; see docs/privacy.md). Holds the
+        user's advisory lock exclusively (writes in flight finish first and are deleted too) and
+        raises the user's erasure generation, so fenced work that started earlier never writes again.
         """
         with self.transaction(user_id) as cur:
+            cur.execute(f"SELECT pg_advisory_xact_lock({_USER_LOCK})", [user_id])
+            cur.execute(
+                "INSERT INTO erasures (user_key, generation) VALUES (%s, 1) "
+                "ON CONFLICT (user_key) DO UPDATE SET generation = erasures.generation + 1",
+                [fence_key(user_id)],
+            )
             counts = {}
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
