@@ -17,6 +17,8 @@ from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
 from ..extraction.resolution import Decision, DecisionKind, ExistingMemory, decide
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..storage.base import MemoryFilter
+from ..storage.fence import fenced
+from ..storage.user_lock import user_lock
 from .entities import EntityMemory
 from .profile import ProfileMemory
 from .semantic import NewMemory, SemanticMemory
@@ -62,12 +64,16 @@ class LearningMemory:
         self.profiles = profiles
         self.extractor = extractor
 
+    @fenced
     def learn(
         self, scope: Scope, messages: Sequence[Message], *, known_name: str | None = None,
         source_ids: Sequence[str] = (),
     ) -> LearnResult:  # fmt: skip
+        """Extract, then resolve and write under the user's reconciliation lock (storage/user_lock.py):
+        concurrent learns of one user see each other's writes and end with one current value."""
         candidates = self.extractor.extract(messages, known_name=known_name)
-        operations = [self._apply(scope, c, tuple(source_ids)) for c in candidates]
+        with user_lock(self.semantic.store, scope.user_id):
+            operations = [self._apply(scope, c, tuple(source_ids)) for c in candidates]
         return LearnResult(tuple(operations), tuple(candidates))
 
     def _apply(self, scope: Scope, candidate: Candidate, source_ids: tuple[str, ...]) -> Operation:
