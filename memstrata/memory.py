@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from .api_guard import refuse_foreign_errors
 from .buffer import Buffer, Turn
 from .core.compress import Window
 from .embedders.base import Embedder
@@ -41,6 +42,7 @@ from .settings import Settings
 from .storage import Store, open_store
 
 
+@refuse_foreign_errors
 class Memory:
     """Layered memory for agents.
 

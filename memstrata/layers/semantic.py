@@ -273,7 +273,7 @@ class SemanticMemory:
         decay_rate: float = scoring.DECAY_RATE,
     ) -> list[SearchHit]:
         query = validate_text(query, "query")
-        if not 1 <= k <= MAX_K:
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
         if where.as_of is None:

@@ -33,7 +33,7 @@ from ..core.retrieval import KEYWORD_COLUMN_WEIGHTS, date_text
 from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
-from .base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from .base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from .fence import check_generation, expected_generation, fence_key
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
@@ -59,6 +59,8 @@ POSTING_SHARE = 0.04
 """...or this share of the store's rows when that is more: a fixed budget keeps ever fewer query words as
 the store grows (measured with 2,000 rows: 0.96 of source memories found at 100k rows, 0.38 at 1M).
 4 % was chosen over 2 % for quality (BENCHMARKS.md §5: the budget's cost in found sources)."""
+
+_UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate)"
 
 _SPARE = 16
 """Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
@@ -267,6 +269,8 @@ class SQLiteStore:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
+            except UnicodeEncodeError as exc:
+                raise InvalidInput(_UNENCODABLE) from exc
 
     @contextmanager
     def _write(self, user_id: str) -> Iterator[sqlite3.Connection]:
@@ -293,6 +297,8 @@ class SQLiteStore:
                 return fn(self._conn)
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
+            except UnicodeEncodeError as exc:
+                raise InvalidInput(_UNENCODABLE) from exc
 
     def close(self) -> None:
         with self._lock:
@@ -349,6 +355,7 @@ class SQLiteStore:
         vectors: Vector | None = None,
     ) -> None:
         check_owned(user_id, records, events)
+        check_storable(records, events)
         blobs = self._blobs(records, vectors)
         with self._write(user_id) as conn:
             for record, blob in zip(records, blobs, strict=True):
@@ -409,6 +416,7 @@ class SQLiteStore:
         )
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        check_ids(ids)
         if not ids:
             return []
         marks = ", ".join("?" * len(ids))
@@ -429,6 +437,7 @@ class SQLiteStore:
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
+        check_page(limit, offset)
         w = _Where(user_id, where)
         order = "DESC" if newest_first else "ASC"
         # "+" keeps the planner from walking the (user_id, created_at) index for the ORDER BY when a
@@ -574,6 +583,7 @@ class SQLiteStore:
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
+        check_ids(ids)
         if not ids:
             return 0
         marks = ", ".join("?" * len(ids))
@@ -592,6 +602,7 @@ class SQLiteStore:
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        check_ids([memory_id])
         rows = self._read(
             lambda c: c.execute(
                 "SELECT user_id, id, memory_id, event, at, before, after, details FROM history "
@@ -624,6 +635,7 @@ class SQLiteStore:
 
     # -- items -------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
+        check_item(namespace, key, value)
         now = utcnow()
         payload = json.dumps(value)
         with self._write(user_id) as conn:
@@ -636,6 +648,7 @@ class SQLiteStore:
         return Item(user_id, namespace, key, json.loads(payload), now)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
+        check_item(namespace, key)
         row = self._read(
             lambda c: c.execute(
                 "SELECT value, updated_at FROM items WHERE user_id = ? AND namespace = ? AND key = ?",
@@ -657,6 +670,7 @@ class SQLiteStore:
         return [Item(user_id, namespace, k, json.loads(v), _dt(u) or utcnow()) for k, v, u in rows]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
+        check_item(namespace, key)
         with self._write(user_id) as conn:
             count = conn.execute(
                 "DELETE FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)

@@ -28,7 +28,7 @@ from psycopg_pool import ConnectionPool
 
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
-from ..base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
@@ -128,6 +128,8 @@ class PostgresStore:
                 if user_id is not None:
                     cur.execute(_SET_USER, [user_id])
                 yield cur
+        except (psycopg.DataError, UnicodeEncodeError) as exc:
+            raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
@@ -191,6 +193,8 @@ class PostgresStore:
                     if conn.info.transaction_status != TransactionStatus.IDLE:
                         conn.rollback()
                     raise
+        except (psycopg.DataError, UnicodeEncodeError) as exc:
+            raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
@@ -226,6 +230,7 @@ class PostgresStore:
         vectors: Vector | None = None,
     ) -> None:
         check_owned(user_id, records, events)
+        check_storable(records, events)
         rows = [q.record_params(r) for r in records]
         with_vector = 0
         if vectors is not None:
@@ -253,6 +258,7 @@ class PostgresStore:
         return list(array)
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        check_ids(ids)
         if not ids:
             return []
         with self.transaction(user_id) as cur:
@@ -273,6 +279,7 @@ class PostgresStore:
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
+        check_page(limit, offset)
         w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
             cur.execute(q.list_sql(w, newest_first=newest_first), [*w.params, limit, offset])
@@ -342,6 +349,7 @@ class PostgresStore:
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
+        check_ids(ids)
         if not ids:
             return 0
         with self._write(user_id) as cur:
@@ -357,6 +365,7 @@ class PostgresStore:
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        check_ids([memory_id])
         with self.transaction(user_id) as cur:
             cur.execute(
                 f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
@@ -376,6 +385,7 @@ class PostgresStore:
 
     # -- items ----------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
+        check_item(namespace, key, value)
         with self._write(user_id) as cur:
             cur.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
@@ -387,6 +397,7 @@ class PostgresStore:
         return Item(user_id, namespace, key, stored, updated_at)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
+        check_item(namespace, key)
         with self.transaction(user_id) as cur:
             cur.execute(
                 "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
@@ -405,6 +416,7 @@ class PostgresStore:
             return [Item(user_id, namespace, k, v, u) for k, v, u in cur.fetchall()]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
+        check_item(namespace, key)
         with self._write(user_id) as cur:
             cur.execute(
                 "DELETE FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
@@ -440,6 +452,16 @@ class PostgresStore:
                 counts[table] = int(cur.rowcount)
             cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
         return counts
+
+
+def _unstorable(exc: Exception) -> Exception:
+    """A value PostgreSQL cannot take (NUL in text, a lone surrogate, a number out of range): the
+    caller's input, so `InvalidInput` (422), not a store failure. Its text is not echoed back."""
+    if isinstance(exc, UnicodeEncodeError):
+        return InvalidInput("the request holds text that is not valid Unicode (a lone surrogate)")
+    if "0x00" in str(exc):
+        return InvalidInput("the request holds a NUL character, which text cannot contain")
+    return InvalidInput(f"PostgreSQL refused a value of the request: {str(exc).splitlines()[0]}")
 
 
 def _pipelined(
