@@ -32,6 +32,15 @@ def register(commands: Any) -> None:
     import_.add_argument("--user", help="import under this user id instead of the document's")
     import_.set_defaults(handler=cmd_import)
 
+    compact = commands.add_parser(
+        "compact", help="rewrite the store's files so that erased or deleted text is physically gone",
+        description="SQLite: merge the full-text index, VACUUM and truncate the WAL. PostgreSQL: VACUUM "
+        "(FULL) every user table through the owner URL (exclusive table locks while it runs), then "
+        "CHECKPOINT so the WAL holding erased rows can be recycled. Run after erasures when the bytes "
+        "must be gone from the files, not only from every query.",
+    )  # fmt: skip
+    compact.set_defaults(handler=cmd_compact)
+
     sweep = commands.add_parser("sweep", help="delete expired memories and data past its retention")
     sweep.add_argument("--user", help="sweep one user (default: every user)")
     sweep.set_defaults(handler=cmd_sweep)
@@ -53,6 +62,15 @@ def cmd_erase(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         receipt = memory.erase_user(scope=args.user)
     print_json(receipt)
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        compact = getattr(memory.store, "compact", None)
+        if compact is None:
+            raise InvalidInput(f"the store {memory.store.url} cannot be compacted")
+        print_json(compact())
     return 0
 
 

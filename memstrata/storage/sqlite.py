@@ -701,6 +701,13 @@ class SQLiteStore:
         self._purge_free_space()
         return {k: int(v) for k, v in counts.items() if k != "vector_versions"}
 
+    def compact(self) -> dict[str, Any]:
+        """Rewrite the file so that no deleted text stays in it (what every erasure does already;
+        `memstrata compact` runs it on demand, e.g. after many forgets)."""
+        started = utcnow()
+        self._purge_free_space()
+        return {"file": self.path, "seconds": round((utcnow() - started).total_seconds(), 2)}
+
     def _purge_free_space(self) -> None:
         """Leave no deleted text in the files. `secure_delete` zeroes deleted cells, but not the stale
         copies b-tree rebalancing leaves in pages' unallocated space, and FTS5 keeps deleted terms in

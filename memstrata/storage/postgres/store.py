@@ -13,6 +13,8 @@ Design notes and measurements: docs/postgres.md.
 from __future__ import annotations
 
 import logging
+import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg.vector import register_vector_info
+from psycopg import sql
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
@@ -424,6 +427,32 @@ class PostgresStore:
             )
             return cur.rowcount > 0
 
+    def compact(self, *, patience: float = 10.0) -> dict[str, Any]:
+        """Rewrite the user tables so that no erased row stays in their files: `VACUUM (FULL)` (plain
+        VACUUM only marks dead rows' space reusable; their bytes stay until overwritten), then a
+        CHECKPOINT so the WAL segments that still hold the rows can be recycled. Runs through the
+        owner URL (VACUUM FULL needs the table owner) and takes an exclusive lock on each table while
+        it is rewritten: run it in a quiet period. CHECKPOINT needs a superuser or pg_checkpoint;
+        without it, the WAL is recycled at the server's next checkpoint (`checkpoint_timeout`).
+
+        A transaction that started before the erasure may still see the deleted rows, and VACUUM FULL
+        must then copy them: such a table is rewritten again after a pause, for up to `patience`
+        seconds; what still could not be removed is reported in `dead_rows_kept` (run it again once
+        that transaction ended)."""
+        target = self._owner_url or self._raw_url
+        started = time.perf_counter()
+        try:
+            with psycopg.connect(target, autocommit=True) as owner:
+                kept = {table: _vacuum_full(owner, table) for table in _COMPACTED}
+                while any(kept.values()) and time.perf_counter() - started < patience:
+                    time.sleep(0.5)
+                    kept |= {table: _vacuum_full(owner, table) for table, rows in kept.items() if rows}
+                checkpoint = _checkpoint(owner)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot compact {redact_url(target)}: {scrub(str(exc), *self._secrets())}") from exc
+        return {"tables": list(_COMPACTED), "dead_rows_kept": {t: n for t, n in kept.items() if n},
+                "checkpoint": checkpoint, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+
     # -- users ----------------------------------------------------------------
     def user_ids(self, *, limit: int = 1000) -> list[str]:
         """Users with memories or items, via the SECURITY DEFINER `memstrata_user_ids` (ids only)."""
@@ -452,6 +481,33 @@ class PostgresStore:
                 counts[table] = int(cur.rowcount)
             cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
         return counts
+
+
+_COMPACTED = ("memories", "history", "items", "memory_access", "erasures")
+
+
+_KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
+
+
+def _vacuum_full(conn: psycopg.Connection[Any], table: str) -> int:
+    """VACUUM (FULL, VERBOSE) one table; return how many dead rows it had to keep (still visible to
+    an older transaction), read from VACUUM's report."""
+    notes: list[str] = []
+    handler = lambda diagnostic: notes.append(f"{diagnostic.message_primary} {diagnostic.message_detail}")  # noqa: E731
+    conn.add_notice_handler(handler)
+    try:
+        conn.execute(sql.SQL("VACUUM (FULL, ANALYZE, VERBOSE) {}").format(sql.Identifier(table)))
+    finally:
+        conn.remove_notice_handler(handler)
+    return sum(int(m.group(1)) for note in notes for m in _KEPT.finditer(note))
+
+
+def _checkpoint(conn: psycopg.Connection[Any]) -> bool:
+    try:
+        conn.execute("CHECKPOINT")
+    except psycopg.errors.InsufficientPrivilege:
+        return False
+    return True
 
 
 def _unstorable(exc: Exception) -> Exception:
