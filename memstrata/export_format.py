@@ -54,6 +54,9 @@ class ExportedMemory(_Model):
     access_count: int = Field(0, ge=0)
     last_accessed_at: datetime | None = None
     pinned: bool = False
+    context: str = ""
+    """Keyword context of an episode (the turns just before it): searched by keyword search with the
+    content, so an import without it would find fewer hits and score them differently."""
 
     @classmethod
     def of(cls, record: MemoryRecord) -> ExportedMemory:
@@ -63,7 +66,7 @@ class ExportedMemory(_Model):
             created_at=record.created_at, updated_at=record.updated_at, valid_from=record.valid_from,
             valid_to=record.valid_to, superseded_by=record.superseded_by, expires_at=record.expires_at,
             source_ids=list(record.source_ids), access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at, pinned=record.pinned,
+            last_accessed_at=record.last_accessed_at, pinned=record.pinned, context=record.context or "",
         )  # fmt: skip
 
     def to_record(self, user_id: str) -> MemoryRecord:
@@ -75,6 +78,7 @@ class ExportedMemory(_Model):
             valid_to=self.valid_to, superseded_by=self.superseded_by, expires_at=self.expires_at,
             source_ids=tuple(self.source_ids), access_count=self.access_count,
             last_accessed_at=self.last_accessed_at, content_hash=content_hash(text), pinned=self.pinned,
+            context=self.context,
         )  # fmt: skip
 
 
