@@ -31,6 +31,7 @@ from ..models import (
 )
 from ..storage.base import MemoryFilter, ScoredRow, Store
 from ..storage.fence import fenced
+from . import derived
 from .access import AccessRecorder
 
 Clock = Callable[[], datetime]
@@ -163,6 +164,7 @@ class SemanticMemory:
         now = self.clock()
         changes: dict[str, Any] = {"updated_at": now}
         if content is not None:
+            derived.refuse_content_change(old)
             text = validate_text(content)
             changes |= {"content": text, "content_hash": content_hash(text)}
         if metadata is not None:
@@ -248,7 +250,9 @@ class SemanticMemory:
             id=new_event(records[0], EventType.DELETE).id, memory_id=memory_id, user_id=scope.user_id,
             event=EventType.DELETE, at=self.clock(),
         )  # fmt: skip
-        return self.store.delete(scope.user_id, [memory_id], [event]) > 0
+        deleted = self.store.delete(scope.user_id, [memory_id], [event]) > 0
+        derived.drop_item_of(self.store, scope.user_id, records[0])
+        return deleted
 
     # -- reads -------------------------------------------------------------
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
