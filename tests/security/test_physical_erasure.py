@@ -91,13 +91,6 @@ def _redis_up(url: str) -> bool:
 
 
 def _redis_traces(url: str, marker: str) -> int:
-    import redis
+    from memstrata.bench.reliability import redis_traces
 
-    client = redis.Redis.from_url(url)
-    found = 0
-    for key in client.scan_iter(count=1000):
-        found += key.count(marker.encode())
-        dumped = client.dump(key) or b""
-        found += dumped.count(marker.encode())
-    client.close()
-    return found
+    return redis_traces(url, marker)
