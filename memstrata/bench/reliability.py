@@ -374,9 +374,10 @@ def probe_kill9(backend: Backend, *, trials: int = 3) -> dict[str, int]:
             stdout=subprocess.PIPE, env=env, text=True,
         )  # fmt: skip
         assert writer.stdout is not None
-        ids: list[str] = []
-        deadline = time.monotonic() + 1.5 + trial
-        while time.monotonic() < deadline:
+        first = writer.stdout.readline().strip()  # the writer is up (imports and store opened)
+        ids: list[str] = [first] if first else []
+        deadline = time.monotonic() + 1.0 + trial
+        while first and time.monotonic() < deadline:
             line = writer.stdout.readline()
             if not line:
                 break
@@ -518,7 +519,13 @@ def main(argv: list[str] | None = None) -> None:
     options = parser.parse_args(args)
     only = set(options.only.split(",")) if options.only else None
     results = run(options.postgres_admin_url, options.redis_url, latency_memories=options.latency_memories, only=only)
-    Path(options.out).write_text(json.dumps(results, indent=2) + "\n")
+    out = Path(options.out)
+    if only is not None and out.exists():  # a partial run replaces only the probes it ran
+        merged = json.loads(out.read_text())
+        for kind, probes in results.items():
+            merged.setdefault(kind, {}).update(probes)
+        results = merged
+    out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
 
 
