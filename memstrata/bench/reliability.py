@@ -202,7 +202,7 @@ def probe_isolation(backend: Backend, *, operations: int = 300, seed: int = 15) 
                             pass
                 else:
                     victim = rng.choice([u for u in users if u != user])
-                    memory.import_user(forged_document(user, victim), user_id=user)
+                    memory.import_user(forged_document(user, victim), scope=user)
                     memory.process_queue()
                 ops += 1
             except UsageError:
@@ -239,18 +239,18 @@ def probe_erasure(backend: Backend, redis_url: str | None, *, trials: int = 3) -
             worker = threading.Thread(target=memory.process_queue, kwargs={"limit": 1000})
             worker.start()
             time.sleep(0.05 * (trial + 1))
-            memory.erase_user(user)
+            memory.erase_user(scope=user)
             worker.join(60)
             left += _visible(memory, user)
         with backend.memory(buffer="memory://") as server, backend.memory(buffer="memory://") as other:
             scope = Scope(user, session_id="s1")
             for i in range(6):
-                server.add_message(scope, "user", f"turn {i} in {MARKER}")
-            other.erase_user(user)
-            left += sum(MARKER in t.content for t in server.recent_turns(scope))
+                server.add_message("user", f"turn {i} in {MARKER}", scope=scope)
+            other.erase_user(scope=user)
+            left += sum(MARKER in t.content for t in server.recent_turns(scope=scope))
             for i in range(12):
-                server.add_message(scope, "user", f"fresh turn {i}")
-            left += MARKER in server.session_summary(scope)
+                server.add_message("user", f"fresh turn {i}", scope=scope)
+            left += MARKER in server.session_summary(scope=scope)
             left += _visible(server, user)
     return {"trials": trials, "marker_strings_after_receipt": left + backend.traces(MARKER) + redis_traces(
         redis_url, MARKER)}  # fmt: skip
@@ -258,7 +258,7 @@ def probe_erasure(backend: Backend, redis_url: str | None, *, trials: int = 3) -
 
 def _visible(memory: Memory, user: str) -> int:
     records = memory.list(scope=user, include_superseded=True, include_expired=True, limit=10_000)
-    return sum(MARKER in r.content for r in records) + memory.export_user(user).to_json().count(MARKER)
+    return sum(MARKER in r.content for r in records) + memory.export_user(scope=user).to_json().count(MARKER)
 
 
 REST_BODIES: dict[tuple[str, str], dict[str, Any]] = {

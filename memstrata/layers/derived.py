@@ -11,8 +11,9 @@ and a content change is refused with a message saying where to make it.
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from ..integrations.langgraph_items import ITEM_NAMESPACE, SOURCE
 from ..models import MemoryRecord
+from ..namespaces import LANGGRAPH as ITEM_NAMESPACE
+from ..namespaces import LANGGRAPH_SOURCE as SOURCE
 from ..storage.base import Store
 
 _ALL = 1_000_000_000

@@ -57,13 +57,13 @@ def calls(memory: Memory) -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
         ("search metadata", lambda v: m.search("q", scope=USER, metadata=v), JSONS + WRONG),
         ("list metadata", lambda v: m.list(scope=USER, metadata=v), JSONS + WRONG),
         ("list limit", lambda v: m.list(scope=USER, limit=v), WRONG),
-        ("message content", lambda v: m.add_message(s, "user", v), TEXTS + WRONG),
-        ("message speaker", lambda v: m.add_message(s, "user", "hi", speaker=v), TEXTS + WRONG),
-        ("message role", lambda v: m.add_message(s, v, "hi"), TEXTS + WRONG),
-        ("messages", lambda v: m.add_messages(s, [v]), JSONS + TEXTS + WRONG),
-        ("recent_turns n", lambda v: m.recent_turns(s, v), WRONG),
-        ("context query", lambda v: m.context(s, v), TEXTS + WRONG),
-        ("context max_tokens", lambda v: m.context(s, "q", v), WRONG),
+        ("message content", lambda v: m.add_message("user", v, scope=s), TEXTS + WRONG),
+        ("message speaker", lambda v: m.add_message("user", "hi", speaker=v, scope=s), TEXTS + WRONG),
+        ("message role", lambda v: m.add_message(v, "hi", scope=s), TEXTS + WRONG),
+        ("messages", lambda v: m.add_messages([v], scope=s), JSONS + TEXTS + WRONG),
+        ("recent_turns n", lambda v: m.recent_turns(v, scope=s), WRONG),
+        ("context query", lambda v: m.context(v, scope=s), TEXTS + WRONG),
+        ("context max_tokens", lambda v: m.context("q", v, scope=s), WRONG),
         ("learn", lambda v: m.learn(v, scope=USER), TEXTS + WRONG + JSONS),
         ("learn_later", lambda v: m.learn_later(v, scope=USER), TEXTS + WRONG + JSONS),
         ("entity name", lambda v: m.upsert_entity(v, scope=USER), TEXTS + WRONG),
@@ -80,7 +80,7 @@ def calls(memory: Memory) -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
             TEXTS + WRONG,
         ),  # fmt: skip
         ("procedures k", lambda v: m.procedures("t", scope=USER, k=v), WRONG),
-        ("import", lambda v: m.import_user(v, user_id=USER), TEXTS + JSONS + WRONG),
+        ("import", lambda v: m.import_user(v, scope=USER), TEXTS + JSONS + WRONG),
     ]
 
 
@@ -88,13 +88,13 @@ def reads_still_work(memory: Memory) -> None:
     scope = Scope(USER, session_id="s1")
     memory.list(scope=USER, include_superseded=True, limit=1000)
     memory.search("ok", scope=USER)
-    memory.context(scope, "ok").text.encode("utf-8")
-    memory.export_user(USER).to_json().encode("utf-8")
+    memory.context("ok", scope=scope).text.encode("utf-8")
+    memory.export_user(scope=USER).to_json().encode("utf-8")
     memory.entities(scope=USER)
     memory.facts(scope=USER)
-    memory.recent_turns(scope)
-    memory.session_summary(scope)
-    memory.user_context(USER)
+    memory.recent_turns(scope=scope)
+    memory.session_summary(scope=scope)
+    memory.user_context(scope=USER)
 
 
 def test_every_field_refuses_unstorable_values_with_memstratas_own_errors(backend: Backend) -> None:
@@ -123,7 +123,7 @@ def test_the_refusal_names_the_field(backend: Backend) -> None:
         with pytest.raises(UsageError, match="summary"):
             memory.upsert_entity("Ana", scope=USER, summary=SURROGATE)
         with pytest.raises(UsageError, match="speaker"):
-            memory.add_message(Scope(USER, session_id="s"), "user", "hi", speaker=SURROGATE)
+            memory.add_message("user", "hi", speaker=SURROGATE, scope=Scope(USER, session_id="s"))
 
 
 # -- REST: every field of every body, every path parameter -----------------------------------------

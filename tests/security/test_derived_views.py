@@ -40,6 +40,6 @@ def test_langmem_default_namespace_is_per_user_and_erased(backend: Backend) -> N
         store.put(("memories", "bob"), "m1", {"content": "Bob likes chess"})
         assert [h.memory.content for h in memory.search("PIN hint cat", scope="alice", k=5)] != []
         assert all("Alice" not in h.memory.content for h in memory.search("PIN hint cat", scope="bob", k=5))
-        memory.erase_user("alice")
+        memory.erase_user(scope="alice")
         assert store.get(("memories", "alice"), "m1") is None
         assert store.get(("memories", "bob"), "m1") is not None

@@ -64,7 +64,7 @@ def llm_memory(backend: Backend, *script: Callable[[RecordedRequest], Reply] | R
 def assert_gone(backend: Backend, memory: Memory, marker: str = MARKER) -> None:
     kept = memory.list(scope=USER, include_superseded=True, include_expired=True, limit=1000)
     assert not [r for r in kept if marker in r.content + (r.context or "")]
-    assert marker not in memory.export_user(USER).to_json()
+    assert marker not in memory.export_user(scope=USER).to_json()
     assert memory.entities(scope=USER) == [] and memory.facts(scope=USER) == []
     assert backend.traces(marker) == 0
 
@@ -79,7 +79,7 @@ def test_erase_while_the_worker_runs_the_users_jobs(backend: Backend) -> None:
         worker = threading.Thread(target=memory.process_queue)
         worker.start()
         assert gate.entered.wait(10)
-        receipt = memory.erase_user(USER)
+        receipt = memory.erase_user(scope=USER)
         gate.release.set()
         worker.join(20)
         assert not worker.is_alive()
@@ -95,14 +95,14 @@ def test_erase_during_a_background_session_end(backend: Backend) -> None:
     gate = Gate(json.dumps(update))
     with llm_memory(backend, *[gate] * 4) as memory:
         scope = Scope(USER, session_id="s1")
-        memory.add_message(scope, "user", f"I just moved to {MARKER}.")
-        memory.add_message(scope, "assistant", "Noted.")
-        future = memory.end_session(scope, background=True)
+        memory.add_message("user", f"I just moved to {MARKER}.", scope=scope)
+        memory.add_message("assistant", "Noted.", scope=scope)
+        future = memory.end_session(scope=scope, background=True)
         assert gate.entered.wait(10)
-        memory.erase_user(USER)
+        memory.erase_user(scope=USER)
         gate.release.set()
         assert isinstance(future.exception(20), UserErased)
-        assert MARKER not in json.dumps(memory.user_context(USER))
+        assert MARKER not in json.dumps(memory.user_context(scope=USER))
         assert_gone(backend, memory)
 
 
@@ -110,7 +110,7 @@ def test_a_fenced_write_after_an_erasure_in_another_connection_is_refused(backen
     with backend.memory() as first, backend.memory() as second:
         first.add(f"The user lives in {MARKER}.", scope=USER)
         with fence(first.store, USER):
-            second.erase_user(USER)
+            second.erase_user(scope=USER)
             with pytest.raises(UserErased):
                 first.add(f"The user still lives in {MARKER}.", scope=USER)
             with pytest.raises(UserErased):
@@ -125,14 +125,14 @@ def test_another_process_erasure_empties_this_process_buffer(backend: Backend) -
     with backend.memory(buffer="memory://") as server, backend.memory(buffer="memory://") as cli:
         scope = Scope(USER, session_id="s1")
         for i in range(6):
-            server.add_message(scope, "user", f"turn {i} about {MARKER}")
-        assert len(server.recent_turns(scope)) == 6
-        cli.erase_user(USER)
-        assert server.recent_turns(scope) == []
-        assert MARKER not in server.context(scope).text
+            server.add_message("user", f"turn {i} about {MARKER}", scope=scope)
+        assert len(server.recent_turns(scope=scope)) == 6
+        cli.erase_user(scope=USER)
+        assert server.recent_turns(scope=scope) == []
+        assert MARKER not in server.context(scope=scope).text
         for i in range(12):  # enough to fold: the erased turns must not come back in a summary
-            server.add_message(scope, "user", f"fresh turn {i}")
-        assert MARKER not in server.session_summary(scope)
+            server.add_message("user", f"fresh turn {i}", scope=scope)
+        assert MARKER not in server.session_summary(scope=scope)
         assert_gone(backend, server)
 
 
@@ -151,7 +151,7 @@ def test_nested_fences_keep_the_outer_generation(backend: Backend) -> None:
 def test_worker_survives_any_exception_and_records_it(backend: Backend) -> None:
     calls: list[Any] = []
 
-    def run(scope: Scope, messages: list[dict[str, Any]]) -> None:
+    def run(kind: str, scope: Scope, messages: list[dict[str, Any]]) -> None:
         calls.append(scope)
         raise ZeroDivisionError("a bug in a job")
 
@@ -178,7 +178,9 @@ def test_no_stall_past_a_thousand_jobs_and_done_jobs_are_pruned(tmp_path: Any) -
     ran: list[str] = []
     store = SQLiteStore(tmp_path / "q.db")
     try:
-        queue = WorkQueue(store=store, clock=utcnow, run=lambda scope, messages: ran.append(messages[0]["content"]))
+        queue = WorkQueue(
+            store=store, clock=utcnow, run=lambda kind, scope, messages: ran.append(messages[0]["content"])
+        )
         for i in range(1_200):
             queue.enqueue(Scope(USER), [{"role": "user", "content": str(i)}])
         assert queue.process(limit=700) == 700

@@ -24,10 +24,10 @@ def fill(memory: Any) -> None:
         memory.update(record.id, scope=USER, content=f"{MARKER} updated fact {i}")
     scope = Scope(USER, session_id="s1")
     for i in range(14):
-        memory.add_message(scope, "user", f"{MARKER} turn {i}")
+        memory.add_message("user", f"{MARKER} turn {i}", scope=scope)
     memory.upsert_entity(MARKER, scope=USER, summary=f"{MARKER} friend")
     memory.set_fact("identity", "city", MARKER, scope=USER)
-    memory.end_session(scope)
+    memory.end_session(scope=scope)
 
 
 def relation_files_traces(dbname: str, marker: str) -> int:
@@ -55,7 +55,7 @@ def test_erasure_leaves_no_marker_in_files_dumps_or_redis(backend: Backend) -> N
     with backend.memory(buffer=buffer) as memory:
         fill(memory)
         assert backend.traces(MARKER) > 0
-        memory.erase_user(USER)
+        memory.erase_user(scope=USER)
         assert backend.traces(MARKER) == 0
         if buffer != "memory://":
             assert _redis_traces(redis_url, MARKER) == 0
@@ -71,7 +71,7 @@ def test_postgres_compact_removes_erased_bytes_from_the_table_files(backend: Bac
     with backend.memory() as memory:
         for i in range(60):
             memory.add(f"{marker} fact {i}", scope=USER)
-        memory.erase_user(USER)
+        memory.erase_user(scope=USER)
         dbname = database_of(backend.url)
         report = memory.store.compact()  # type: ignore[attr-defined]
         assert set(report["tables"]) >= {"memories", "history", "items"} and report["dead_rows_kept"] == {}
