@@ -48,6 +48,7 @@ from ..errors import UsageError
 from ..memory import Memory
 from ..models import Scope
 from ..storage.base import MemoryFilter, Store
+from .report import latency_summary, machine_info
 
 MARKER = "Zqxreliabilitymarker"
 SURROGATE, NUL, HUGE = "a\ud800b", "a\x00b", "x" * (2 * 1024 * 1024)
@@ -412,7 +413,6 @@ def probe_search_latency(backend: Backend, *, memories: int = 10_000, queries: i
     from ..layers.semantic import NewMemory
     from ..storage.postgres import PostgresStore
     from ..storage.postgres import queries as q
-    from .report import latency_summary
 
     rng = random.Random(8)
     vocabulary = [f"w{n}{chr(97 + n % 26)}" for n in range(20_000)]
@@ -523,8 +523,11 @@ def main(argv: list[str] | None = None) -> None:
     if only is not None and out.exists():  # a partial run replaces only the probes it ran
         merged = json.loads(out.read_text())
         for kind, probes in results.items():
-            merged.setdefault(kind, {}).update(probes)
+            if kind in ("sqlite", "postgres"):
+                merged.setdefault(kind, {}).update(probes)
         results = merged
+    results["machine"] = machine_info()
+    results["command"] = "python -m memstrata.bench.reliability " + " ".join(args)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
 
