@@ -131,7 +131,11 @@ class PostgresStore:
                 if user_id is not None:
                     cur.execute(_SET_USER, [user_id])
                 yield cur
-        except (psycopg.DataError, UnicodeEncodeError) as exc:
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
             raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
@@ -196,7 +200,11 @@ class PostgresStore:
                     if conn.info.transaction_status != TransactionStatus.IDLE:
                         conn.rollback()
                     raise
-        except (psycopg.DataError, UnicodeEncodeError) as exc:
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
             raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
@@ -510,14 +518,22 @@ def _checkpoint(conn: psycopg.Connection[Any]) -> bool:
     return True
 
 
+def _refused_text(exc: psycopg.DataError) -> bool:
+    """Whether PostgreSQL refused text of the request (NUL, bad encoding), not failed on its own."""
+    message = str(exc)
+    return any(sign in message for sign in ("0x00", "\\u0000", "invalid byte sequence", "for type json"))
+
+
 def _unstorable(exc: Exception) -> Exception:
     """A value PostgreSQL cannot take (NUL in text, a lone surrogate, a number out of range): the
     caller's input, so `InvalidInput` (422), not a store failure. Its text is not echoed back."""
     if isinstance(exc, UnicodeEncodeError):
         return InvalidInput("the request holds text that is not valid Unicode (a lone surrogate)")
-    if "0x00" in str(exc):
-        return InvalidInput("the request holds a NUL character, which text cannot contain")
-    return InvalidInput(f"PostgreSQL refused a value of the request: {str(exc).splitlines()[0]}")
+    if "invalid byte sequence" in str(exc):
+        return InvalidInput("the request holds text that is not valid UTF-8")
+    if "for type json" in str(exc):
+        return InvalidInput("a metadata filter holds a value JSON cannot carry (a lone surrogate, NaN)")
+    return InvalidInput("the request holds a NUL character, which text cannot contain")
 
 
 def _pipelined(
