@@ -10,7 +10,8 @@ Edges (REST, CLI, MCP) translate this tree in one table each.
     │   │   └── MemoryNotFound
     │   ├── ConfigurationError      a setting or URL that cannot be used
     │   ├── EmbeddingMismatch       the store was built with another embedding model/dimension
-    │   └── PermissionDenied        an API key may not touch this user / operation
+    │   ├── PermissionDenied        an API key may not touch this user / operation
+    │   └── UserErased              the user was erased while this work was in flight; nothing written
     └── BackendError                a store, buffer or provider failed; the call may succeed later
         ├── StoreError              the database failed (locked, corrupt, unreachable)
         ├── BufferUnavailable       Redis or another buffer failed
@@ -55,6 +56,11 @@ class PermissionDenied(UsageError):
     """The caller's credentials do not allow this operation."""
 
 
+class UserErased(UsageError):
+    """The user was erased after this work started (a queued job, a background session end, a slow
+    request): the erasure is a fence, so the write was refused and nothing of it was stored."""
+
+
 class BackendError(MemstrataError):
     """A backend (database, cache, remote provider) failed."""
 
@@ -89,4 +95,5 @@ __all__ = [
     "ProviderError",
     "StoreError",
     "UsageError",
+    "UserErased",
 ]

@@ -55,7 +55,9 @@ class ExportedMemory(_Model):
     last_accessed_at: datetime | None = None
     pinned: bool = False
     context: str = ""
-    """Keyword-only text (`MemoryRecord.context`): a turn's preceding turns, a summary's originals."""
+    """Keyword-only text (`MemoryRecord.context`): a turn's preceding turns, a summary's originals. Searched
+    by keyword search with the content, so an import without it would find fewer hits and score them
+    differently."""
 
     @classmethod
     def of(cls, record: MemoryRecord) -> ExportedMemory:
@@ -65,7 +67,7 @@ class ExportedMemory(_Model):
             created_at=record.created_at, updated_at=record.updated_at, valid_from=record.valid_from,
             valid_to=record.valid_to, superseded_by=record.superseded_by, expires_at=record.expires_at,
             source_ids=list(record.source_ids), access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at, pinned=record.pinned, context=record.context,
+            last_accessed_at=record.last_accessed_at, pinned=record.pinned, context=record.context or "",
         )  # fmt: skip
 
     def to_record(self, user_id: str) -> MemoryRecord:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from .api_guard import refuse_foreign_errors
 from .buffer import Buffer, Turn
 from .core.compress import Window
 from .embedders.base import Embedder
@@ -36,11 +37,12 @@ from .layers.work_queue import MAINTAIN, QueueStatus
 from .llm.base import LLMClient
 from .messages import MessageLike, message_dicts, to_messages
 from .models import HistoryEvent, MemoryKind, MemoryRecord, ScopeLike, SearchHit, as_scope, utcnow
-from .redacting import RedactingEmbedder, RedactingLLM
+from .redacting import RedactingEmbedder, RedactingLLM, should_redact
 from .settings import Settings
 from .storage import Store, open_store
 
 
+@refuse_foreign_errors
 class Memory:
     """Layered memory for agents.
 
@@ -469,21 +471,22 @@ class Memory:
         return self._layers.lifecycle.import_user(document, user_id=user_id)
 
 
-def _resolve_embedder(spec: Embedder | str, *, redact: bool) -> Embedder:
+def _resolve_embedder(spec: Embedder | str, *, redact: bool | None) -> Embedder:
     if isinstance(spec, str):
         from .embedders.registry import resolve_embedder
 
         spec = resolve_embedder(spec)
-    if redact and isinstance(spec, OpenAICompatibleEmbedder):
+    if isinstance(spec, OpenAICompatibleEmbedder) and should_redact(redact, spec):
         return RedactingEmbedder(spec)  # local embedders see the text anyway
     return spec
 
 
-def _resolve_llm(spec: LLMClient | str | None, *, redact: bool) -> LLMClient | None:
+def _resolve_llm(spec: LLMClient | str | None, *, redact: bool | None) -> LLMClient | None:
+    """The LLM, wrapped to redact PII when `redact` says so (unset: when the LLM is on another machine)."""
     if isinstance(spec, str):
         from .llm.registry import resolve_llm
 
         spec = resolve_llm(spec)
-    if spec is not None and redact:
+    if spec is not None and not isinstance(spec, RedactingLLM) and should_redact(redact, spec):
         return RedactingLLM(spec)
     return spec

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from .core.storable import check_text
 from .errors import InvalidInput
 
 MAX_CONTENT_BYTES = 64 * 1024
@@ -52,8 +53,7 @@ def validate_text(value: object, what: str = "content") -> str:
     text = value.strip()
     if not text:
         raise InvalidInput(f"{what} is empty")
-    if "\x00" in text:
-        raise InvalidInput(f"{what} contains a NUL character")
+    check_text(text, what)
     size = len(text.encode("utf-8"))
     if size > MAX_CONTENT_BYTES:
         raise InvalidInput(f"{what} is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes")

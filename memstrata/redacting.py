@@ -12,9 +12,11 @@ implementation. Detection rules: `memstrata.core.redact`.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from .core.redact import ALL_KINDS, PIIKind, redact
 from .embedders.base import Embedder, Vectors
@@ -94,6 +96,34 @@ class RedactingLLM:
         return replace(response, text=redaction.restore(response.text))
 
 
+def leaves_machine(client: object) -> bool:
+    """Whether text given to `client` (an LLM or embedder) goes to another machine: an HTTP client
+    whose base URL names a host other than localhost or a loopback address. A client whose endpoint
+    is unknown counts as remote (the safe side)."""
+    url = getattr(client, "base_url", None) or getattr(client, "url", None) or getattr(client, "_url", None)
+    if not isinstance(url, str):
+        return not _known_local(client)
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+def _known_local(client: object) -> bool:
+    """In-process clients: local embedding models and the scripted offline LLM."""
+    module = type(client).__module__
+    return module.startswith(("memstrata.embedders", "memstrata.llm.scripted"))
+
+
+def should_redact(setting: bool | None, client: object) -> bool:
+    """`redact_pii` resolved for one collaborator: an explicit True/False wins; unset (None, the
+    default) means on exactly when text given to it leaves the machine."""
+    return leaves_machine(client) if setting is None else setting
+
+
 def redacting(
     embedder: Embedder,
     llm: LLMClient | None,
@@ -112,4 +142,4 @@ def redacting(
     return embedder, llm
 
 
-__all__ = ["RedactingEmbedder", "RedactingLLM", "redacting"]
+__all__ = ["RedactingEmbedder", "RedactingLLM", "leaves_machine", "redacting", "should_redact"]

@@ -40,5 +40,6 @@ class Settings(BaseSettings):
     consolidate_max_chars: int = 1500
     receipt_secret: SecretStr | None = None
     """Mixed into erasure-receipt hashes so that a guessed user id cannot be tested against them."""
-    redact_pii: bool = False
-    """Replace emails, phone numbers, card numbers, IBANs... before text reaches a remote LLM/embedder."""
+    redact_pii: bool | None = None
+    """Replace emails, phone numbers, card numbers, IBANs... before text reaches an LLM/embedder.
+    Unset: on for every LLM or embedding API on another machine (not localhost), off for local ones."""

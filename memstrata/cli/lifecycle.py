@@ -39,6 +39,15 @@ def register(commands: Any) -> None:
     add_progress_flags(import_)
     import_.set_defaults(handler=cmd_import)
 
+    compact = commands.add_parser(
+        "compact", help="rewrite the store's files so that erased or deleted text is physically gone",
+        description="SQLite: merge the full-text index, VACUUM and truncate the WAL. PostgreSQL: VACUUM "
+        "(FULL) every user table through the owner URL (exclusive table locks while it runs), then "
+        "CHECKPOINT so the WAL holding erased rows can be recycled. Run after erasures when the bytes "
+        "must be gone from the files, not only from every query.",
+    )  # fmt: skip
+    compact.set_defaults(handler=cmd_compact)
+
     sweep = commands.add_parser("sweep", help="delete expired memories and data past its retention")
     sweep.add_argument("--user", help="sweep one user (default: every user)")
     add_json_flag(sweep)
@@ -74,6 +83,15 @@ def cmd_erase(args: argparse.Namespace) -> int:
         f"receipt {receipt.request_id} at {receipt.erased_at:%Y-%m-%d %H:%M:%S} UTC\n"
         f"user hash {receipt.algorithm} {receipt.user_hash} (salt {receipt.salt})"
     ))  # fmt: skip
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        compact = getattr(memory.store, "compact", None)
+        if compact is None:
+            raise InvalidInput(f"the store {memory.store.url} cannot be compacted")
+        print_json(compact())
     return 0
 
 

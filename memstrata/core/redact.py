@@ -114,8 +114,12 @@ _EMAIL = re.compile(
     r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
     r"[A-Za-z]{2,24}(?![\w-])"
 )
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])")
-_CARD = re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_GAP = r"[ \t\u00a0-]{0,2}"
+"""What may separate the groups of a card number or an IBAN: up to two spaces, tabs, no-break
+spaces or dashes (adversarial spacing like "4111  1111-1111 1111" must not hide one)."""
+_IBAN = re.compile(rf"(?<![A-Za-z0-9])[A-Za-z]{{2}}\d{{2}}(?:{_GAP}[A-Za-z0-9]){{11,30}}(?![A-Za-z0-9])")
+_DIGIT_RUN = re.compile(rf"(?<![\d.,])\d(?:{_GAP}\d)*")
+_DIGITS = re.compile(r"\d+")
 _SSN = re.compile(r"(?<![\d-])(\d{3})-(\d{2})-(\d{4})(?![\d-])")
 _IPV4 = re.compile(
     r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)"
@@ -144,7 +148,7 @@ def luhn_valid(digits: str) -> bool:
 
 def iban_valid(candidate: str) -> bool:
     """ISO 13616: 15-34 alphanumerics, country letters, and the mod-97 checksum equal to 1."""
-    iban = candidate.replace(" ", "").upper()
+    iban = re.sub(r"[^A-Za-z0-9]", "", candidate).upper()
     if not 15 <= len(iban) <= 34 or not iban[:2].isalpha() or not iban[2:4].isdigit() or not iban.isalnum():
         return False
     rearranged = iban[4:] + iban[:4]
@@ -161,21 +165,48 @@ def _emails(text: str) -> Iterable[tuple[int, int]]:
 
 
 def _ibans(text: str) -> Iterable[tuple[int, int]]:
-    for match in _IBAN.finditer(text):
+    """A spaced IBAN may run into the next word or the next IBAN: shrink each match from the right
+    until the checksum holds, then look again right after what was found (not after the match)."""
+    position = 0
+    while (match := _IBAN.search(text, position)) is not None:
         value = match.group(0)
-        # A spaced IBAN may run into the next word; shrink from the right until the checksum holds.
-        while len(value.replace(" ", "")) >= 15:
+        end = None
+        while len(re.sub(r"[^A-Za-z0-9]", "", value)) >= 15:
             if iban_valid(value):
-                yield match.start(), match.start() + len(value)
+                end = match.start() + len(value)
                 break
-            value = value[:-1].rstrip()
+            value = value[:-1].rstrip(" \t\u00a0-")
+        if end is None:
+            position = match.start() + 1
+            continue
+        yield match.start(), end
+        position = end
 
 
 def _cards(text: str) -> Iterable[tuple[int, int]]:
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and luhn_valid(digits) and len(set(digits)) > 1:
-            yield match.start(), match.end()
+    for run in _DIGIT_RUN.finditer(text):
+        groups = [(m.start() + run.start(), m.end() + run.start()) for m in _DIGITS.finditer(run.group(0))]
+        yield from card_spans(text, groups)
+
+
+def card_spans(text: str, groups: Sequence[tuple[int, int]]) -> Iterable[tuple[int, int]]:
+    """Card numbers among consecutive digit groups: from the first group, the longest run of whole
+    groups with 13-19 digits that passes Luhn, then the same again right after it (so "4111 1111 1111
+    1111 12 dollars" yields the card, and two cards side by side yield both). A card never starts in
+    the middle of other digits (the tail of a longer number is not a card)."""
+    first = 0
+    while first < len(groups):
+        digits, best = "", None
+        for last in range(first, len(groups)):
+            digits += text[groups[last][0] : groups[last][1]]
+            if len(digits) > 19:
+                break
+            if len(digits) >= 13 and luhn_valid(digits) and len(set(digits)) > 1:
+                best = last
+        if best is None:
+            return  # a number starts only where the digits start, or right after another number
+        yield groups[first][0], groups[best][1]
+        first = best + 1
 
 
 def _ssns(text: str) -> Iterable[tuple[int, int]]:

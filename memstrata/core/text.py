@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -48,7 +49,17 @@ def unique_content_terms(text: str) -> list[str]:
     return list(dict.fromkeys(content_terms(text)))
 
 
+MAX_QUERY_TERMS = 32
+"""Keyword search looks for at most this many words of a query (the first distinct ones): a pasted
+32 KB document of 8,000 distinct words made one PostgreSQL search take 13-30 s (the OR-ed tsquery
+and its ranking grow with every word), while the vector side already reads the whole query."""
+MAX_TERM_CHARS = 64
+"""Longer "words" (hashes, base64, runs of letters) are left out: no full-text index keeps them."""
+
+
 def query_terms(text: str) -> list[str]:
-    """The words keyword search looks for (any of them may match): distinct, lower-cased, no stopwords.
-    Both stores use this rule; each stems the words with its own full-text engine."""
-    return [w for w in dict.fromkeys(words(text)) if w not in STOPWORDS]
+    """The words keyword search looks for (any of them may match): distinct, lower-cased, no stopwords,
+    at most MAX_QUERY_TERMS of at most MAX_TERM_CHARS characters. Both stores use this rule; each
+    stems the words with its own full-text engine."""
+    kept = (w for w in dict.fromkeys(words(text)) if w not in STOPWORDS and len(w) <= MAX_TERM_CHARS)
+    return list(itertools.islice(kept, MAX_QUERY_TERMS))

@@ -3,7 +3,8 @@
 Mapping (see docs/langgraph.md):
 
 * **Owner.** A namespace `(label, user_id, *rest)` whose first label is one of the store's user
-  labels (default `("users",)`) belongs to memstrata user `user_id`: isolation, `erase_user` and
+  labels (default `("users", "memories")`, the latter LangMem's default) belongs to memstrata user
+  `user_id`: isolation, `erase_user` and
   `export_user` cover it. Every other namespace belongs to the reserved shared user `_langgraph`,
   which no end user can address.
 * **Document.** Each item is one JSON document in the owner's `items` table, namespace
@@ -32,7 +33,8 @@ ITEM_NAMESPACE = namespaces.LANGGRAPH
 """The `items` namespace holding LangGraph documents (a local constant: see the module docstring)."""
 SHARED_OWNER = RESERVED_PREFIX + "langgraph"
 """Owner of namespaces that name no user."""
-DEFAULT_USER_LABELS = ("users",)
+DEFAULT_USER_LABELS = ("users", "memories")
+"""`("users", user_id, ...)`, and LangMem's default `("memories", user_id, ...)`: both per user."""
 SOURCE = namespaces.LANGGRAPH_SOURCE
 """`metadata["source"]` of the NOTE memories that index LangGraph items."""
 

@@ -35,6 +35,7 @@ from ..messages import MessageLike, to_messages
 from ..models import MemoryKind, MemoryRecord, Scope, validate_text
 from ..prompts.summarize import build_summary_messages, parse_summary
 from ..storage.base import MemoryFilter, Store
+from ..storage.fence import carry_fences, expected_generation, fenced, generation_of
 from .semantic import NewMemory, SemanticMemory
 
 log = logging.getLogger(__name__)
@@ -199,6 +200,7 @@ class Conversation:
         self._stale: set[tuple[str, str]] = set()
         self._down_until = 0.0
         self._executor: ThreadPoolExecutor | None = None
+        self._generations: dict[str, int] = {}
 
     # -- writes ------------------------------------------------------------------------------
     def add_message(
@@ -213,6 +215,7 @@ class Conversation:
         """Append one message to the session (episode log, then buffer; folds when the window overflows)."""
         return self.add_messages(scope, [{"role": role, "content": content, "at": at, "speaker": speaker}])[0]
 
+    @fenced
     def add_messages(self, scope: Scope, messages: Sequence[MessageLike]) -> list[Turn]:
         """Append messages in order: one embedding batch and one transaction for the episode log."""
         scope.require_session()
@@ -371,6 +374,7 @@ class Conversation:
         if not self._buffer_usable():
             return self.unfolded_from_log(scope)
         try:
+            self._drop_if_erased(scope.user_id)
             window = self.buffer.window(scope)
             if window is not None and not self._is_stale(scope):
                 return window
@@ -380,6 +384,21 @@ class Conversation:
             if not self.fallback:
                 raise
             return self.unfolded_from_log(scope)
+
+    def _drop_if_erased(self, user_id: str) -> None:
+        """Drop the user's buffered turns when the user was erased since this process buffered them.
+
+        An erasure clears the buffer of the process that runs it (and Redis, shared by all), but not
+        the in-process buffer of another process: the erasure generation tells (storage/fence.py).
+        The buffer is a cache of the episode log, so a dropped session is rebuilt from the log."""
+        current = expected_generation(user_id)
+        if current is None:
+            current = generation_of(self.store, user_id)
+        with self._locks_guard:
+            seen = self._generations.setdefault(user_id, current)
+            self._generations[user_id] = current
+        if seen != current:
+            self.buffer.clear_user(user_id)
 
     def recent_turns(self, scope: Scope, n: int | None = None) -> list[Turn]:
         """The last `n` turns of the session (default `window_size`), oldest first."""
@@ -421,6 +440,7 @@ class Conversation:
         recent = self.unfolded_from_log(scope, state)
         return SessionSnapshot(scope, tuple(turns), state.summary, tuple(recent))
 
+    @fenced
     def end_session(
         self, scope: Scope, update: Callable[[SessionSnapshot], T], *, background: bool = False
     ) -> T | Future[T]:
@@ -445,7 +465,7 @@ class Conversation:
             self._mark_ended(scope, snapshot)
             return result
 
-        return self.submit(run) if background else run()
+        return self.submit(carry_fences(run)) if background else run()
 
     def _mark_ended(self, scope: Scope, snapshot: SessionSnapshot) -> None:
         state = self.state(scope)
@@ -459,6 +479,7 @@ class Conversation:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memstrata-session")
             return self._executor.submit(fn)
 
+    @fenced
     def clear_session(self, scope: Scope) -> None:
         """Forget the buffered turns and the summary of a session. Its episodes stay in the log (and
         searchable), but recent turns restart empty: the fold marker moves to the last episode, so they

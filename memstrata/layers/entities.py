@@ -21,6 +21,7 @@ from .. import namespaces
 from ..errors import InvalidInput, NotFound
 from ..models import MemoryRecord
 from ..storage.base import Item, Store
+from ..storage.fence import fenced
 from .semantic import Clock
 
 MAX_LINKED_MEMORIES = 200
@@ -97,6 +98,7 @@ class EntityMemory:
         self.store = store
         self.clock = clock
 
+    @fenced
     def upsert(
         self,
         user_id: str,

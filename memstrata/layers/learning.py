@@ -20,6 +20,8 @@ from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
 from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
+from ..storage.fence import fenced
+from ..storage.user_lock import user_lock
 from .entities import EntityMemory
 from .profile import ProfileMemory
 from .reconcile import Operation, Reconciler, retraction_metadata, user_names
@@ -59,25 +61,29 @@ class LearningMemory:
         self.extractor = extractor
         self.reconciler = Reconciler(semantic, llm=llm or (lambda: getattr(extractor, "llm", None)))
 
+    @fenced
     def learn(
         self, scope: Scope, messages: Sequence[Message], *, known_name: str | None = None,
         source_ids: Sequence[str] = (),
     ) -> LearnResult:  # fmt: skip
+        """Extract, then resolve and write under the user's reconciliation lock (storage/user_lock.py):
+        concurrent learns of one user see each other's writes and end with one current value."""
         candidates = self.extractor.extract(messages, known_name=known_name)
-        names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
-        operations = []
-        for candidate in candidates:
-            message = _said_in(candidate, messages)
-            retracted = _retractions(message)
-            item = self._new_memory(candidate, tuple(source_ids), retracted)
-            operation = self.reconciler.reconcile(
-                scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
-            )
-            self._link(scope, candidate, operation.memory)
-            operations.append(operation)
-        for message in messages:
-            if _retractions(message) and not any(_said_in(c, messages) is message for c in candidates):
-                operations.append(self._retract(scope, message, tuple(source_ids)))
+        with user_lock(self.semantic.store, scope.user_id):
+            names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
+            operations = []
+            for candidate in candidates:
+                message = _said_in(candidate, messages)
+                retracted = _retractions(message)
+                item = self._new_memory(candidate, tuple(source_ids), retracted)
+                operation = self.reconciler.reconcile(
+                    scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
+                )
+                self._link(scope, candidate, operation.memory)
+                operations.append(operation)
+            for message in messages:
+                if _retractions(message) and not any(_said_in(c, messages) is message for c in candidates):
+                    operations.append(self._retract(scope, message, tuple(source_ids)))
         return LearnResult(tuple(operations), tuple(candidates))
 
     def _retract(self, scope: Scope, message: Message, source_ids: tuple[str, ...]) -> Operation:

@@ -15,6 +15,7 @@ from typing import Any
 from .. import namespaces
 from ..errors import InvalidInput, NotFound
 from ..storage.base import Item, Store
+from ..storage.fence import fenced
 from .semantic import Clock
 
 MAX_VALUE_CHARS = 2000
@@ -52,6 +53,7 @@ class ProfileMemory:
         self.store = store
         self.clock = clock
 
+    @fenced
     def set_fact(self, user_id: str, category: str, key: str, value: str, *, source: str | None = None) -> ProfileFact:
         category, key = _name(category, "category"), _name(key, "key")
         if not isinstance(value, str) or not value.strip():
@@ -83,6 +85,7 @@ class ProfileMemory:
             raise NotFound(f"no profile fact {category}/{key}")
         return _fact(item)
 
+    @fenced
     def delete_fact(self, user_id: str, category: str, key: str) -> bool:
         return self.store.delete_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")
 

@@ -33,6 +33,8 @@ from ..models import (
     validate_text,
 )
 from ..storage.base import MemoryFilter, ScoredRow, Store
+from ..storage.fence import fenced
+from . import derived
 from .access import AccessRecorder
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ class SemanticMemory:
         return Reconciler(self, llm=self.llm)
 
     # -- writes ------------------------------------------------------------
+    @fenced
     def add(self, scope: Scope, item: NewMemory) -> MemoryRecord:
         """Store one memory, reconciled with the user's similar current ones (see `reconcile`): a
         new value for a slot it states ("Alice works at Globex") retires the old one, kept in history."""
@@ -142,6 +145,7 @@ class SemanticMemory:
             return self.add_many(scope, [item], reconcile=False)[0]
         return reconcile_text(self.reconciler, scope, item)
 
+    @fenced
     def add_many(
         self, scope: Scope, items: Sequence[NewMemory | str | Mapping[str, Any]], *, dedupe: bool = True,
         reconcile: bool | None = None,
@@ -204,6 +208,7 @@ class SemanticMemory:
             found.setdefault((record.content_hash, record.kind), record)
         return found
 
+    @fenced
     def update(
         self,
         scope: Scope,
@@ -220,6 +225,7 @@ class SemanticMemory:
         now = self.clock()
         changes: dict[str, Any] = {"updated_at": now}
         if content is not None:
+            derived.refuse_content_change(old)
             text = validate_text(content)
             changes |= {"content": text, "content_hash": content_hash(text)}
         if metadata is not None:
@@ -240,6 +246,7 @@ class SemanticMemory:
         self.store.save(scope.user_id, [new], [event], vectors)
         return new
 
+    @fenced
     def supersede(
         self,
         scope: Scope,
@@ -257,6 +264,7 @@ class SemanticMemory:
         )  # fmt: skip
         return self.replace(old.scope, [memory_id], item, reason=reason)
 
+    @fenced
     def replace(
         self,
         scope: Scope,
@@ -297,6 +305,7 @@ class SemanticMemory:
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
 
+    @fenced
     def add_history(
         self, scope: Scope, item: NewMemory, *, successor_id: str, retire: Sequence[str] = ()
     ) -> MemoryRecord:
@@ -322,6 +331,7 @@ class SemanticMemory:
         self.store.save(scope.user_id, [record, *retired], events, vectors)
         return record
 
+    @fenced
     def forget(self, scope: Scope, memory_id: str) -> bool:
         """Delete a memory, its vector and full-text entry, and scrub its text from history."""
         records = self.store.get(scope.user_id, [memory_id])
@@ -331,7 +341,9 @@ class SemanticMemory:
             id=new_event(records[0], EventType.DELETE).id, memory_id=memory_id, user_id=scope.user_id,
             event=EventType.DELETE, at=self.clock(),
         )  # fmt: skip
-        return self.store.delete(scope.user_id, [memory_id], [event]) > 0
+        deleted = self.store.delete(scope.user_id, [memory_id], [event]) > 0
+        derived.drop_item_of(self.store, scope.user_id, records[0])
+        return deleted
 
     # -- reads -------------------------------------------------------------
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
@@ -363,7 +375,7 @@ class SemanticMemory:
         "two months ago" are resolved against T) and for `time_weighted` recency.
         """
         query = validate_text(query, "query")
-        if not 1 <= k <= MAX_K:
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
         at = where.as_of or self.clock()

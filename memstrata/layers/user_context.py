@@ -37,6 +37,7 @@ from ..prompts.user_context import (
     parse_user_context_update,
 )
 from ..storage.base import Store
+from ..storage.fence import fenced
 from .conversation import Clock, SessionSnapshot
 
 CONTEXT_KEY = "user"
@@ -166,6 +167,7 @@ class UserContextUpdater:
         response = self.llm.complete(messages, max_tokens=800, json_mode=True)
         return parse_user_context_update(response.text)
 
+    @fenced
     def update(self, snapshot: SessionSnapshot) -> dict[str, Any]:
         """Apply one finished session to the user's context and return the new object.
 

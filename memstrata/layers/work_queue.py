@@ -8,6 +8,12 @@ or `failed` (after MAX_ATTEMPTS, with the error kept and visible in `status()`);
 silently. Workers pick jobs up from the users that have any (`Store.user_ids`), so a restarted
 process resumes what an earlier one left pending.
 
+Each user's jobs run inside a write fence (storage/fence.py) taken before they are read: when the
+user is erased while their jobs run, the job in flight writes nothing and no further job runs. Any
+exception of a job is recorded on it (nothing kills the worker thread, and a failure of the worker
+itself is logged and kept in `last_error`); done jobs beyond the newest `KEEP_DONE` of a user are
+pruned.
+
 A job is authorized when it runs, not when it was queued: it always runs as the user that owns its
 item, never as a user its payload names. A payload that names another user, or an agent of another
 tenant, fails without running (an imported or hand-written document cannot make the worker write
@@ -16,6 +22,7 @@ into someone else's memory).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -23,13 +30,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import namespaces
-from ..errors import MemstrataError, PermissionDenied
+from ..errors import MemstrataError, PermissionDenied, UserErased
 from ..models import Scope, new_id, owner_prefix
 from ..storage.base import Item, Store
+from ..storage.fence import fence
 from .semantic import Clock
 
+log = logging.getLogger(__name__)
+
 MAX_ATTEMPTS = 3
+KEEP_DONE = 100
+"""Done jobs kept per user (the newest), for `status()`; older ones are deleted."""
+ALL = 1_000_000_000
 PENDING, DONE, FAILED = "pending", "done", "failed"
+
 LEARN, MAINTAIN = "learn", "maintain"
 """Job kinds: learn from the job's messages; run the user's due upkeep (no messages)."""
 
@@ -51,6 +65,8 @@ class WorkQueue:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.last_error: str | None = None
+        """The last failure of the worker loop itself (not of a job), for operators."""
 
     def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]] = (), *, kind: str = LEARN) -> str:
         job_id = new_id()
@@ -65,24 +81,38 @@ class WorkQueue:
         """Run up to `limit` pending jobs now; return how many ran (succeeded or failed)."""
         ran = 0
         with self._lock:
-            for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=100_000):
-                for item in self.store.list_items(user_id, namespaces.QUEUE):
-                    if ran >= limit:
-                        return ran
-                    if item.value.get("status") == PENDING:
-                        self._run_one(item)
-                        ran += 1
+            for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=ALL):
+                if ran >= limit:
+                    break
+                ran += self._process_user(user_id, limit - ran)
+        return ran
+
+    def _process_user(self, user_id: str, limit: int) -> int:
+        """Run up to `limit` of the user's pending jobs, oldest first, inside the user's write fence."""
+        ran = 0
+        try:
+            with fence(self.store, user_id):
+                items = self.store.list_items(user_id, namespaces.QUEUE, limit=ALL)
+                pending = sorted((i for i in items if i.value.get("status") == PENDING), key=_created)
+                for item in pending[:limit]:
+                    self._run_one(item)
+                    ran += 1
+                self._prune(user_id)
+        except UserErased:
+            log.info("a user was erased while their queued jobs ran; the rest of them will not run")
         return ran
 
     def _run_one(self, item: Item) -> None:
         job = dict(item.value)
         try:
             self.run(job.get("kind", LEARN), job_scope(item.user_id, job.get("scope")), job["messages"])
+        except UserErased:
+            raise
         except PermissionDenied as exc:
             job |= {"status": FAILED, "attempts": job.get("attempts", 0) + 1, "messages": [],
                     "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip
-        except MemstrataError as exc:
-            job["attempts"] += 1
+        except Exception as exc:  # noqa: BLE001 - any failure of a job is recorded on it, never fatal
+            job["attempts"] = int(job.get("attempts", 0)) + 1
             job["error"] = f"{type(exc).__name__}: {exc}"
             if job["attempts"] >= MAX_ATTEMPTS:
                 job |= {"status": FAILED, "finished_at": self.clock().isoformat()}
@@ -90,11 +120,17 @@ class WorkQueue:
             job |= {"status": DONE, "messages": [], "error": None, "finished_at": self.clock().isoformat()}
         self.store.put_item(item.user_id, namespaces.QUEUE, item.key, job)
 
+    def _prune(self, user_id: str) -> None:
+        """Delete the user's done jobs beyond the newest `KEEP_DONE`."""
+        done = [i for i in self.store.list_items(user_id, namespaces.QUEUE, limit=ALL) if i.value.get("status") == DONE]
+        for item in done[KEEP_DONE:]:
+            self.store.delete_item(user_id, namespaces.QUEUE, item.key)
+
     def status(self, user_ids: Sequence[str] | None = None) -> QueueStatus:
         counts: Counter[str] = Counter({PENDING: 0, DONE: 0, FAILED: 0})
         failures = []
-        for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=100_000):
-            for item in self.store.list_items(user_id, namespaces.QUEUE):
+        for user_id in user_ids if user_ids is not None else self.store.user_ids(limit=ALL):
+            for item in self.store.list_items(user_id, namespaces.QUEUE, limit=ALL):
                 counts[item.value["status"]] += 1
                 if item.value["status"] == FAILED or item.value.get("error"):
                     failures.append({k: item.value[k] for k in ("id", "status", "attempts", "error", "created_at")}
@@ -112,7 +148,12 @@ class WorkQueue:
 
     def _loop(self, interval: float) -> None:
         while not self._stop.is_set():
-            self.process()
+            try:
+                self.process()
+                self.last_error = None
+            except Exception as exc:  # noqa: BLE001 - the worker outlives any failure (a store outage...)
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.exception("background queue pass failed; retrying in %s s", interval)
             self._stop.wait(interval)
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -120,6 +161,10 @@ class WorkQueue:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+
+def _created(item: Item) -> str:
+    return str(item.value.get("created_at") or "")
 
 
 def job_scope(owner: str, recorded: object) -> Scope:

@@ -28,6 +28,7 @@ from ..errors import (
     ProviderError,
     StoreError,
     UsageError,
+    UserErased,
 )
 
 logger = logging.getLogger("memstrata.server")
@@ -35,6 +36,7 @@ logger = logging.getLogger("memstrata.server")
 STATUS_TABLE: tuple[tuple[type[MemstrataError], int], ...] = (
     (NotFound, 404),
     (PermissionDenied, 403),
+    (UserErased, 409),
     (EmbeddingMismatch, 409),
     (InvalidInput, 422),
     (ConfigurationError, 501),

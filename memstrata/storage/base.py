@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..core.storable import check_all_text, check_json
 from ..errors import InvalidInput
 from ..models import HistoryEvent, MemoryKind, MemoryRecord
 
@@ -186,3 +187,41 @@ def check_owned(user_id: str, records: Sequence[MemoryRecord], events: Sequence[
     for event in events:
         if event.user_id != user_id:
             raise InvalidInput(f"history event {event.id} belongs to another user than {user_id!r}")
+
+
+def check_storable(records: Sequence[MemoryRecord], events: Sequence[HistoryEvent] = ()) -> None:
+    """Refuse a write holding text no backend can store and read back (NUL, lone surrogates, too
+    deep or too large JSON): `InvalidInput` naming the field, before anything is written."""
+    for record in records:
+        check_all_text({
+            "content": record.content, "context": record.context, "memory id": record.id,
+            "agent_id": record.scope.agent_id, "session_id": record.scope.session_id,
+            "superseded_by": record.superseded_by,
+        })  # fmt: skip
+        check_json(record.metadata, "metadata")
+        check_json(list(record.source_ids), "source_ids")
+    for event in events:
+        check_all_text({"history before": event.before, "history after": event.after})
+        check_json(event.details, "history details")
+
+
+def check_item(namespace: str, key: str, value: dict[str, Any] | None = None) -> None:
+    """Refuse an item address or value no backend can store and read back (see `check_storable`)."""
+    check_all_text({"namespace": namespace, "key": key})
+    if value is not None:
+        check_json(value, f"{namespace} item")
+
+
+def check_ids(ids: Sequence[object], what: str = "memory id") -> None:
+    """Refuse ids that are not strings, or hold text no backend can take."""
+    for value in ids:
+        if not isinstance(value, str):
+            raise InvalidInput(f"{what} must be a string, got {type(value).__name__}")
+        check_all_text({what: value})
+
+
+def check_page(limit: object, offset: object = 0) -> None:
+    """Refuse a page size or offset that is not a non-negative integer."""
+    for name, value in (("limit", limit), ("offset", offset)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidInput(f"{name} must be a non-negative integer, got {value!r}")

@@ -12,7 +12,9 @@ The stdlib `sqlite3` driver is enough (FTS5 is compiled in); no extension loadin
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -31,7 +33,8 @@ from ..core.retrieval import KEYWORD_COLUMN_WEIGHTS, date_text
 from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
-from .base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from .base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
+from .fence import check_generation, expected_generation, fence_key
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
 
@@ -56,6 +59,8 @@ POSTING_SHARE = 0.04
 """...or this share of the store's rows when that is more: a fixed budget keeps ever fewer query words as
 the store grows (measured with 2,000 rows: 0.96 of source memories found at 100k rows, 0.38 at 1M).
 4 % was chosen over 2 % for quality (BENCHMARKS.md §5: the budget's cost in found sources)."""
+
+_UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate)"
 
 _SPARE = 16
 """Vector rows hydrated beyond the limit, so a few rows rejected by filters need no second round."""
@@ -221,6 +226,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._vectors: dict[str, UserVectorIndex] = {}
         self._dimensions: int | None = None
+        self._lock_file: int | None = None
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -269,6 +275,27 @@ class SQLiteStore:
                 self._conn.execute("COMMIT")
             except self.driver_errors as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
+            except UnicodeEncodeError as exc:
+                raise InvalidInput(_UNENCODABLE) from exc
+
+    @contextmanager
+    def _write(self, user_id: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction for `user_id`, refused (`UserErased`) when the user was erased since the
+        current unit of work fenced it. BEGIN IMMEDIATE holds the write lock, so no erasure of any
+        process commits between the check and the write."""
+        with self._transaction() as conn:
+            if expected_generation(user_id) is not None:
+                check_generation(user_id, self._generation(conn, user_id))
+            yield conn
+
+    @staticmethod
+    def _generation(conn: sqlite3.Connection, user_id: str) -> int:
+        row = conn.execute("SELECT generation FROM erasures WHERE user_key = ?", (fence_key(user_id),)).fetchone()
+        return int(row[0]) if row else 0
+
+    def erasure_generation(self, user_id: str) -> int:
+        """How many times the user was erased (the write fence, storage/fence.py)."""
+        return self._read(lambda c: self._generation(c, user_id))
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
@@ -276,10 +303,37 @@ class SQLiteStore:
                 return fn(self._conn)
             except self.driver_errors as exc:
                 raise StoreError(f"SQLite store {self.url} failed: {exc}") from exc
+            except UnicodeEncodeError as exc:
+                raise InvalidInput(_UNENCODABLE) from exc
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._lock_file is not None:
+                os.close(self._lock_file)
+                self._lock_file = None
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Serialize a user's reconciliation across processes (storage/user_lock.py): an exclusive POSIX
+        lock on one byte of `<file>-locks`, at an offset from the hash of the user id. POSIX locks
+        belong to the process, so threads are serialized by the caller's in-process lock first; the
+        file stays open for the store's life (closing any descriptor would drop every lock held)."""
+        if self.path == ":memory:" or os.name != "posix":
+            yield
+            return
+        import fcntl
+
+        offset = int.from_bytes(hashlib.sha256(user_id.encode("utf-8")).digest()[:4], "big") % (1 << 30)
+        with self._lock:
+            if self._lock_file is None:
+                self._lock_file = os.open(self.path + "-locks", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = self._lock_file
+        fcntl.lockf(fd, fcntl.LOCK_EX, 1, offset)
+        try:
+            yield
+        finally:
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
 
     # -- embedder binding --------------------------------------------------
     def bind_embedder(self, name: str, dimensions: int) -> None:
@@ -307,8 +361,9 @@ class SQLiteStore:
         vectors: Vector | None = None,
     ) -> None:
         check_owned(user_id, records, events)
+        check_storable(records, events)
         blobs = self._blobs(records, vectors)
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             for record, blob in zip(records, blobs, strict=True):
                 self._upsert(conn, record, blob)
             self._append_events(conn, events)
@@ -367,6 +422,7 @@ class SQLiteStore:
         )
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        check_ids(ids)
         if not ids:
             return []
         marks = ", ".join("?" * len(ids))
@@ -387,6 +443,7 @@ class SQLiteStore:
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
+        check_page(limit, offset)
         w = _Where(user_id, where)
         order = "DESC" if newest_first else "ASC"
         # "+" keeps the planner from walking the (user_id, created_at) index for the ORDER BY when a
@@ -532,10 +589,11 @@ class SQLiteStore:
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
+        check_ids(ids)
         if not ids:
             return 0
         marks = ", ".join("?" * len(ids))
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             deleted = conn.execute(
                 f"DELETE FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *ids)
             ).rowcount
@@ -550,6 +608,7 @@ class SQLiteStore:
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        check_ids([memory_id])
         rows = self._read(
             lambda c: c.execute(
                 "SELECT user_id, id, memory_id, event, at, before, after, details FROM history "
@@ -582,9 +641,10 @@ class SQLiteStore:
 
     # -- items -------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
+        check_item(namespace, key, value)
         now = utcnow()
         payload = json.dumps(value)
-        with self._transaction() as conn:
+        with self._write(user_id) as conn:
             conn.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
@@ -594,6 +654,7 @@ class SQLiteStore:
         return Item(user_id, namespace, key, json.loads(payload), now)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
+        check_item(namespace, key)
         row = self._read(
             lambda c: c.execute(
                 "SELECT value, updated_at FROM items WHERE user_id = ? AND namespace = ? AND key = ?",
@@ -615,7 +676,8 @@ class SQLiteStore:
         return [Item(user_id, namespace, k, json.loads(v), _dt(u) or utcnow()) for k, v, u in rows]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
-        with self._transaction() as conn:
+        check_item(namespace, key)
+        with self._write(user_id) as conn:
             count = conn.execute(
                 "DELETE FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)
             ).rowcount
@@ -636,9 +698,21 @@ class SQLiteStore:
                 table: conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
                 for table in ("memories", "history", "items", "vector_versions")
             }
+            conn.execute(
+                "INSERT INTO erasures (user_key, generation) VALUES (?, 1) "
+                "ON CONFLICT (user_key) DO UPDATE SET generation = generation + 1",
+                (fence_key(user_id),),
+            )
         self._vectors.pop(user_id, None)
         self._purge_free_space()
         return {k: int(v) for k, v in counts.items() if k != "vector_versions"}
+
+    def compact(self) -> dict[str, Any]:
+        """Rewrite the file so that no deleted text stays in it (what every erasure does already;
+        `memstrata compact` runs it on demand, e.g. after many forgets)."""
+        started = utcnow()
+        self._purge_free_space()
+        return {"file": self.path, "seconds": round((utcnow() - started).total_seconds(), 2)}
 
     def _purge_free_space(self) -> None:
         """Leave no deleted text in the files. `secure_delete` zeroes deleted cells, but not the stale

@@ -115,5 +115,14 @@ def m002_lookup_indexes(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row')")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_initial, m002_lookup_indexes)
+def m003_erasure_generations(conn: sqlite3.Connection) -> None:
+    """Per-user erasure generation, raised by every erasure: the write fence (storage/fence.py)."""
+    conn.execute("CREATE TABLE erasures (user_key TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    m001_initial,
+    m002_lookup_indexes,
+    m003_erasure_generations,
+)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.errors import EmbeddingMismatch, StoreError
+from memstrata.errors import EmbeddingMismatch, InvalidInput, StoreError
 from memstrata.models import EventType, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore, redact_url
@@ -103,7 +103,7 @@ def test_save_failing_mid_transaction_writes_nothing(pg_store: PostgresStore) ->
 def test_save_with_one_bad_record_writes_nothing(pg_store: PostgresStore) -> None:
     good = new_record(scope=Scope("alice"), content="good record")
     bad = new_record(scope=Scope("alice"), content="bad record", metadata={"note": "nul \x00 inside"})
-    with pytest.raises(StoreError):
+    with pytest.raises(InvalidInput, match=r"metadata\.note"):  # refused before the transaction: 422, not 503
         pg_store.save("alice", [good, bad], [], EMBED.embed_documents(["good", "bad"]))
     assert pg_store.get("alice", [good.id, bad.id]) == []
 

@@ -87,6 +87,7 @@ def test_isolation_policies_compare_user_id_with_the_transaction_setting(
     assert set(by_name) == {f"{t}_user_isolation" for t in USER_TABLES} | {
         "memories_owner_read",
         "items_owner_read",
+        "erasures_user_isolation",
     }
 
 

@@ -171,8 +171,32 @@ def test_key_creation_refuses_bad_roles(role_server: RoleServer) -> None:
 
 # -- MCP -----------------------------------------------------------------------
 def _arguments(schema: dict[str, Any]) -> dict[str, Any]:
-    """Minimal valid arguments: every required property, strings as a short word."""
-    return {name: "peanuts" for name in schema.get("required", []) if name != "ctx"}
+    """Minimal arguments that pass the tool's input schema (so the call reaches the access rule)."""
+    value = _sample(schema, schema.get("$defs", {}))
+    assert isinstance(value, dict)
+    return value
+
+
+def _sample(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
+    if "$ref" in schema:
+        return _sample(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            options = [o for o in schema[key] if o.get("type") != "null"]
+            return _sample(options[0], defs)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "string":
+        return "peanuts"
+    if kind in ("integer", "number"):
+        return max(1, schema.get("minimum", 1))
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return [_sample(schema.get("items", {"type": "string"}), defs)] * max(1, schema.get("minItems", 1))
+    required = [name for name in schema.get("required", []) if name != "ctx"]
+    return {name: _sample(schema["properties"][name], defs) for name in required}
 
 
 async def _mcp_matrix(url: str, key: RoleKey) -> list[tuple[str, str, bool, str]]:

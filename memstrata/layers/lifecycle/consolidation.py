@@ -34,6 +34,7 @@ from ...llm.base import LLMClient
 from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
 from ...prompts.consolidate import build_consolidation_messages, parse_consolidation
 from ...storage.base import MemoryFilter, Store
+from ...storage.fence import fenced
 from ._paging import all_items, all_memories, strings_in
 from .policy import LIFECYCLE, LifecyclePolicy
 
@@ -76,6 +77,7 @@ class Consolidator:
         self.policy = policy
         self._llm = llm
 
+    @fenced
     def consolidate(
         self,
         user_id: str,
@@ -164,6 +166,7 @@ class Consolidator:
         return found
 
     # -- when to run ---------------------------------------------------------------------------------
+    @fenced
     def count_turns(self, user_id: str, turns: int = 1) -> bool:
         """Count a user's conversation turns (one item write). True when the turn policy wants a
         consolidation now and none is queued yet: the caller queues one, and `run_and_record` resets

@@ -35,6 +35,12 @@ from .sql_functions import (
 USER_TABLES = ("memories", "history", "items", "memory_access")
 """Tables holding user data: RLS enabled and forced on each."""
 
+FENCE_TABLE = "erasures"
+"""Per-user erasure generations (storage/fence.py), keyed by the SHA-256 of the user id."""
+
+_FENCE_KEY = "encode(sha256(convert_to(current_setting('app.user_id', true), 'UTF8')), 'hex')"
+"""The current transaction's user, as `fence_key` names it."""
+
 _M002_TABLES = ("memories", "history", "items")
 """The user tables that existed when migration 2 ran (it must not change)."""
 
@@ -241,6 +247,19 @@ def m007_routable_functions(cur: Cursor, ctx: Context) -> None:
         _create_function(cur, ctx, signature, statement.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
 
 
+def m008_erasure_fence(cur: Cursor, ctx: Context) -> None:
+    """Erasure as a write fence (storage/fence.py): each erasure raises the user's generation, and
+    every fenced write compares it in its own transaction. Rows are named by the hash of the user id,
+    so no erased id stays in clear; the policy lets a transaction see only its own user's row."""
+    cur.execute(f"CREATE TABLE {FENCE_TABLE} (user_key text PRIMARY KEY, generation bigint NOT NULL)")
+    cur.execute(f"ALTER TABLE {FENCE_TABLE} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {FENCE_TABLE} FORCE ROW LEVEL SECURITY")
+    cur.execute(
+        f"CREATE POLICY {FENCE_TABLE}_user_isolation ON {FENCE_TABLE} "
+        f"USING (user_key = {_FENCE_KEY}) WITH CHECK (user_key = {_FENCE_KEY})"
+    )
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -250,6 +269,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (5, "keyword search: no GIN pending list, narrow ranking", m005_keyword_search_speed),
     (6, "access statistics in a narrow table", m006_access_table),
     (7, "functions routable on Citus", m007_routable_functions),
+    (8, "erasure generations (write fence)", m008_erasure_fence),
 )
 LATEST = MIGRATIONS[-1][0]
 
@@ -312,6 +332,7 @@ def grant_app_role(conn: psycopg.Connection[Any], app_role: str) -> None:
         for table in USER_TABLES:
             cur.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(sql.Identifier(table), role))
         cur.execute(sql.SQL("GRANT SELECT ON meta, schema_migrations TO {}").format(role))
+        cur.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE ON {} TO {}").format(sql.Identifier(FENCE_TABLE), role))
         for signature in DEFINER_FUNCTIONS:
             cur.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + signature + " TO {}").format(role))
 
@@ -321,6 +342,7 @@ def _app_role_ready(cur: Cursor, app_role: str) -> bool:
         *(f"has_table_privilege(%s, '{t}', 'SELECT, INSERT, UPDATE, DELETE')" for t in USER_TABLES),
         "has_table_privilege(%s, 'meta', 'SELECT')",
         "has_table_privilege(%s, 'schema_migrations', 'SELECT')",
+        f"has_table_privilege(%s, '{FENCE_TABLE}', 'SELECT, INSERT, UPDATE')",
         *(f"has_function_privilege(%s, '{f}', 'EXECUTE')" for f in DEFINER_FUNCTIONS),
     ]
     cur.execute("SELECT " + " AND ".join(checks), [app_role] * len(checks))

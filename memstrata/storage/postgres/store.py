@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -32,7 +33,8 @@ from psycopg_pool import ConnectionPool
 
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
-from ..base import Item, MemoryFilter, ScoredRow, Vector, check_owned
+from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
+from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .urls import password_of, redact_url, scrub
@@ -40,6 +42,11 @@ from .urls import password_of, redact_url, scrub
 log = logging.getLogger(__name__)
 
 _SETTING_NAME = re.compile(r"^[a-z_]+(\.[a-z_]+)?$")
+_USER_LOCK = "hashtextextended('memstrata-user:' || %s, 0)"
+"""The per-user advisory lock: writes hold it shared for their transaction, erasure exclusively."""
+_GENERATION = "SELECT generation FROM erasures WHERE user_key = %s"
+_LEARN_LOCK = "hashtextextended('memstrata-learn:' || %s, 0)"
+"""The per-user reconciliation lock (storage/user_lock.py), held for a whole learn."""
 _LAZY_COMMIT = {"synchronous_commit": "off"}
 """For access bookkeeping: COMMIT returns without waiting for the WAL flush. A crash may lose the last
 fraction of a second of access counts, never consistency (docs/postgres.md, "Round trips")."""
@@ -127,8 +134,51 @@ class PostgresStore:
                 if user_id is not None:
                     cur.execute(set_local("app.user_id", user_id))
                 yield cur
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+            raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+
+    @contextmanager
+    def _write(self, user_id: str) -> Iterator[psycopg.Cursor[Any]]:
+        """A write transaction for `user_id` under the user's advisory lock held shared (erasure holds it
+        exclusively: an erasure waits for writes in flight, whose rows it then deletes, and a write
+        waits for an erasure in flight). Refused (`UserErased`) when the user was erased since the
+        current unit of work fenced it (storage/fence.py)."""
+        with self.transaction(user_id) as cur:
+            cur.execute(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id])
+            if expected_generation(user_id) is not None:
+                cur.execute(_GENERATION, [fence_key(user_id)])
+                row = cur.fetchone()
+                check_generation(user_id, int(row[0]) if row else 0)
+            yield cur
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Serialize a user's reconciliation across processes (storage/user_lock.py): a session-level
+        advisory lock on a connection of its own, outside the pool (the locked work needs pooled
+        connections; holding one of them could starve it). Closing the connection releases the lock,
+        also when the process dies."""
+        try:
+            conn = psycopg.connect(self._raw_url, autocommit=True)
+            conn.execute(f"SELECT pg_advisory_lock({_LEARN_LOCK})", [user_id])
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+        try:
+            yield
+        finally:
+            conn.close()
+
+    def erasure_generation(self, user_id: str) -> int:
+        """How many times the user was erased (the write fence, storage/fence.py)."""
+        with self.transaction(user_id) as cur:
+            cur.execute(_GENERATION, [fence_key(user_id)])
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
 
     def _secrets(self) -> tuple[str | None, ...]:
         return (password_of(self._raw_url), password_of(self._owner_url or ""))
@@ -153,6 +203,12 @@ class PostgresStore:
                     if conn.info.transaction_status != TransactionStatus.IDLE:
                         conn.rollback()
                     raise
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+            raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
@@ -188,6 +244,7 @@ class PostgresStore:
         vectors: Vector | None = None,
     ) -> None:
         check_owned(user_id, records, events)
+        check_storable(records, events)
         rows = [q.record_params(r) for r in records]
         with_vector = 0
         if vectors is not None:
@@ -195,7 +252,7 @@ class PostgresStore:
             with_vector = len(array)
             for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             if with_vector:
                 cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
             if len(rows) > with_vector:  # records past the vectors keep their stored vector
@@ -215,6 +272,7 @@ class PostgresStore:
         return list(array)
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        check_ids(ids)
         if not ids:
             return []
         with self.transaction(user_id) as cur:
@@ -235,6 +293,7 @@ class PostgresStore:
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
+        check_page(limit, offset)
         w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
             cur.execute(q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset])
@@ -306,9 +365,10 @@ class PostgresStore:
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
+        check_ids(ids)
         if not ids:
             return 0
-        with self.transaction(user_id) as cur:
+        with self._write(user_id) as cur:
             cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
             deleted = cur.rowcount
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
@@ -321,6 +381,7 @@ class PostgresStore:
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
+        check_ids([memory_id])
         with self.transaction(user_id) as cur:
             cur.execute(
                 f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
@@ -340,7 +401,8 @@ class PostgresStore:
 
     # -- items ----------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
-        with self.transaction(user_id) as cur:
+        check_item(namespace, key, value)
+        with self._write(user_id) as cur:
             cur.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
@@ -351,6 +413,7 @@ class PostgresStore:
         return Item(user_id, namespace, key, stored, updated_at)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
+        check_item(namespace, key)
         with self.transaction(user_id) as cur:
             cur.execute(
                 "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
@@ -369,12 +432,39 @@ class PostgresStore:
             return [Item(user_id, namespace, k, v, u) for k, v, u in cur.fetchall()]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
-        with self.transaction(user_id) as cur:
+        check_item(namespace, key)
+        with self._write(user_id) as cur:
             cur.execute(
                 "DELETE FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
                 [user_id, namespace, key],
             )
             return cur.rowcount > 0
+
+    def compact(self, *, patience: float = 10.0) -> dict[str, Any]:
+        """Rewrite the user tables so that no erased row stays in their files: `VACUUM (FULL)` (plain
+        VACUUM only marks dead rows' space reusable; their bytes stay until overwritten), then a
+        CHECKPOINT so the WAL segments that still hold the rows can be recycled. Runs through the
+        owner URL (VACUUM FULL needs the table owner) and takes an exclusive lock on each table while
+        it is rewritten: run it in a quiet period. CHECKPOINT needs a superuser or pg_checkpoint;
+        without it, the WAL is recycled at the server's next checkpoint (`checkpoint_timeout`).
+
+        A transaction that started before the erasure may still see the deleted rows, and VACUUM FULL
+        must then copy them: such a table is rewritten again after a pause, for up to `patience`
+        seconds; what still could not be removed is reported in `dead_rows_kept` (run it again once
+        that transaction ended)."""
+        target = self._owner_url or self._raw_url
+        started = time.perf_counter()
+        try:
+            with psycopg.connect(target, autocommit=True) as owner:
+                kept = {table: _vacuum_full(owner, table) for table in _COMPACTED}
+                while any(kept.values()) and time.perf_counter() - started < patience:
+                    time.sleep(0.5)
+                    kept |= {table: _vacuum_full(owner, table) for table, rows in kept.items() if rows}
+                checkpoint = _checkpoint(owner)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot compact {redact_url(target)}: {scrub(str(exc), *self._secrets())}") from exc
+        return {"tables": list(_COMPACTED), "dead_rows_kept": {t: n for t, n in kept.items() if n},
+                "checkpoint": checkpoint, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
 
     # -- users ----------------------------------------------------------------
     def user_ids(self, *, limit: int = 1000) -> list[str]:
@@ -386,16 +476,69 @@ class PostgresStore:
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Delete the user's rows from every table in one transaction.
 
-        The rows are gone for every reader at commit; their bytes stay in heap pages and WAL until
-        VACUUM reuses the space (see docs/postgres.md, "Erasure").
+        The rows are gone for every reader at commit; their bytes stay in heap pages and WAL until the
+        table files are rewritten (`memstrata compact`, VACUUM FULL; see docs/privacy.md). Holds the
+        user's advisory lock exclusively (writes in flight finish first and are deleted too) and
+        raises the user's erasure generation, so fenced work that started earlier never writes again.
         """
         with self.transaction(user_id) as cur:
+            cur.execute(f"SELECT pg_advisory_xact_lock({_USER_LOCK})", [user_id])
+            cur.execute(
+                "INSERT INTO erasures (user_key, generation) VALUES (%s, 1) "
+                "ON CONFLICT (user_key) DO UPDATE SET generation = erasures.generation + 1",
+                [fence_key(user_id)],
+            )
             counts = {}
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
             cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
         return counts
+
+
+_COMPACTED = ("memories", "history", "items", "memory_access", "erasures")
+
+
+_KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
+
+
+def _vacuum_full(conn: psycopg.Connection[Any], table: str) -> int:
+    """VACUUM (FULL, VERBOSE) one table; return how many dead rows it had to keep (still visible to
+    an older transaction), read from VACUUM's report."""
+    notes: list[str] = []
+    handler = lambda diagnostic: notes.append(f"{diagnostic.message_primary} {diagnostic.message_detail}")  # noqa: E731
+    conn.add_notice_handler(handler)
+    try:
+        conn.execute(sql.SQL("VACUUM (FULL, ANALYZE, VERBOSE) {}").format(sql.Identifier(table)))
+    finally:
+        conn.remove_notice_handler(handler)
+    return sum(int(m.group(1)) for note in notes for m in _KEPT.finditer(note))
+
+
+def _checkpoint(conn: psycopg.Connection[Any]) -> bool:
+    try:
+        conn.execute("CHECKPOINT")
+    except psycopg.errors.InsufficientPrivilege:
+        return False
+    return True
+
+
+def _refused_text(exc: psycopg.DataError) -> bool:
+    """Whether PostgreSQL refused text of the request (NUL, bad encoding), not failed on its own."""
+    message = str(exc)
+    return any(sign in message for sign in ("0x00", "\\u0000", "invalid byte sequence", "for type json"))
+
+
+def _unstorable(exc: Exception) -> Exception:
+    """A value PostgreSQL cannot take (NUL in text, a lone surrogate, a number out of range): the
+    caller's input, so `InvalidInput` (422), not a store failure. Its text is not echoed back."""
+    if isinstance(exc, UnicodeEncodeError):
+        return InvalidInput("the request holds text that is not valid Unicode (a lone surrogate)")
+    if "invalid byte sequence" in str(exc):
+        return InvalidInput("the request holds text that is not valid UTF-8")
+    if "for type json" in str(exc):
+        return InvalidInput("a metadata filter holds a value JSON cannot carry (a lone surrogate, NaN)")
+    return InvalidInput("the request holds a NUL character, which text cannot contain")
 
 
 def _pipelined(
