@@ -87,7 +87,7 @@ PAIRS: tuple[Pair, ...] = (
         "I'm vegetarian",
         "I used to be vegetarian but I eat meat again since last year",
         "vegetarian",
-        "used to be vegetarian",
+        "used to be vegetarian|no longer vegetarian",
     ),  # fmt: skip
     Pair("my manager is Bob", "Bob retired so my new manager is Karen", "Bob", "Karen"),
     Pair("I'm a nurse", "I'm not a nurse anymore, I retrained as a chemistry teacher", "nurse", "chemistry"),
