@@ -87,7 +87,7 @@ PAIRS: tuple[Pair, ...] = (
         "I'm vegetarian",
         "I used to be vegetarian but I eat meat again since last year",
         "vegetarian",
-        "used to be vegetarian",
+        "used to be vegetarian|no longer vegetarian",
     ),  # fmt: skip
     Pair("my manager is Bob", "Bob retired so my new manager is Karen", "Bob", "Karen"),
     Pair("I'm a nurse", "I'm not a nurse anymore, I retrained as a chemistry teacher", "nurse", "chemistry"),
@@ -103,7 +103,7 @@ PAIRS: tuple[Pair, ...] = (
     ),  # fmt: skip
     Pair("I'm married to Tom", "Tom and I got divorced, I'm married to Sam now", "Tom", "Sam"),
     Pair("I live in Berlin", "I no longer live in Berlin, I'm in Munich now", "Berlin", "Munich"),
-    Pair("I work at Initech", "I quit my job at Initech last week", "Initech", "quit"),
+    Pair("I work at Initech", "I quit my job at Initech last week", "Initech", "quit|no longer works at Initech"),
     Pair("I hate tea", "I actually love tea now, green tea especially", "hate", "loves? tea"),
     Pair("I drink coffee every morning", "I don't drink coffee anymore", "drink coffee", "not drink coffee"),
     Pair("My sister's name is Ana", "oops my sister is called Anna, with two n's", "Ana$|Ana\\.", "Anna"),

@@ -224,7 +224,7 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     if memory.kind not in _STRUCTURED_KINDS:
         return "keep"
     old = _slot_of_memory(memory)
-    if _retracts(memory, old, retracted) and old.subject == new.subject:
+    if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value

@@ -37,7 +37,7 @@ def said(memory: Memory, text: str, at: datetime | None = None, user: str = "ali
 
 def test_add_then_learn_leaves_one_employer_and_keeps_the_old_in_history(memory: Memory) -> None:
     acme = memory.add("Alice works at Acme Corp", scope="alice")
-    assert said(memory, "I no longer work at Acme, I joined Globex") == [DecisionKind.SUPERSEDE]
+    assert DecisionKind.SUPERSEDE in said(memory, "I no longer work at Acme, I joined Globex")
     assert current(memory) == ["The user works at Globex."]
     [old] = [r for r in memory.list(scope="alice", include_superseded=True) if r.id == acme.id]
     assert old.valid_to is not None and old.superseded_by is not None
@@ -48,7 +48,7 @@ def test_add_then_learn_leaves_one_employer_and_keeps_the_old_in_history(memory:
 def test_opposite_stance_said_now_supersedes(memory: Memory) -> None:
     said(memory, "I love coffee.")
     assert said(memory, "I hate coffee now.") == [DecisionKind.SUPERSEDE]
-    assert current(memory) == ["The user hates coffee now."]
+    assert current(memory) == ["The user hates coffee."]
 
 
 def test_a_verbatim_add_reconciles_with_another(memory: Memory) -> None:
@@ -60,7 +60,7 @@ def test_a_verbatim_add_reconciles_with_another(memory: Memory) -> None:
 def test_a_retraction_alone_retires_what_it_names_and_is_kept(memory: Memory) -> None:
     said(memory, "I live in Berlin.")
     said(memory, "I no longer live in Berlin")
-    assert current(memory) == ['The user said: "I no longer live in Berlin"']
+    assert current(memory) == ["The user no longer lives in Berlin."]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_the_rules_decide_when_the_llm_fails(memory: Memory) -> None:
     learning = learner(memory, llm)
     assert learn(learning, "I hate coffee now.") == [DecisionKind.SUPERSEDE]
     assert learn(learning, "I love tea.") == [DecisionKind.ADD]
-    assert current(memory) == ["The user hates coffee now.", "The user loves tea."]
+    assert current(memory) == ["The user hates coffee.", "The user loves tea."]
 
 
 def test_the_llm_sees_every_candidate_against_the_numbered_memories(memory: Memory) -> None:
