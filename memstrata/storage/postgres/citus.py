@@ -21,6 +21,10 @@ DISTRIBUTION_COLUMN = "user_id"
 ANCHOR_TABLE = "memories"
 """The table every other user table is colocated with."""
 REFERENCE_TABLES = ("meta", "schema_migrations")
+KEYED_TABLES = {"erasures": "user_key"}
+"""Tables keyed by something other than `user_id`, distributed by that key in a colocation group of their
+own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
+statement on it is still routed to one shard (the fence check reads one row by its key)."""
 DEFAULT_SHARD_COUNT = 32
 
 
@@ -92,7 +96,16 @@ def distribute(
                 [table, DISTRIBUTION_COLUMN, ANCHOR_TABLE],
             )
         distributed.append(table)
+    for table, key in KEYED_TABLES.items():
+        if table not in known and _exists(conn, table):
+            conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
+            distributed.append(table)
     return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))
+
+
+def _exists(conn: psycopg.Connection[Any], table: str) -> bool:
+    row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()
+    return bool(row and row[0])
 
 
 def distribute_new_tables(conn: psycopg.Connection[Any], user_tables: tuple[str, ...]) -> tuple[str, ...]:
