@@ -36,7 +36,7 @@ from .layers.wiring import Layers, build_layers
 from .layers.work_queue import MAINTAIN, QueueStatus
 from .llm.base import LLMClient
 from .messages import MessageLike, message_dicts, to_messages
-from .models import HistoryEvent, MemoryKind, MemoryRecord, ScopeLike, SearchHit, as_scope, utcnow
+from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope, utcnow
 from .redacting import RedactingEmbedder, RedactingLLM, should_redact
 from .settings import Settings
 from .storage import Store, open_store
@@ -180,12 +180,11 @@ class Memory:
         return self._layers.semantic.add_many(as_scope(scope), [item])[0]
 
     def add_many(
-        self, items: Sequence[NewMemory | str], *, scope: ScopeLike, dedupe: bool = True
+        self, items: Sequence[NewMemory | str | Mapping[str, Any]], *, scope: ScopeLike, dedupe: bool = True
     ) -> builtins.list[MemoryRecord]:
-        """Store many memories (`NewMemory` items or plain strings) with one embedding batch and one
-        transaction."""
-        new = [NewMemory(content=item) if isinstance(item, str) else item for item in items]
-        return self._layers.semantic.add_many(as_scope(scope), new, dedupe=dedupe)
+        """Store many memories (`NewMemory` items, plain strings, or dicts of `NewMemory` fields) with one
+        embedding batch and one transaction."""
+        return self._layers.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
         return self._layers.semantic.get(as_scope(scope), memory_id)
@@ -366,7 +365,7 @@ class Memory:
         self._count_turns(s, len(turns))
         return turns
 
-    def _count_turns(self, scope: Any, turns: int) -> None:
+    def _count_turns(self, scope: Scope, turns: int) -> None:
         if self._layers.lifecycle.count_turns(scope.user_id, turns):
             self._layers.queue.enqueue(scope.user_only(), kind=MAINTAIN)
 

@@ -27,7 +27,7 @@ from .procedures import ProceduralMemory
 from .profile import ProfileMemory
 from .semantic import Clock, SemanticMemory
 from .user_context import UserContextUpdater
-from .work_queue import LEARN, MAINTAIN, WorkQueue
+from .work_queue import LEARN, MAINTAIN, Job, WorkQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,7 @@ def build_layers(
     )  # fmt: skip
 
 
-def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, clock: Clock) -> Any:
+def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, clock: Clock) -> Job:
     """What the durable queue runs: learning from messages, and a user's periodic upkeep."""
 
     def run(kind: str, scope: Scope, payload: list[dict[str, Any]]) -> None:

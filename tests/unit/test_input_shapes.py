@@ -31,6 +31,7 @@ def test_add_many_takes_strings_dicts_and_new_memories() -> None:
         ([42], "item 0 is a int"),
         (["ok", {"text": "no content key"}], "item 1: unknown fields ['text']"),
         ([{"kind": "fact"}], "item 0: no 'content'"),
+        ("Alice likes tea", "takes a list of memories, not str"),
     ],
 )
 def test_add_many_names_the_bad_item(items: object, message: str) -> None:
