@@ -14,7 +14,7 @@ import pytest
 from memstrata.errors import StoreError
 from memstrata.storage.postgres import PostgresStore
 from memstrata.storage.postgres.migrations import LATEST, USER_TABLES
-from memstrata.storage.postgres.sql_functions import DEFINER_FUNCTIONS, FUNCTIONS, KEYWORD_TOP_SIGNATURE
+from memstrata.storage.postgres.sql_functions import CURRENT_FUNCTIONS, DEFINER_FUNCTIONS
 
 pytestmark = pytest.mark.postgres
 
@@ -99,9 +99,12 @@ def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -
         ).fetchall()
     }
     assert "USING hnsw (embedding vector_cosine_ops)" in defs["memories_embedding_hnsw"]
-    assert "USING gin (tsv)" in defs["memories_tsv"]
-    options = owner_conn.execute("SELECT reloptions FROM pg_class WHERE oid = 'memories_tsv'::regclass").fetchone()
-    assert options == (["fastupdate=off"],)  # no pending list for every search to scan (migration 5)
+    assert "USING gin (keyword_terms)" in defs["memories_keyword_terms"]
+    options = owner_conn.execute(
+        "SELECT reloptions FROM pg_class WHERE oid = 'memories_keyword_terms'::regclass"
+    ).fetchone()
+    assert options == (["fastupdate=off"],)  # no pending list for every search to scan (migrations 5, 9)
+    assert "memories_tsv" not in defs  # the text is never indexed by SQL
     assert "(user_id, created_at, seq)" in defs["memories_user_created"]
     column = owner_conn.execute(
         "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'memories'::regclass "
@@ -112,7 +115,7 @@ def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -
 
 def test_functions_definer_only_where_documented(owner_conn: psycopg.Connection[Any], app_url: str) -> None:
     app_role = psycopg.conninfo.conninfo_to_dict(app_url)["user"]
-    for signature in [*(signature for signature, _ in FUNCTIONS), KEYWORD_TOP_SIGNATURE]:
+    for signature in CURRENT_FUNCTIONS:
         definer, config = owner_conn.execute(
             "SELECT prosecdef, proconfig FROM pg_proc WHERE oid = %s::regprocedure", [signature]
         ).fetchone() or (None, None)

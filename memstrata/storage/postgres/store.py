@@ -36,7 +36,9 @@ from ...models import HistoryEvent, MemoryRecord, utcnow
 from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
+from .keyword import OLD_TERMS, row_terms, search_terms, statistics_change, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
+from .planner_statistics import PlannerStatistics
 from .urls import password_of, redact_url, scrub
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,8 @@ class PostgresStore:
         self._owner_url = owner_url
         self._dimensions = dimensions
         self.url = redact_url(url)
+        self.planner_statistics = PlannerStatistics(owner_url or url)
+        """Refreshes the planner's statistics after bulk writes (planner_statistics.py)."""
         self.row_security_enforced = row_security_enforced
         """False when the application role is a superuser or BYPASSRLS (RLS then protects nothing)."""
 
@@ -245,7 +249,8 @@ class PostgresStore:
     ) -> None:
         check_owned(user_id, records, events)
         check_storable(records, events)
-        rows = [q.record_params(r) for r in records]
+        terms = [row_terms(user_id, r) for r in records]
+        rows = [q.record_params(r, t) for r, t in zip(records, terms, strict=True)]
         with_vector = 0
         if vectors is not None:
             array = self._vector_rows(records, vectors)
@@ -253,6 +258,9 @@ class PostgresStore:
             for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
         with self._write(user_id) as cur:
+            if records:
+                cur.execute(OLD_TERMS, [user_id, sorted({r.id for r in records})])
+                replaced = cur.fetchall()
             if with_vector:
                 cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
             if len(rows) > with_vector:  # records past the vectors keep their stored vector
@@ -261,6 +269,11 @@ class PostgresStore:
                 cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
             if records:
                 cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
+                written = {r.id: t for r, t in zip(records, terms, strict=True)}  # the last of repeated ids
+                change = statistics_change(replaced, ((list(t.frequencies), t.length) for t in written.values()))
+                for statement, params in statistics_statements(user_id, change):
+                    cur.execute(statement, params)
+        self.planner_statistics.wrote(len(records))
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
         """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
@@ -330,7 +343,7 @@ class PostgresStore:
         return query
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
-        terms = q.keyword_terms(query)
+        terms = search_terms(user_id, query)
         if not terms:
             return []
         w = q.Where(user_id, where)
@@ -354,7 +367,7 @@ class PostgresStore:
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
         """Both reads in one REPEATABLE READ transaction (one snapshot), in one round trip."""
         query_vector = self._query_vector(vector)
-        terms = q.keyword_terms(query)
+        terms = search_terms(user_id, query)
         w = q.Where(user_id, where)
         statements = [_vector_statement(w, query_vector, limit)]
         if terms:
@@ -369,8 +382,14 @@ class PostgresStore:
         if not ids:
             return 0
         with self._write(user_id) as cur:
-            cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
-            deleted = cur.rowcount
+            cur.execute(
+                "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s) RETURNING keyword_terms, keyword_length",
+                [user_id, list(ids)],
+            )
+            removed = cur.fetchall()
+            deleted = len(removed)
+            for statement, params in statistics_statements(user_id, statistics_change(removed, ())):
+                cur.execute(statement, params)
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
             cur.execute(
                 "UPDATE history SET before = NULL, after = NULL WHERE user_id = %s AND memory_id = ANY(%s)",
@@ -492,11 +511,12 @@ class PostgresStore:
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
-            cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
+            for table in ("memory_access", "keyword_documents", "keyword_totals"):  # statistics: not counted
+                cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
         return counts
 
 
-_COMPACTED = ("memories", "history", "items", "memory_access", "erasures")
+_COMPACTED = ("memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "erasures")
 
 
 _KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
