@@ -48,6 +48,25 @@ def register(commands: Any) -> None:
     lme.add_argument("--json", action="store_true", help="print only the JSON object")
     lme.set_defaults(handler=cmd_longmemeval)
 
+    parity = kinds.add_parser("parity", help="PostgreSQL vs SQLite: recall@10 and top-10 agreement, same data")
+    parity.add_argument("--data", required=True, help="LoCoMo JSON (locomo10.json format)")
+    parity.add_argument("--longmemeval", help="also LongMemEval JSON(.gz) haystacks")
+    parity.add_argument("--limit", type=int, default=30, help="LongMemEval questions (default 30)")
+    parity.add_argument("--out", help="also write the result JSON to this directory")
+    parity.add_argument("--name", default="postgres-parity", help="result file name (default: postgres-parity)")
+    parity.add_argument("--json", action="store_true", help="print only the JSON object")
+    parity.set_defaults(handler=cmd_parity)
+
+    bulkload = kinds.add_parser("bulkload", help="PostgreSQL search right after a bulk load vs steady state")
+    bulkload.add_argument("--memories", type=int, default=20_000, help="memories loaded for one user (default 20000)")
+    bulkload.add_argument("--existing", type=int, default=2_000, help="memories already there (default 2000)")
+    bulkload.add_argument("--queries", type=int, default=200, help="timed searches (default 200)")
+    bulkload.add_argument("--no-auto-analyze", action="store_true", help="the store gathers no statistics itself")
+    bulkload.add_argument("--out", help="also write the result JSON to this directory")
+    bulkload.add_argument("--name", help="result file name (default: postgres-bulkload[-no-auto-analyze])")
+    bulkload.add_argument("--json", action="store_true", help="print only the JSON object")
+    bulkload.set_defaults(handler=cmd_bulkload)
+
     extraction = kinds.add_parser(
         "extraction",
         help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)",
@@ -150,6 +169,43 @@ def cmd_longmemeval(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_result(args.out, args.name or f"longmemeval-{args.granularity}", result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_parity(args: argparse.Namespace) -> int:
+    from ..bench import postgres_parity
+
+    if args.limit < 1:
+        raise InvalidInput(f"--limit must be >= 1, got {args.limit}")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    result = postgres_parity.run_parity(
+        args.data, longmemeval_data=args.longmemeval, limit=args.limit, embedder=args.embedder or "static",
+        progress=progress,
+    )  # fmt: skip
+    result["command"] = f"memstrata bench parity --data {Path(args.data).name}" + (
+        f" --longmemeval {Path(args.longmemeval).name} --limit {args.limit}" if args.longmemeval else ""
+    )
+    postgres_parity.write(result, args.out, args.name)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_bulkload(args: argparse.Namespace) -> int:
+    from ..bench import postgres_parity
+
+    if min(args.memories, args.existing, args.queries) < 20:
+        raise InvalidInput("--memories, --existing and --queries must each be at least 20")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    result = postgres_parity.run_bulkload(
+        memories=args.memories, existing=args.existing, queries=args.queries, auto_analyze=not args.no_auto_analyze,
+        embedder=args.embedder or "static", progress=progress,
+    )  # fmt: skip
+    result["command"] = f"memstrata bench bulkload --memories {args.memories} --existing {args.existing}" + (
+        " --no-auto-analyze" if args.no_auto_analyze else ""
+    )
+    name = args.name or ("postgres-bulkload-no-auto-analyze" if args.no_auto_analyze else "postgres-bulkload")
+    postgres_parity.write(result, args.out, name)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 

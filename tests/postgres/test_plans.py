@@ -175,7 +175,7 @@ def test_keyword_search_uses_gin_through_the_definer_function(loaded: tuple[Post
     store, app_url = loaded
     w = q.Where(BIG, MemoryFilter())
     plans = keyword_plans(app_url, BIG, q.keyword_sql(w), [BIG, ["word5", "word7"], 64, *w.params, 10])
-    inner = [p for p in plans if "keyword_terms &&" in p]
+    inner = [p for p in plans if "keyword_terms @>" in p]
     assert inner and "Bitmap Index Scan on memories_keyword_terms" in inner[0], plans
     rows = store.keyword_search(BIG, "word5 word7", MemoryFilter(), limit=10)
     assert len(rows) == 10 and all({"word5", "word7"} & set(r.record.content.split()) for r in rows)
@@ -188,7 +188,7 @@ def test_keyword_search_of_a_small_tenant_reads_its_rows_not_the_gin_index(
     store, app_url = loaded
     w = q.Where(SMALL, MemoryFilter())
     plans = keyword_plans(app_url, SMALL, q.keyword_sql(w), [SMALL, ["word5", "lorem"], 64, *w.params, 10])
-    inner = [p for p in plans if "keyword_terms &&" in p and "IS TRUE" in p]  # the small-tenant branch
+    inner = [p for p in plans if "keyword_terms @>" in p and "IS TRUE" in p]  # the small-tenant branch
     assert inner and "memories_keyword_terms" not in inner[0], plans
     assert "Index Cond: (user_id = 'small7'::text)" in inner[0], plans
     assert len(store.keyword_search(SMALL, "lorem", MemoryFilter(), limit=10)) == SMALL_ROWS

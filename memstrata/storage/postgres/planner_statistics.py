@@ -54,9 +54,13 @@ class PlannerStatistics:
         self._since_analyze = 0
         self.analyzed = 0
         """How many times this store ran ANALYZE (read by tests and benchmarks)."""
+        self.enabled = True
+        """False: never ANALYZE (a benchmark's comparison with the store that did not)."""
 
     def wrote(self, rows: int) -> None:
         """Called after a committed write of `rows` memories; may ANALYZE (one statement per table)."""
+        if not self.enabled:
+            return
         with self._lock:
             self._unchecked += rows
             self._since_analyze += rows

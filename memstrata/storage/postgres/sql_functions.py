@@ -413,6 +413,26 @@ END
 $fn$"""
 
 
+def _bm25_ranked(condition: str) -> str:
+    """The user's memories holding a looked-up term, best first by BM25 over `terms` / `idfs` (variables
+    of the calling function), at most `p_limit`, as (id, created_at, seq, rank). For each term, the
+    rows holding it (`condition`, on `q.term`) give its weighted frequency, so only (row, term) pairs
+    that exist are scored, inline (the formula of `memstrata_bm25`, without a function call per row)."""
+    return f"""
+        SELECT p.id, p.created_at, p.seq,
+               sum(p.idf * p.f * {BM25_K1 + 1}
+                   / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.keyword_length / average))) AS rank
+        FROM unnest(terms, idfs) AS q(term, idf)
+        CROSS JOIN LATERAL (
+          SELECT m.id, m.created_at, m.seq, m.keyword_length, q.idf,
+                 m.keyword_frequencies[array_position(m.keyword_terms, q.term)]::double precision AS f
+          FROM memories m WHERE m.user_id = p_user_id AND {condition}
+        ) p
+        GROUP BY p.id, p.created_at, p.seq
+        ORDER BY 4 DESC, p.created_at DESC, p.seq DESC
+        LIMIT p_limit"""
+
+
 KEYWORD_MATCHES_BM25 = f"""
 CREATE FUNCTION memstrata_keyword_matches(
   p_user_id text,
@@ -449,14 +469,11 @@ BEGIN
     RETURN;
   END IF;
   RETURN QUERY
-    SELECT r.* FROM (
-      SELECT {MATCH_COLUMNS},
-             memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average) AS rank,
-             1 - (m.embedding <=> p_embedding)
-      FROM memories m WHERE m.user_id = p_user_id AND m.keyword_terms && terms
-    ) r
-    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
-    LIMIT p_limit;
+    WITH ranked AS MATERIALIZED ({_bm25_ranked("m.keyword_terms @> ARRAY[q.term]")}
+    )
+    SELECT {MATCH_COLUMNS}, r.rank, 1 - (m.embedding <=> p_embedding)
+    FROM ranked r JOIN memories m ON m.user_id = p_user_id AND m.id = r.id
+    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC;
 END
 $fn$"""
 
@@ -499,12 +516,7 @@ BEGIN
   -- the p_limit best only, fetched again by primary key (never by ctid: not routable on Citus).
   IF users_rows <= {COMMON_WORD_ROWS} THEN
     RETURN QUERY
-      WITH top AS MATERIALIZED (
-        SELECT m.id, memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average)
-               AS rank, m.created_at, m.seq
-        FROM memories m WHERE m.user_id = p_user_id AND (m.keyword_terms && terms) IS TRUE
-        ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
-        LIMIT p_limit
+      WITH top AS MATERIALIZED ({_bm25_ranked("(m.keyword_terms @> ARRAY[q.term]) IS TRUE")}
       )
       SELECT {MATCH_WITH_ACCESS}, t.rank
       FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
@@ -513,12 +525,7 @@ BEGIN
     RETURN;
   END IF;
   RETURN QUERY
-    WITH top AS MATERIALIZED (
-      SELECT m.id, memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average)
-             AS rank, m.created_at, m.seq
-      FROM memories m WHERE m.user_id = p_user_id AND m.keyword_terms && terms
-      ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
-      LIMIT p_limit
+    WITH top AS MATERIALIZED ({_bm25_ranked("m.keyword_terms @> ARRAY[q.term]")}
     )
     SELECT {MATCH_WITH_ACCESS}, t.rank
     FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
