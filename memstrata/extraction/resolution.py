@@ -5,7 +5,8 @@
 - NOOP: the candidate is already known (same text, same subject+attribute+value, or a near
   duplicate of the same kind and attribute); `target_ids` holds the memory to refresh.
 - SUPERSEDE: same subject and single-valued attribute with a new value ("lives in Paris" ->
-  "lives in Berlin"), or the same object with the opposite polarity ("likes tea" -> "hates tea");
+  "lives in Berlin"), the same object with the opposite polarity ("likes tea" -> "hates tea"), or the
+  same value said again later in other words (the later wording becomes current);
   `target_ids` are the memories to retire.
 - ADD: anything else.
 
@@ -181,6 +182,8 @@ def decide(
     conflicts: list[ExistingMemory] = []
     for memory in existing:
         verdict = _compare(new, memory, retracted)
+        if verdict == "same" and _said_before(memory, stated_at):
+            return Decision(DecisionKind.SUPERSEDE, (memory.id,), f"same {new.attribute}, said later in other words")
         if verdict == "same":
             return Decision(DecisionKind.NOOP, (memory.id,), f"same {new.attribute} already stored")
         if verdict == "retire" or (verdict == "retracted" and _said_after(memory, stated_at)):
@@ -210,6 +213,13 @@ def history_of(later: Sequence[ExistingMemory], older: Sequence[ExistingMemory],
 
 def _said_after(memory: ExistingMemory, stated_at: datetime | None) -> bool:
     return stated_at is not None and memory.stated_at is not None and memory.stated_at > stated_at
+
+
+def _said_before(memory: ExistingMemory, stated_at: datetime | None) -> bool:
+    """Whether `memory` was said strictly before `stated_at`. A value restated later keeps the later
+    wording (the memory said earlier goes to history), so the current wording of a slot does not depend
+    on the order in which statements arrive."""
+    return stated_at is not None and memory.stated_at is not None and memory.stated_at < stated_at
 
 
 _AFFINITY = frozenset({"likes", "diet", "habit"})
