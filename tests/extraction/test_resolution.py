@@ -16,6 +16,7 @@ from memstrata.extraction.resolution import (
     ExistingMemory,
     decide,
     normalize_value,
+    restated_count,
     validate_llm_decision,
 )
 from memstrata.extraction.rules import RuleExtractor
@@ -323,3 +324,17 @@ def test_value_named(value: str, phrase: str, named: bool) -> None:
     from memstrata.extraction.resolution import value_named
 
     assert value_named(value, phrase) is named
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "verdict"),
+    [
+        pytest.param("I now have 150 stars", "I have 120 stars", "retire", id="new-number"),
+        pytest.param("I have 120 stars", "I have 120 stars", "same", id="same-number"),
+        pytest.param("I have three bikes now", "I have two bikes", "retire", id="number-words"),
+        pytest.param("I have 3 bikes", "I have 3 cats", "keep", id="another-thing"),
+        pytest.param("I ran a marathon", "I ran a half marathon", "keep", id="no-number"),
+    ],
+)
+def test_restated_count(new: str, old: str, verdict: str) -> None:
+    assert restated_count(new, old) == verdict
