@@ -98,11 +98,13 @@ _MODAL = re.compile(
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
 _HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
 _TENTATIVE_FUTURE = re.compile(
-    r"^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
+    r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
+    r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
     r"|give|take a look|have a look|need)\b",
     re.IGNORECASE,
 )
-"""A future that is a promise within the conversation ("I'll try to check ...", "I'll see what ...")."""
+"""A future that is a promise within the conversation ("I'll try to check ...", "I'll see what ..."), or
+an errand for the next few hours ("I'll pick up a bag later today")."""
 _NEEDS_HELP = re.compile(r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance)\b", re.I)
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it|its|another)\b", re.I)
 """Someone or something named earlier in the conversation: the statement is not whole without it."""
@@ -118,7 +120,8 @@ _GENERIC = wordset(
     themselves chasing chase hard work working time times life way ways new big something everything anything
     well better doing done heard happening happen day days journey progress moving move fun support supported
     grateful lookout awesome amazing cool crazy wild really super totally lately recently always never everyone
-    people else bit whole lot also even though too still"""
+    people else bit whole lot also even though too still gonna wanna let anyone stop reach find able care tough
+    around matter"""
 )
 """Words too general to make a statement specific ("keep pushing forward", "heard great things")."""
 _ASSISTANT = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.IGNORECASE)
@@ -128,7 +131,7 @@ _VAGUE_OBJECT = re.compile(
     r"the (?:recipe|list|suggestion|recommendation|idea|option|tip|advice|information|answer|response|article|link|"
     r"example|explanation|steps|plan you|aftertaste|result|results|output)s?\b(?! (?:of|for|from|at|in) [A-Z]))"
     r"|\bones\b|\b(?:a|the|this|that|another|new|old|other|different|same|first|last) one\b(?! of)"
-    r"|\b(?:it|them|this|that|these|those|one|ones|there|so)\W*$",
+    r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
     re.IGNORECASE,
 )
 _CONVERSATION_NOUNS = wordset(
@@ -148,7 +151,7 @@ _PEOPLE = wordset(
     classmate client customer student patient landlady tenant buddy pal ex relative grandparent in-law"""
 )
 _PASSING_STATE = re.compile(
-    r"^i(?:'m| am| was| feel| felt)(?: (?:so|very|really|a bit|a little|pretty|quite|kinda|kind of|sort of|super"
+    r"^i(?:'m| am| was| feel| felt)(?: (?:\w+ly|so|very|a bit|a little|pretty|quite|kinda|kind of|sort of|super"
     r"|totally|too|extremely|rather|slightly|just|also|still|getting|feeling))* (?!(?:a|an|the|my|our|in|at|on|from"
     r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)[\w'-]+"
     r"(?:\W*$| (?:and|for|of|about|with|at|by|to|today|tonight|now|lately|right now|this|that|these days|after"
@@ -215,7 +218,7 @@ def without_evaluation(statement: str) -> str:
 
 _AUXILIARIES = wordset(
     """been am was have has had also just really still actually honestly now always never not even only currently
-    recently finally already do did don't didn't doesn't haven't hadn't wasn't"""
+    recently finally already do did don't didn't doesn't haven't hadn't wasn't more so very super pretty quite"""
 )
 
 

@@ -19,7 +19,7 @@ _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "
 _PAST_OR_MODAL = wordset(
     """can could will would shall should must might may went ran had got took made saw met came left began
     won lost bought sold flew drove wrote gave did quit became broke found spent was were said told
-    thought knew felt kept sent paid put read set let hit cut"""
+    thought knew felt kept sent paid put read set let hit cut hurt cost shut spread split"""
 )
 
 
