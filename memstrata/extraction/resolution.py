@@ -258,14 +258,17 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*|\b(?:one|two|three|four|five|six|seven|e
 _UPDATE_WORDS = re.compile(r"\b(?:now|currently|still|already|actually|so far|in total|these days|anymore|again)\b")
 
 
+_LEAST_FRAME_WORDS = 5
+
+
 def restated_count(new: str | None, old: str | None) -> str:
     """ "retire" when two first-person sentences say the same thing with other numbers ("I have 120
     stars" -> "I now have 150 stars"), "same" when they say it with the same ones, else "keep"."""
     if not new or not old:
         return "keep"
     frames = [" ".join(_UPDATE_WORDS.sub(" ", _NUMBER.sub("#", text)).split()) for text in (new, old)]
-    if frames[0] != frames[1] or "#" not in frames[0]:
-        return "keep"
+    if frames[0] != frames[1] or "#" not in frames[0] or len(frames[0].split()) < _LEAST_FRAME_WORDS:
+        return "keep"  # short frames ("Rae note 1", "I have 2 cats") say too little to be the same statement
     return "same" if _NUMBER.findall(new) == _NUMBER.findall(old) else "retire"
 
 
@@ -326,6 +329,8 @@ def _near_duplicate(new: _Slot, old: _Slot) -> bool:
         return False
     if new.event_time and old.event_time and new.event_time[:10] != old.event_time[:10]:
         return False
+    if new.attribute == STATEMENT:
+        return _NUMBER.findall(new.value or "") == _NUMBER.findall(old.value or "")  # other numbers: a new fact
     if new.attribute in _FREE_TEXT_ATTRIBUTES:
         return True  # the value is the sentence itself: rewording is not a new fact
     return new.value is None or old.value is None or new.value == old.value

@@ -329,10 +329,11 @@ def test_value_named(value: str, phrase: str, named: bool) -> None:
 @pytest.mark.parametrize(
     ("new", "old", "verdict"),
     [
-        pytest.param("I now have 150 stars", "I have 120 stars", "retire", id="new-number"),
-        pytest.param("I have 120 stars", "I have 120 stars", "same", id="same-number"),
-        pytest.param("I have three bikes now", "I have two bikes", "retire", id="number-words"),
-        pytest.param("I have 3 bikes", "I have 3 cats", "keep", id="another-thing"),
+        pytest.param("I now have 150 stars on the app", "I have 120 stars on the app", "retire", id="new-number"),
+        pytest.param("I have 120 stars on the app", "I have 120 stars on the app", "same", id="same-number"),
+        pytest.param("I have three bikes in the garage now", "I have two bikes in the garage", "retire", id="words"),
+        pytest.param("I have 3 bikes in the garage", "I have 3 cats in the garage", "keep", id="another-thing"),
+        pytest.param("Rae note 2", "Rae note 1", "keep", id="too-short"),
         pytest.param("I ran a marathon", "I ran a half marathon", "keep", id="no-number"),
     ],
 )
