@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -166,3 +167,36 @@ def test_many_matches_without_a_common_word_are_all_ranked(pg_store: PostgresSto
     hits = pg_store.keyword_search("big", "apple banana cherry", MemoryFilter(), limit=1000)
     assert len(hits) == len(texts) > COMMON_WORD_ROWS
     assert hits[0].record.content == "apple and banana together" and hits[0].score > hits[1].score
+
+
+@pytest.mark.parametrize(
+    ("total", "documents"),
+    [
+        pytest.param(4999, {"a": 4000, "b": 3000, "c": 10}, id="small-user-looks-up-every-term"),
+        pytest.param(10_000, {"a": 6000, "b": 3000, "c": 1500, "d": 10, "e": 0}, id="over-half-dropped-budget"),
+        pytest.param(200_000, {"a": 7000, "b": 900, "c": 20, "d": 20}, id="budget-is-a-share-of-big-users"),
+        pytest.param(10_000, {"a": 4500, "b": 4400}, id="the-rarest-is-always-kept"),
+    ],
+)
+def test_terms_looked_up_follow_the_sqlite_keyword_plan(
+    pg_store: PostgresStore, total: int, documents: dict[str, int]
+) -> None:
+    """Big users look up the same terms as SQLite's `keyword_plan` would for the same statistics
+    (written directly here: a user of 200k memories is not loaded for it)."""
+    from memstrata.storage.sqlite import POSTING_BUDGET, keyword_plan
+
+    terms = [*documents, "a"]  # a repeated term counts twice, as in FTS5
+    with pg_store.transaction("big") as cur:
+        cur.execute(
+            "INSERT INTO keyword_totals (user_id, documents, tokens) VALUES ('big', %s, %s)", [total, total * 9]
+        )
+        for term, count in documents.items():
+            if count:
+                cur.execute("INSERT INTO keyword_documents VALUES ('big', %s, %s)", [term, count])
+        cur.execute("SELECT term, idf, average_length FROM memstrata_bm25_terms('big', %s)", [terms])
+        rows = cur.fetchall()
+    expected, _ = keyword_plan(terms, documents, total, user_rows=total, budget=POSTING_BUDGET)
+    assert sorted(r[0] for r in rows) == sorted(expected)
+    for term, idf, average in rows:
+        n = documents[term]
+        assert idf == pytest.approx(max(math.log((total - n + 0.5) / (n + 0.5)), 0) or 1e-6) and average == 9

@@ -367,57 +367,57 @@ AS $fn$
   WHERE f.f IS NOT NULL
 $fn$"""
 
+BM25_PLAN = f"""
+    WITH totals AS (
+      SELECT t.documents::double precision AS total, t.tokens::double precision AS tokens
+      FROM keyword_totals t WHERE t.user_id = p_user_id AND t.documents > 0
+    ),
+    looked AS (
+      SELECT q.term, q.position, coalesce(d.documents, 0)::double precision AS n
+      FROM unnest(p_terms) WITH ORDINALITY AS q(term, position)
+      LEFT JOIN keyword_documents d ON d.user_id = p_user_id AND d.term = q.term
+    ),
+    candidates AS (
+      SELECT l.term, l.position, l.n, s.total, s.tokens,
+             sum(l.n) OVER w AS spent, row_number() OVER w AS nth
+      FROM looked l CROSS JOIN totals s
+      WHERE s.total < {PRUNE_FROM_ROWS} OR l.n * 2 <= s.total
+      WINDOW w AS (ORDER BY l.n, l.position)
+    )
+    SELECT c.term, c.position,
+           CASE WHEN ln((c.total - c.n + 0.5) / (c.n + 0.5)) <= 0 THEN 1e-6
+                ELSE ln((c.total - c.n + 0.5) / (c.n + 0.5)) END AS idf,
+           c.tokens / c.total AS average_length
+    FROM candidates c
+    WHERE c.total < {PRUNE_FROM_ROWS} OR c.nth = 1
+       OR c.spent <= greatest({POSTING_BUDGET}, floor(c.total * {POSTING_SHARE}))"""
+"""The query terms looked up, with their IDF, from the user's own statistics (keyword_totals,
+keyword_documents), for `p_user_id` and `p_terms` of the enclosing function: idf = ln((N - n + 0.5) /
+(n + 0.5)), 1e-6 when not positive, as FTS5. A user with at least PRUNE_FROM_ROWS memories looks up
+fewer terms, as the SQLite store's keyword_plan: terms in more than half of the memories are left out,
+the rest taken rarest first while their postings fit max(POSTING_BUDGET, POSTING_SHARE * N), the rarest
+always. Repeated terms are kept, each ranked. One statement (no loop, no call): it runs on every search."""
+
 BM25_TERMS = f"""
 CREATE FUNCTION memstrata_bm25_terms(p_user_id text, p_terms text[])
 RETURNS TABLE (term text, idf double precision, average_length double precision)
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 AS $fn$
-#variable_conflict use_column
-DECLARE
-  total double precision;
-  tokens double precision;
-  budget double precision;
-  spent double precision := 0;
-  kept integer := 0;
-  r record;
-BEGIN
-  -- The query terms to look up with their IDF, from the user's own statistics (keyword_totals,
-  -- keyword_documents): idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, as FTS5. A user with at
-  -- least {PRUNE_FROM_ROWS} memories looks up fewer terms, as the SQLite store's keyword_plan: terms in
-  -- more than half of the memories are left out, the rest taken rarest first while their postings fit
-  -- max({POSTING_BUDGET}, {POSTING_SHARE} * N) (the rarest always). Repeated terms are kept, each ranked.
-  SELECT t.documents, t.tokens INTO total, tokens FROM keyword_totals t WHERE t.user_id = p_user_id;
-  IF total IS NULL OR total <= 0 THEN
-    RETURN;
-  END IF;
-  budget := greatest({POSTING_BUDGET}, floor(total * {POSTING_SHARE}));
-  FOR r IN
-    SELECT q.term, coalesce(d.documents, 0) AS documents
-    FROM unnest(p_terms) WITH ORDINALITY AS q(term, position)
-    LEFT JOIN keyword_documents d ON d.user_id = p_user_id AND d.term = q.term
-    ORDER BY CASE WHEN total >= {PRUNE_FROM_ROWS} THEN coalesce(d.documents, 0) ELSE 0 END, q.position
-  LOOP
-    IF total >= {PRUNE_FROM_ROWS} THEN
-      CONTINUE WHEN r.documents * 2 > total;
-      EXIT WHEN kept > 0 AND spent + r.documents > budget;
-    END IF;
-    spent := spent + r.documents;
-    kept := kept + 1;
-    term := r.term;
-    idf := ln((total - r.documents + 0.5) / (r.documents + 0.5));
-    idf := CASE WHEN idf <= 0 THEN 1e-6 ELSE idf END;
-    average_length := tokens / total;
-    RETURN NEXT;
-  END LOOP;
-END
+  -- BM25_PLAN (sql_functions.py) for SQL callers: the terms a search looks up, with their IDF.
+  SELECT b.term, b.idf, b.average_length FROM ({BM25_PLAN}) b ORDER BY b.position
 $fn$"""
+
+_PLAN_INTO = f"""SELECT array_agg(b.term ORDER BY b.position), array_agg(b.idf ORDER BY b.position),
+         max(b.average_length) INTO terms, idfs, average
+    FROM ({BM25_PLAN}) b;"""
 
 
 def _bm25_ranked(condition: str) -> str:
     """The user's memories holding a looked-up term, best first by BM25 over `terms` / `idfs` (variables
     of the calling function), at most `p_limit`, as (id, created_at, seq, rank). For each term, the
     rows holding it (`condition`, on `q.term`) give its weighted frequency, so only (row, term) pairs
-    that exist are scored, inline (the formula of `memstrata_bm25`, without a function call per row)."""
+    that exist are scored, inline (the formula of `memstrata_bm25`, without a function call per row);
+    `OFFSET 0` keeps each pair's frequency computed once, and the arrays out of the aggregation."""
     return f"""
         SELECT p.id, p.created_at, p.seq,
                sum(p.idf * p.f * {BM25_K1 + 1}
@@ -427,6 +427,7 @@ def _bm25_ranked(condition: str) -> str:
           SELECT m.id, m.created_at, m.seq, m.keyword_length, q.idf,
                  m.keyword_frequencies[array_position(m.keyword_terms, q.term)]::double precision AS f
           FROM memories m WHERE m.user_id = p_user_id AND {condition}
+          OFFSET 0
         ) p
         GROUP BY p.id, p.created_at, p.seq
         ORDER BY 4 DESC, p.created_at DESC, p.seq DESC
@@ -463,8 +464,7 @@ BEGIN
   IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
   END IF;
-  SELECT array_agg(b.term), array_agg(b.idf), max(b.average_length) INTO terms, idfs, average
-    FROM memstrata_bm25_terms(p_user_id, p_terms) b;
+  {_PLAN_INTO}
   IF terms IS NULL THEN
     RETURN;
   END IF;
@@ -497,15 +497,14 @@ DECLARE
   users_rows double precision;
 BEGIN
   -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
-  -- (memstrata_bm25_terms: the user's statistics, pruned for big users), as whole rows with their
+  -- (BM25_PLAN: the user's statistics, pruned for big users), as whole rows with their
   -- current access statistics (memory_access), best first. Same isolation check as
   -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
   -- user's shard; callers select from this function alone.
   IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
   END IF;
-  SELECT array_agg(b.term), array_agg(b.idf), max(b.average_length) INTO terms, idfs, average
-    FROM memstrata_bm25_terms(p_user_id, p_terms) b;
+  {_PLAN_INTO}
   IF terms IS NULL THEN
     RETURN;
   END IF;
