@@ -373,9 +373,10 @@ BM25_PLAN = f"""
       FROM keyword_totals t WHERE t.user_id = p_user_id AND t.documents > 0
     ),
     looked AS (
-      SELECT q.term, q.position, coalesce(d.documents, 0)::double precision AS n
+      SELECT q.term, q.position, coalesce((
+        SELECT d.documents FROM keyword_documents d WHERE d.user_id = p_user_id AND d.term = q.term
+      ), 0)::double precision AS n
       FROM unnest(p_terms) WITH ORDINALITY AS q(term, position)
-      LEFT JOIN keyword_documents d ON d.user_id = p_user_id AND d.term = q.term
     ),
     candidates AS (
       SELECT l.term, l.position, l.n, s.total, s.tokens,
@@ -396,7 +397,9 @@ keyword_documents), for `p_user_id` and `p_terms` of the enclosing function: idf
 (n + 0.5)), 1e-6 when not positive, as FTS5. A user with at least PRUNE_FROM_ROWS memories looks up
 fewer terms, as the SQLite store's keyword_plan: terms in more than half of the memories are left out,
 the rest taken rarest first while their postings fit max(POSTING_BUDGET, POSTING_SHARE * N), the rarest
-always. Repeated terms are kept, each ranked. One statement (no loop, no call): it runs on every search."""
+always. Repeated terms are kept, each ranked. One statement (no loop, no call): it runs on every search.
+Each term's count is its own primary-key lookup, a plan that does not depend on the table's statistics
+(right after a bulk load a join here read all of the user's terms)."""
 
 BM25_TERMS = f"""
 CREATE FUNCTION memstrata_bm25_terms(p_user_id text, p_terms text[])
