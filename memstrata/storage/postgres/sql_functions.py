@@ -111,8 +111,9 @@ ACCESS_BY_USER = "LEFT JOIN memory_access a ON a.user_id = p_user_id AND a.memor
 after a CTE under row-level security."""
 
 COMMON_WORD_ROWS = 256
-"""A query word found in more of a user's memories than this is *common* for that user: it selects
-keyword candidates only together with another query word (see `KEYWORD_TOP`)."""
+"""A user with at most this many memories is keyword-searched through the user_id btree, not GIN (since
+migration 9). In migrations 5-8 also: a query word found in more of a user's memories than this was
+*common* for that user and selected keyword candidates only together with another query word."""
 
 KEYWORD_TOP = f"""
 CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_words text[], p_limit integer)
@@ -512,10 +513,11 @@ BEGIN
     RETURN;
   END IF;
   SELECT t.documents INTO users_rows FROM keyword_totals t WHERE t.user_id = p_user_id;
-  -- A user with at most {COMMON_WORD_ROWS} rows: all of them are read through the user_id btree and
-  -- scored (`IS TRUE` keeps the planner off the GIN index, whose posting lists hold EVERY user's rows).
-  -- Bigger users: the GIN index finds the rows holding a looked-up term. Whole rows are built for
-  -- the p_limit best only, fetched again by primary key (never by ctid: not routable on Citus).
+  -- A user with at most {COMMON_WORD_ROWS} rows: each term's rows are found among the user's rows, read
+  -- through the user_id btree (`IS TRUE` keeps the planner off the GIN index, whose posting lists hold
+  -- EVERY user's rows). Bigger users: the GIN index finds the rows holding each looked-up term. Whole
+  -- rows are built for the p_limit best only, fetched again by primary key (never by ctid: not routable
+  -- on Citus).
   IF users_rows <= {COMMON_WORD_ROWS} THEN
     RETURN QUERY
       WITH top AS MATERIALIZED ({_bm25_ranked("(m.keyword_terms @> ARRAY[q.term]) IS TRUE")}
