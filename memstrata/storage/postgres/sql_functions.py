@@ -405,10 +405,14 @@ Each term's count is its own primary-key lookup, a plan that does not depend on 
 BM25_TERMS = f"""
 CREATE FUNCTION memstrata_bm25_terms(p_user_id text, p_terms text[])
 RETURNS TABLE (term text, idf double precision, average_length double precision)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $fn$
+#variable_conflict use_column
+BEGIN
   -- BM25_PLAN (sql_functions.py) for SQL callers: the terms a search looks up, with their IDF.
-  SELECT b.term, b.idf, b.average_length FROM ({BM25_PLAN}) b ORDER BY b.position
+  -- PL/pgSQL rather than SQL: Citus plans no parameters in SQL functions.
+  RETURN QUERY SELECT b.term, b.idf, b.average_length FROM ({BM25_PLAN}) b ORDER BY b.position;
+END
 $fn$"""
 
 _PLAN_INTO = f"""SELECT array_agg(b.term ORDER BY b.position), array_agg(b.idf ORDER BY b.position),
