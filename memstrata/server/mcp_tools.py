@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InvalidInput
 from ..export_format import ExportDocument
+from ..filters import SearchFilter
 from ..layers.context import PARTS
 from ..layers.semantic import Strategy
 from ..memory import Memory
@@ -85,11 +86,10 @@ Kind = Annotated[
     Field(description="fact (true about the user), preference, event (dated), note, task (open item), "
           "episode (a conversation turn), summary, procedure"),
 ]  # fmt: skip
-Kinds = Annotated[list[MemoryKind] | None, Field(description="only these kinds (default: all)")]
 Metadata = Annotated[dict[str, Any] | None, Field(description="JSON object stored with the memory (e.g. source, tags)")]
-MetadataFilter = Annotated[
-    dict[str, str | int | float | bool] | None,
-    Field(description="only memories whose metadata has these exact values"),
+Filters = Annotated[
+    SearchFilter | None,
+    Field(description="which memories (default: every kind, current ones; as_of: what was true at that time)"),
 ]
 When = Annotated[datetime | None, Field(description="ISO 8601 date-time, e.g. 2026-05-01T00:00:00Z")]
 Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0..1; higher survives consolidation longer")]
@@ -193,19 +193,11 @@ def search_memories(
             "hybrid_weighted, hybrid_rrf"
         ),
     ] = Strategy.HYBRID,  # fmt: skip
-    kinds: Kinds = None,
-    metadata: MetadataFilter = None,
-    created_after: When = None,
-    created_before: When = None,
-    as_of: Annotated[datetime | None, Field(description="what was true at this ISO 8601 time (default: now)")] = None,
-    include_superseded: Annotated[bool, Field(description="also return replaced memories, marked")] = False,
+    filters: Filters = None,
 ) -> SearchResult:
     """Search the user's long-term memories and return the best matches with their scores. Call it before
     answering anything that may depend on the user's preferences, history, people or projects."""
-    hits = b.memory.search(
-        query, scope=b.scope, k=k, strategy=strategy, kinds=kinds, metadata=metadata, created_after=created_after,
-        created_before=created_before, as_of=as_of, include_superseded=include_superseded,
-    )  # fmt: skip
+    hits = b.memory.search(query, scope=b.scope, k=k, strategy=strategy, filters=filters)
     return SearchResult(
         hits=[
             SearchHitBrief(memory=MemoryOut.of(h.memory, b.tenant), score=h.score, scores=h.scores,
@@ -220,21 +212,9 @@ def get_memory(b: Binding, memory_id: MemoryId) -> MemoryOut:
     return MemoryOut.of(b.memory.get(memory_id, scope=b.scope), b.tenant)
 
 
-def list_memories(
-    b: Binding,
-    kinds: Kinds = None,
-    metadata: MetadataFilter = None,
-    created_after: When = None,
-    created_before: When = None,
-    include_superseded: Annotated[bool, Field(description="also list replaced memories")] = False,
-    limit: Limit = 50,
-    offset: Offset = 0,
-) -> MemoryList:
+def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset: Offset = 0) -> MemoryList:
     """The user's memories, newest first, optionally filtered; page with offset/next_offset."""
-    records = b.memory.list(
-        scope=b.scope, kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,
-        include_superseded=include_superseded, limit=limit + 1, offset=offset,
-    )  # fmt: skip
+    records = b.memory.list(scope=b.scope, filters=filters, limit=limit + 1, offset=offset)
     more = len(records) > limit
     return MemoryList(
         memories=[MemoryOut.of(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None

@@ -15,19 +15,18 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
     StrictFloat,
     StrictInt,
-    StrictStr,
     ValidationError,
 )
 
 from ..buffer import Turn
 from ..errors import InvalidInput
 from ..export_format import ExportDocument
+from ..filters import SearchFilter, When
 from ..layers.context import PARTS, Context
 from ..layers.entities import Entity
 from ..layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
@@ -67,26 +66,12 @@ def _no_nul(value: str) -> str:
     return value
 
 
-def _iso_datetime(value: object) -> object:
-    """Only ISO 8601 strings (or datetimes): never a number taken as a Unix time."""
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str) and len(value) >= 10 and not value.replace(".", "", 1).isdigit():
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ValueError("must be an ISO 8601 date-time such as 2026-03-01T12:00:00Z")
-
-
 # Request bodies take JSON types strictly: no 0 for false, no "5" for 5, no epoch number for a date.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_json_object)]
-Scalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
 Text = Annotated[str, AfterValidator(_no_nul)]
 Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$")]
 Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Flag = StrictBool
-When = Annotated[datetime, BeforeValidator(_iso_datetime)]
 
 
 class Request(BaseModel):
@@ -233,14 +218,32 @@ class HistoryEventOut(BaseModel):
 
 
 # -- search ------------------------------------------------------------------
-class SearchFilters(Request):
-    kinds: list[MemoryKind] = Field(default_factory=list, max_length=len(MemoryKind))
-    metadata: dict[Annotated[str, Field(max_length=64)], Scalar] = Field(default_factory=dict, max_length=20)
-    created_after: When | None = None
-    created_before: When | None = None
-    as_of: When | None = None
-    include_superseded: Flag = False
+class SearchFilters(SearchFilter):
+    """`SearchFilter` as a request carries it; it may repeat the path's user (checked by the key)."""
+
     user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+    def claimed_users(self) -> Iterator[object]:
+        if self.user_id is not None:
+            yield self.user_id
+        if "user_id" in self.metadata:
+            yield self.metadata["user_id"]
+
+    def search_filter(self) -> SearchFilter:
+        """The filter without the claimed user."""
+        return SearchFilter.model_validate(self.model_dump(exclude={"user_id"}))
+
+
+class ListQuery(SearchFilter):
+    """The query parameters of a memory listing: a `SearchFilter` and a page."""
+
+    agent_id: Id | None = None
+    session_id: Id | None = None
+    limit: int = Field(default=50, ge=1, le=MAX_PAGE)
+    offset: int = Field(default=0, ge=0, le=10_000_000)
+
+    def search_filter(self) -> SearchFilter:
+        return SearchFilter.model_validate(self.model_dump(include=set(SearchFilter.model_fields)))
 
 
 class SearchRequest(Request):
@@ -534,12 +537,6 @@ class ImportReportOut(BaseModel):
             events_written=report.events_written, items_written=report.items_written,
             items_unchanged=report.items_unchanged, items_skipped=report.items_skipped, embedder=report.embedder,
         )  # fmt: skip
-
-
-class ConsolidateRequest(Request):
-    older_than_days: StrictFloat | None = Field(default=None, ge=0, le=36500, description="default: settings (30)")
-    min_count: StrictInt | None = Field(default=None, ge=1, le=100_000, description="default: settings (10)")
-    dry_run: Flag = False
 
 
 class ConsolidationOut(BaseModel):

@@ -7,19 +7,17 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from ...errors import MemoryNotFound
-from ...models import MemoryKind
 from ..deps import MemoryDep, Reader, Writer
 from ..schemas import (
     ERROR_RESPONSES,
-    MAX_PAGE,
     AddMemoryRequest,
     ForgetResult,
     HistoryEventOut,
+    ListQuery,
     MemoryOut,
     MemoryPage,
     SupersedeRequest,
     UpdateMemoryRequest,
-    When,
 )
 
 router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES)
@@ -36,27 +34,10 @@ def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: Mem
 
 
 @router.get("", summary="List memories, newest first")
-def list_memories(
-    user_id: str,
-    caller: Reader,
-    memory: MemoryDep,
-    kind: Annotated[list[MemoryKind] | None, Query(description="repeat to allow several kinds")] = None,
-    agent_id: Annotated[str | None, Query(max_length=128)] = None,
-    session_id: Annotated[str | None, Query(max_length=128)] = None,
-    created_after: When | None = None,
-    created_before: When | None = None,
-    as_of: When | None = None,
-    include_superseded: bool = False,
-    include_expired: bool = False,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> MemoryPage:
-    scope = caller.scope(user_id, agent_id=agent_id, session_id=session_id)
-    records = memory.list(
-        scope=scope, kinds=kind, created_after=created_after, created_before=created_before, as_of=as_of,
-        include_superseded=include_superseded, include_expired=include_expired, limit=limit + 1,
-        offset=offset,
-    )  # fmt: skip
+def list_memories(user_id: str, query: Annotated[ListQuery, Query()], caller: Reader, memory: MemoryDep) -> MemoryPage:
+    scope = caller.scope(user_id, agent_id=query.agent_id, session_id=query.session_id)
+    limit, offset = query.limit, query.offset
+    records = memory.list(scope=scope, filters=query.search_filter(), limit=limit + 1, offset=offset)
     return MemoryPage(
         items=[MemoryOut.of(r, caller.tenant) for r in records[:limit]],
         next_offset=offset + limit if len(records) > limit else None,
