@@ -207,9 +207,11 @@ def test_llm_summaries_use_the_prompt_with_today_and_fall_back_when_the_model_fa
     memory = make_memory(llm=llm)
     assert isinstance(memory._layers.conversation.summarizer, LLMSummarizer)
     say(memory, S1, *range(1, 12))
+    assert llm.calls == [] and memory.process_queue() == 1  # the fold is queued, never run by add_message
     assert memory.session_summary(scope=S1) == "The user counted to eight."
     assert "Today is 2026-03-02 (Monday)" in llm.calls[0].prompt and "turn 8" in llm.calls[0].prompt
     say(memory, S1, *range(12, 20))
+    memory.process_queue()
     assert "The user counted to eight." in llm.calls[1].prompt  # the previous summary is folded in
     state = memory.store.get_item("alice", namespaces.SESSION, "s1").value
     assert state["summary"].startswith("The user counted to eight.")  # extractive fallback kept the line
