@@ -34,7 +34,7 @@ from .errors import (
     StoreError,
     UsageError,
 )
-from .export_format import ExportDocument, parse_document
+from .export_format import ExportDocument, MemoryJSON, parse_document
 from .extraction.resolution import DecisionKind
 from .filters import SearchFilter, as_filter
 from .layers.context import DEFAULT_MAX_TOKENS, Context, ContextPart
@@ -93,25 +93,10 @@ def _query(filters: SearchFilter) -> dict[str, Any]:
 
 
 def record_from_json(data: Mapping[str, Any], scope: Scope) -> MemoryRecord:
-    owner = Scope.from_storage(data.get("user_id") or scope.user_id, data.get("agent_id"), data.get("session_id"))
-    return MemoryRecord(
-        id=data["id"],
-        scope=owner,
-        kind=MemoryKind(data["kind"]),
-        content=data["content"],
-        created_at=_dt(data["created_at"]) or datetime.min,
-        updated_at=_dt(data["updated_at"]) or datetime.min,
-        metadata=dict(data.get("metadata") or {}),
-        importance=float(data.get("importance", 0.5)),
-        valid_from=_dt(data.get("valid_from")),
-        valid_to=_dt(data.get("valid_to")),
-        superseded_by=data.get("superseded_by"),
-        expires_at=_dt(data.get("expires_at")),
-        source_ids=tuple(data.get("source_ids") or ()),
-        access_count=int(data.get("access_count", 0)),
-        last_accessed_at=_dt(data.get("last_accessed_at")),
-        pinned=bool(data.get("pinned", False)),
-    )
+    """A memory the server sent (the one JSON shape, `MemoryJSON`); one without a user id (shared by
+    every user of an agent) is attributed to the user asked about."""
+    memory = MemoryJSON.model_validate(data)
+    return memory.to_record(memory.user_id or scope.user_id)
 
 
 class MemoryClient:

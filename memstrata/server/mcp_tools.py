@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidInput
-from ..export_format import ExportDocument
+from ..export_format import ExportDocument, MemoryJSON
 from ..filters import SearchFilter
 from ..layers.context import PARTS
 from ..layers.semantic import Strategy
@@ -33,7 +33,6 @@ from .schemas import (
     FactOut,
     FactsResponse,
     HistoryEventOut,
-    MemoryOut,
     MessageIn,
     OperationOut,
     ProcedureOut,
@@ -41,6 +40,7 @@ from .schemas import (
     SessionOut,
     TurnOut,
     UserContextOut,
+    memory_out,
 )
 
 
@@ -98,12 +98,12 @@ Offset = Annotated[int, Field(ge=0, le=100_000, description="skip this many (for
 
 
 class MemoryList(BaseModel):
-    memories: list[MemoryOut]
+    memories: list[MemoryJSON]
     next_offset: int | None = Field(description="pass as offset to get the next page; null on the last page")
 
 
 class SearchHitBrief(BaseModel):
-    memory: MemoryOut
+    memory: MemoryJSON
     score: float
     scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
     superseded: bool = Field(description="true if a newer memory replaced this one (only with include_superseded)")
@@ -157,7 +157,7 @@ def learn(
     result = b.memory.learn([m.to_dict() for m in messages], scope=b.scope)
     return LearnResult(
         operations=[
-            OperationOut(event=op.event.value, memory=MemoryOut.of(op.memory, b.tenant),
+            OperationOut(event=op.event.value, memory=memory_out(op.memory, b.tenant),
                          replaced_ids=list(op.replaced_ids), reason=op.reason)
             for op in result.operations
         ]
@@ -172,14 +172,14 @@ def add_memory(
     importance: Importance = 0.5,
     pinned: Annotated[bool, Field(description="never consolidated or expired")] = False,
     expires_at: When = None,
-) -> MemoryOut:
+) -> MemoryJSON:
     """Store one memory exactly as written (no extraction). Storing identical text again returns the
     existing memory. Use learn instead when the text is a conversation to distill."""
     record = b.memory.add(
         content, scope=b.scope, kind=kind, metadata=metadata, importance=importance, pinned=pinned,
         expires_at=expires_at,
     )  # fmt: skip
-    return MemoryOut.of(record, b.tenant)
+    return memory_out(record, b.tenant)
 
 
 def search_memories(
@@ -200,16 +200,16 @@ def search_memories(
     hits = b.memory.search(query, scope=b.scope, k=k, strategy=strategy, filters=filters)
     return SearchResult(
         hits=[
-            SearchHitBrief(memory=MemoryOut.of(h.memory, b.tenant), score=h.score, scores=h.scores,
+            SearchHitBrief(memory=memory_out(h.memory, b.tenant), score=h.score, scores=h.scores,
                            superseded=h.memory.superseded_by is not None)
             for h in hits
         ]
     )  # fmt: skip
 
 
-def get_memory(b: Binding, memory_id: MemoryId) -> MemoryOut:
+def get_memory(b: Binding, memory_id: MemoryId) -> MemoryJSON:
     """One memory by id, with its validity interval and what superseded it (if anything)."""
-    return MemoryOut.of(b.memory.get(memory_id, scope=b.scope), b.tenant)
+    return memory_out(b.memory.get(memory_id, scope=b.scope), b.tenant)
 
 
 def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset: Offset = 0) -> MemoryList:
@@ -217,7 +217,7 @@ def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset
     records = b.memory.list(scope=b.scope, filters=filters, limit=limit + 1, offset=offset)
     more = len(records) > limit
     return MemoryList(
-        memories=[MemoryOut.of(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None
+        memories=[memory_out(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None
     )
 
 
@@ -228,13 +228,13 @@ def update_memory(
     metadata: Metadata = None,
     importance: Annotated[float | None, Field(ge=0.0, le=1.0, description="0..1")] = None,
     pinned: Annotated[bool | None, Field(description="never consolidated or expired")] = None,
-) -> MemoryOut:
+) -> MemoryJSON:
     """Correct a memory in place (a typo, a wrong detail); its history keeps the old text. When a fact has
     changed over time (a new job, a move), use supersede_memory so the old value stays valid for the past."""
     record = b.memory.update(
         memory_id, scope=b.scope, content=content, metadata=metadata, importance=importance, pinned=pinned
     )
-    return MemoryOut.of(record, b.tenant)
+    return memory_out(record, b.tenant)
 
 
 def supersede_memory(
@@ -242,10 +242,10 @@ def supersede_memory(
     memory_id: MemoryId,
     content: Annotated[str, Field(min_length=1, max_length=65536, description="the new, current value")],
     reason: Annotated[str, Field(max_length=1000, description="why it changed")] = "",
-) -> MemoryOut:
+) -> MemoryJSON:
     """Replace an outdated memory with a new one: the old one ends its validity now and stays in history
     (search with as_of a past time still finds it). Returns the new memory."""
-    return MemoryOut.of(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
+    return memory_out(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
 
 
 def forget_memory(b: Binding, memory_id: MemoryId) -> Forgotten:

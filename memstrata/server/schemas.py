@@ -25,7 +25,7 @@ from pydantic import (
 
 from ..buffer import Turn
 from ..errors import InvalidInput
-from ..export_format import ExportDocument
+from ..export_format import ExportDocument, MemoryJSON
 from ..filters import SearchFilter, When
 from ..layers.context import PARTS, Context
 from ..layers.entities import Entity
@@ -33,7 +33,7 @@ from ..layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
 from ..layers.procedures import Procedure
 from ..layers.profile import ProfileFact
 from ..layers.semantic import Strategy
-from ..models import HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from ..models import RESERVED_PREFIX, HistoryEvent, MemoryKind, MemoryRecord, SearchHit
 from .tenancy import api_id
 
 MAX_JSON_DEPTH = 16
@@ -118,53 +118,18 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 # -- memories ----------------------------------------------------------------
-class MemoryOut(BaseModel):
-    id: str
-    user_id: str | None
-    agent_id: str | None
-    session_id: str | None
-    kind: MemoryKind
-    content: str
-    metadata: dict[str, Any]
-    importance: float
-    created_at: datetime
-    updated_at: datetime
-    valid_from: datetime | None
-    valid_to: datetime | None
-    superseded_by: str | None
-    expires_at: datetime | None
-    source_ids: list[str]
-    access_count: int
-    last_accessed_at: datetime | None
-    pinned: bool
+def memory_out(record: MemoryRecord, tenant: str) -> MemoryJSON:
+    """A memory as a client of `tenant` reads it: the one JSON shape, with API ids (no user id for a
+    memory shared by every user of an agent)."""
 
-    @classmethod
-    def of(cls, record: MemoryRecord, tenant: str) -> MemoryOut:
-        user = record.scope.user_id
-        return cls(
-            id=record.id,
-            user_id=None if user.startswith("_") else api_id(tenant, user),
-            agent_id=api_id(tenant, record.scope.agent_id),
-            session_id=record.scope.session_id,
-            kind=record.kind,
-            content=record.content,
-            metadata=record.metadata,
-            importance=record.importance,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
-            valid_from=record.valid_from,
-            valid_to=record.valid_to,
-            superseded_by=record.superseded_by,
-            expires_at=record.expires_at,
-            source_ids=list(record.source_ids),
-            access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at,
-            pinned=record.pinned,
-        )
+    def api(store_id: str) -> str | None:
+        return None if store_id.startswith(RESERVED_PREFIX) else api_id(tenant, store_id)
+
+    return MemoryJSON.of(record, api)
 
 
 class MemoryPage(BaseModel):
-    items: list[MemoryOut]
+    items: list[MemoryJSON]
     next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
 
 
@@ -263,13 +228,13 @@ class SearchRequest(Request):
 
 
 class SearchHitOut(BaseModel):
-    memory: MemoryOut
+    memory: MemoryJSON
     score: float
     scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
 
     @classmethod
     def of(cls, hit: SearchHit, tenant: str) -> SearchHitOut:
-        return cls(memory=MemoryOut.of(hit.memory, tenant), score=hit.score, scores=hit.scores)
+        return cls(memory=memory_out(hit.memory, tenant), score=hit.score, scores=hit.scores)
 
 
 class SearchResponse(BaseModel):
@@ -348,13 +313,13 @@ class ProcedureOut(BaseModel):
     type: str
     task: str
     text: str
-    memory: MemoryOut
+    memory: MemoryJSON
 
     @classmethod
     def of(cls, procedure: Procedure, tenant: str) -> ProcedureOut:
         return cls(
             type=procedure.type, task=procedure.task, text=procedure.render(),
-            memory=MemoryOut.of(procedure.memory, tenant),
+            memory=memory_out(procedure.memory, tenant),
         )  # fmt: skip
 
 
@@ -405,7 +370,7 @@ class LearnRequest(Request):
 
 class OperationOut(BaseModel):
     event: str = Field(description="add, noop (already known) or supersede")
-    memory: MemoryOut
+    memory: MemoryJSON
     replaced_ids: list[str]
     reason: str
 
