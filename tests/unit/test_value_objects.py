@@ -45,6 +45,8 @@ def test_consolidation_options_take_a_timedelta_as_days_and_refuse_bad_values() 
     assert ConsolidationOptions(older_than_days=timedelta(hours=36)).older_than_days == 1.5
     with pytest.raises(InvalidInput, match="min_count"):
         ConsolidationOptions(min_count=0)
+    with pytest.raises(InvalidInput, match="older_than_days"):
+        ConsolidationOptions(older_than_days=False)  # a boolean is not a number of days
     with pytest.raises(InvalidInput, match="window"):
         ConsolidationOptions(window="fortnight")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="options must be ConsolidationOptions"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, StrictBool, StrictInt
+from pydantic import BeforeValidator, Field, StrictBool, StrictFloat, StrictInt
 
 from ... import namespaces
 from ...core.compress import (
@@ -59,7 +59,7 @@ class ConsolidationOptions(ValueObject):
     which is this model) and passed unchanged down to the `Consolidator`.
     """
 
-    older_than_days: Annotated[float | None, BeforeValidator(_days)] = Field(
+    older_than_days: Annotated[StrictFloat | None, BeforeValidator(_days)] = Field(
         default=None, ge=0, le=36500, allow_inf_nan=False,
         description="compress memories older than this many days (default: the policy's, 30)",
     )  # fmt: skip
