@@ -60,13 +60,13 @@ def _flags_by_parser(function: ast.FunctionDef, flags: set[str]) -> dict[str, se
     return found
 
 
-def respellings(model: type[ValueObject]) -> list[str]:
+def respellings(model: type[ValueObject], modules: Iterator[tuple[str, ast.Module]] | None = None) -> list[str]:
     names = set(model.model_fields)
     flags = {"--" + name.replace("_", "-") for name in names} | {"--" + n.removesuffix("s") for n in names}
     flags -= {"--" + field.name for field in dataclasses.fields(MemoryRecord)}  # `add --kind/--metadata`
     allowed = OWN_DECLARATIONS[model.__name__]
     found = []
-    for path, tree in _modules():
+    for path, tree in modules if modules is not None else _modules():
         for node in ast.walk(tree):
             where = f"{path}:{getattr(node, 'name', '')}"
             if len(_declared(node) & names) >= 2 and where not in allowed:
@@ -87,12 +87,22 @@ def test_options_are_declared_once_and_passed_whole(model: type[ValueObject]) ->
     assert respellings(model) == []
 
 
-def test_the_check_sees_a_respelling() -> None:
-    """The scanner flags a signature that spreads the options (what every hop used to do)."""
-    tree = ast.parse("def consolidate(user_id, *, older_than_days=None, min_count=None, dry_run=False): ...")
-    names = set(ConsolidationOptions.model_fields)
-    [function] = tree.body
-    assert _declared(function) & names == {"older_than_days", "min_count", "dry_run"}
+def test_the_check_sees_each_kind_of_respelling() -> None:
+    """What every hop used to do: a signature, a call and a parser spelling the options out."""
+    source = """
+def consolidate(user_id, *, older_than_days=None, min_count=None, dry_run=False): ...
+def route(body, memory):
+    memory.consolidate(scope=body.user, min_count=body.min_count, dry_run=body.dry_run)
+def register(parser):
+    parser.add_argument("--min-count", type=int)
+    parser.add_argument("--dry-run", action="store_true")
+"""
+    found = respellings(ConsolidationOptions, iter([("hop.py", ast.parse(source))]))
+    assert sorted(found) == [
+        "hop.py:4 passes ['dry_run', 'min_count'] one by one",
+        "hop.py:consolidate declares ['dry_run', 'min_count', 'older_than_days']",
+        "hop.py:register writes the flags ['--dry-run', '--min-count'] of parser by hand",
+    ]
 
 
 def test_each_option_name_is_a_field_of_exactly_one_value_object() -> None:
