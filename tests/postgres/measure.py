@@ -62,6 +62,8 @@ def load(
                     "[" + ",".join(map(str, vector)) + "]",
                 )
             )
+    # the store writes tsv itself (queries.TSV); rows copied in raw get the same english index here
+    conn.execute("UPDATE memories SET tsv = setweight(to_tsvector('english', content), 'A') WHERE user_id = %s", [user])
 
 
 def timed(fn: Callable[[int], object], runs: int) -> dict[str, float]:

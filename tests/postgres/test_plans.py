@@ -28,14 +28,15 @@ pytestmark = pytest.mark.postgres
 BIG, SMALL = "big", "small7"
 BIG_ROWS, SMALL_TENANTS, SMALL_ROWS = 4000, 300, 10
 LOAD = """
-INSERT INTO memories (user_id, id, kind, metadata, content, created_at, updated_at, valid_from, content_hash,
+INSERT INTO memories (user_id, id, kind, metadata, content, tsv, created_at, updated_at, valid_from, content_hash,
                       embedding)
 SELECT u, u || '-' || g, CASE WHEN g %% 20 = 0 THEN 'note' ELSE 'fact' END,
        CASE WHEN g %% 20 = 0 THEN '{"topic": "rare"}'::jsonb ELSE '{}'::jsonb END,
-       'word' || (g %% 500) || ' alpha' || (g %% 13) || ' lorem ipsum dolor',
+       t.text, setweight(to_tsvector('english', t.text), 'A'),
        now() - g * interval '1 second', now(), now() - interval '1 day', md5(u || g),
        (SELECT array_agg(random() - 0.5)::real[] FROM generate_series(1, 64) WHERE g > 0)::vector
-FROM unnest(%s::text[]) u, generate_series(1, %s) g
+FROM unnest(%s::text[]) u, generate_series(1, %s) g,
+     LATERAL (SELECT 'word' || (g %% 500) || ' alpha' || (g %% 13) || ' lorem ipsum dolor' AS text) t
 """
 
 

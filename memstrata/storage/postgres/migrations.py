@@ -2,8 +2,9 @@
 
 Each migration is a numbered function applied once, in order, inside one transaction guarded by
 an advisory lock (several processes may open the store at the same time). Applied versions are
-recorded in `schema_migrations`. The embedding column gets its dimension and HNSW index later,
-in `bind_embedder`, once the embedder is known (`bind_vector_column` below).
+recorded in `schema_migrations`; every listed migration not recorded there runs, in number order
+(numbers may have gaps). The embedding column gets its dimension and HNSW index later, in
+`bind_embedder`, once the embedder is known (`bind_vector_column` below).
 
 Every user-data table has `user_id` first in its primary key, a `CHECK (user_id <> '')`, no
 foreign key, and row-level security ENABLEd and FORCEd (see docs/postgres.md). A migration that adds a
@@ -32,7 +33,7 @@ from .sql_functions import (
     USER_IDS,
 )
 
-USER_TABLES = ("memories", "history", "items", "memory_access")
+USER_TABLES = ("memories", "history", "items", "memory_access", "user_keys")
 """Tables holding user data: RLS enabled and forced on each."""
 
 FENCE_TABLE = "erasures"
@@ -260,6 +261,27 @@ def m008_erasure_fence(cur: Cursor, ctx: Context) -> None:
     )
 
 
+def m010_user_keys(cur: Cursor, ctx: Context) -> None:
+    """Crypto-shredding (storage/crypto.py, docs/privacy.md):
+
+    * `user_keys`: one wrapped data key per user (the user's first write creates it, erasure deletes it);
+    * `memories.tsv` becomes a column the store writes (`queries.TSV`) instead of one generated from
+      `content`: with a master key, `content` holds the sealed payload and the index is built from
+      keyed-hash tokens; without one the store writes the same english tsvector as before.
+    """
+    cur.execute(
+        """
+        CREATE TABLE user_keys (
+            user_id text PRIMARY KEY CHECK (user_id <> ''),
+            wrapped bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+    _isolate(cur, "user_keys")
+    cur.execute("ALTER TABLE memories ALTER COLUMN tsv DROP EXPRESSION IF EXISTS")
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -270,19 +292,24 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (6, "access statistics in a narrow table", m006_access_table),
     (7, "functions routable on Citus", m007_routable_functions),
     (8, "erasure generations (write fence)", m008_erasure_fence),
+    (10, "per-user data keys; tsv written by the store", m010_user_keys),
 )
 LATEST = MIGRATIONS[-1][0]
 
 
 def applied_version(cur: Cursor) -> int:
     """Highest applied migration (0 for an empty schema)."""
+    return max(applied_versions(cur), default=0)
+
+
+def applied_versions(cur: Cursor) -> set[int]:
+    """Every applied migration (none for an empty schema)."""
     cur.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
     row = cur.fetchone()
     if not row or not row[0]:
-        return 0
-    cur.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
-    row = cur.fetchone()
-    return int(row[0]) if row else 0
+        return set()
+    cur.execute("SELECT version FROM schema_migrations")
+    return {int(r[0]) for r in cur.fetchall()}
 
 
 def migrate(conn: psycopg.Connection[Any]) -> int:
@@ -291,7 +318,7 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
     Raises `StoreError` when the schema is newer than this code or pgvector is missing.
     """
     with conn.cursor() as cur:
-        if applied_version(cur) == LATEST:
+        if applied_versions(cur) == {m[0] for m in MIGRATIONS}:
             return 0
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || %s))", [_LOCK_KEY])
@@ -300,13 +327,14 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             "version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
         )
-        version = applied_version(cur)
+        applied = applied_versions(cur)
+        version = max(applied, default=0)
         if version > LATEST:
             raise StoreError(f"the database schema is at version {version}, newer than this memstrata ({LATEST})")
         cur.execute("SELECT current_schema(), current_user")
         schema, owner = _one(cur)
         ctx = Context(schema=str(schema), vector_schema=vector_schema, owner=str(owner))
-        pending = [m for m in MIGRATIONS if m[0] > version]
+        pending = [m for m in MIGRATIONS if m[0] not in applied]
         for number, name, migration in pending:
             migration(cur, ctx)
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [number, name])

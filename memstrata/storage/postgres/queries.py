@@ -62,14 +62,21 @@ HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
 WRITE_COLUMNS = (*COLUMNS, "date_text")
 """What `record_params` binds: the record, then the date written out (keyword-searchable, see
 `memstrata.core.retrieval.date_text`)."""
-_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in WRITE_COLUMNS[2:])
+TSV = (
+    "setweight(to_tsvector('english'::regconfig, %s), 'A') || setweight(to_tsvector('english'::regconfig, %s), 'B') "
+    "|| setweight(to_tsvector('english'::regconfig, %s), 'C')"
+)
+"""`memories.tsv` from three index texts (content, context, date): the store writes it (migration 10), from
+the plain text, or from keyed-hash tokens when rows are sealed (`sealing.py`). Ranked by `RANK_WEIGHTS`."""
+_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in (*WRITE_COLUMNS[2:], "tsv"))
+_PLACEHOLDERS = ", ".join(["%s"] * len(WRITE_COLUMNS))
 UPSERT_WITH_VECTOR = (
-    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, embedding) "
-    f"VALUES ({', '.join(['%s'] * (len(WRITE_COLUMNS) + 1))}) "
+    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, tsv, embedding) VALUES ({_PLACEHOLDERS}, {TSV}, %s) "
     f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}, embedding = EXCLUDED.embedding"
 )
+"""Params: `WRITE_COLUMNS`, the three index texts, the vector (a codec's `record_params` + vector)."""
 UPSERT_KEEP_VECTOR = (
-    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * len(WRITE_COLUMNS))}) "
+    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, tsv) VALUES ({_PLACEHOLDERS}, {TSV}) "
     f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}"
 )
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
