@@ -113,7 +113,7 @@ class SealedRows:
         payload = {"content": record.content, "context": record.context, "metadata": record.metadata,
                    "content_hash": record.content_hash}  # fmt: skip
         params = q.record_params(record)
-        params[_CONTENT] = self.key.seal_json(payload, _aad("memories", record.user_id, record.id))
+        params[_CONTENT] = self.key.seal_json(payload, associated_data("memories", record.user_id, record.id))
         params[_METADATA] = Jsonb(self._blind_metadata(record.metadata))
         params[_HASH] = self.key.blind("content_hash", record.content_hash)
         params[_CONTEXT] = ""
@@ -123,7 +123,7 @@ class SealedRows:
 
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
         record = q.record_from_row(row)
-        payload = self.key.open_json(record.content, _aad("memories", record.user_id, record.id))
+        payload = self.key.open_json(record.content, associated_data("memories", record.user_id, record.id))
         return replace(
             record,
             content=payload["content"],
@@ -150,20 +150,24 @@ class SealedRows:
         params = q.event_params(event)
         for index, field in ((5, "before"), (6, "after")):
             if params[index] is not None:
-                params[index] = self.key.seal_text(params[index], _aad(f"history.{field}", event.user_id, event.id))
+                params[index] = self.key.seal_text(
+                    params[index], associated_data(f"history.{field}", event.user_id, event.id)
+                )
         params[7] = Jsonb(
-            {"sealed": self.key.seal_json(event.details, _aad("history.details", event.user_id, event.id))}
+            {"sealed": self.key.seal_json(event.details, associated_data("history.details", event.user_id, event.id))}
         )
         return params
 
     def event_from_row(self, row: Sequence[Any]) -> HistoryEvent:
         event = q.event_from_row(row)
         before, after = (
-            None if text is None else self.key.open_text(text, _aad(f"history.{field}", event.user_id, event.id))
+            None
+            if text is None
+            else self.key.open_text(text, associated_data(f"history.{field}", event.user_id, event.id))
             for text, field in ((event.before, "before"), (event.after, "after"))
         )
         details = self.key.open_json(
-            _sealed_field(event.details, self.key), _aad("history.details", event.user_id, event.id)
+            _sealed_field(event.details, self.key), associated_data("history.details", event.user_id, event.id)
         )
         return replace(event, before=before, after=after, details=details)
 
@@ -173,11 +177,11 @@ class SealedRows:
 
     def item_value(self, namespace: str, key: str, value: dict[str, Any]) -> Jsonb:
         stored_key = self.item_key(namespace, key)
-        aad = _aad("items", self.key.user_id, namespace, stored_key)
+        aad = associated_data("items", self.key.user_id, namespace, stored_key)
         return Jsonb({"sealed": self.key.seal_json({"key": key, "value": value}, aad)})
 
     def item_from(self, namespace: str, stored_key: str, stored: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        aad = _aad("items", self.key.user_id, namespace, stored_key)
+        aad = associated_data("items", self.key.user_id, namespace, stored_key)
         payload = self.key.open_json(_sealed_field(stored, self.key), aad)
         return payload["key"], payload["value"]
 
@@ -194,7 +198,7 @@ class SealedRows:
         return list(dict.fromkeys(tokens))
 
 
-def _aad(*parts: str) -> bytes:
+def associated_data(*parts: str) -> bytes:
     """Associated data binding a sealed value to its table, user and row."""
     return "\x00".join(parts).encode("utf-8")
 
