@@ -15,6 +15,7 @@ import secrets
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -22,6 +23,7 @@ import pytest
 
 from memstrata import Memory, StoreError
 from memstrata.buffer.inprocess import InProcessBuffer
+from memstrata.cli import main
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.layers.conversation import Conversation
 from memstrata.storage.crypto import DataKey, KeyProvider, LocalKeyProvider, new_data_key
@@ -252,3 +254,47 @@ def table_rows(deployment: Deployment) -> list[Any]:
             "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM history), (SELECT count(*) FROM items), "
             "(SELECT count(*) FROM user_keys), (SELECT md5(string_agg(content, '' ORDER BY id)) FROM memories)"
         ).fetchall()
+
+
+@pytest.mark.parametrize("deployment", ["sealed"], indirect=True)
+def test_rotating_the_master_key_retires_the_key_rows_of_older_dumps(
+    deployment: Deployment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dump keeps the erased user's wrapped key row, and the master key still opens it: that is why
+    backups need the rotation. After `store rotate-master-key` and the old key's destruction, the rows
+    of the dump open with nothing the system holds, while the remaining users read on under the new key."""
+    old = deployment.provider
+    assert old is not None and deployment.master_key is not None
+    alice, bob = Markers(f"u{secrets.token_hex(4)}"), Markers(f"o{secrets.token_hex(4)}")
+    with deployment.open() as store:
+        memory = write_everything(store, [alice, bob])
+        dump = deployment.pg_dump()
+        memory.erase_user(scope=alice.user)
+    sealed = sealed_values(dump, alice.user)
+    [wrapped] = [
+        bytes.fromhex(str(r["wrapped"])[2:]) for r in copy_rows(dump, "user_keys") if r["user_id"] == alice.user
+    ]
+    from_dump = DataKey.of(alice.user, old.unwrap(wrapped, label=alice.user), wrapped)
+    assert alice.found_in(b" ".join(from_dump.open(raw, aad) for raw, aad in sealed)), "the old master key opens it"
+
+    new_key = new_data_key()
+    key_file = tmp_path / "new.key"
+    key_file.write_text(new_key.hex() + "\n")
+    monkeypatch.setenv("MEMSTRATA_MASTER_KEY", deployment.master_key.hex())
+    monkeypatch.setenv("MEMSTRATA_STORE_OWNER", deployment.owner_url)
+    assert main(["--store", deployment.app_url, "store", "rotate-master-key", "--new-key-file", str(key_file)]) == 0
+    deployment.master_key = new_key  # the old key is destroyed: the system now holds only the new one
+
+    new = deployment.provider
+    assert new is not None
+    with pytest.raises(StoreError, match="does not open with the configured master key"):
+        new.unwrap(wrapped, label=alice.user)
+    for key in live_keys(deployment, new).values():
+        for raw, aad in sealed:
+            with pytest.raises(StoreError, match="does not open"):
+                key.open(raw, aad)
+    with pytest.raises(StoreError, match="wrong master key"):
+        deployment.open(old)
+    with deployment.open() as store:
+        exported = Memory(store=store, embedder=HashingEmbedder(64)).export_user(scope=bob.user)
+        assert bob.found_in(json.dumps(exported.model_dump(mode="json")).encode()) >= written(bob) - bob.removed

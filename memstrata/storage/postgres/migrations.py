@@ -265,6 +265,7 @@ def m010_user_keys(cur: Cursor, ctx: Context) -> None:
     """Crypto-shredding (storage/crypto.py, docs/privacy.md):
 
     * `user_keys`: one wrapped data key per user (the user's first write creates it, erasure deletes it);
+      the owner may read and rewrap every row (`memstrata store rotate-master-key`);
     * `memories.tsv` becomes a column the store writes (`queries.TSV`) instead of one generated from
       `content`: with a master key, `content` holds the sealed payload and the index is built from
       keyed-hash tokens; without one the store writes the same english tsvector as before.
@@ -279,6 +280,11 @@ def m010_user_keys(cur: Cursor, ctx: Context) -> None:
         """
     )
     _isolate(cur, "user_keys")
+    cur.execute(
+        sql.SQL(
+            "CREATE POLICY user_keys_owner_rewrap ON user_keys FOR ALL TO {} USING (true) WITH CHECK (true)"
+        ).format(sql.Identifier(ctx.owner))
+    )
     cur.execute("ALTER TABLE memories ALTER COLUMN tsv DROP EXPRESSION IF EXISTS")
 
 

@@ -39,7 +39,7 @@ from . import queries as q
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .sealing import PLAIN, RowCodec, SealedRows
 from .urls import password_of, redact_url, scrub
-from .user_keys import DELETE_KEY, SELECT_KEY, UserKeys, check_encryption
+from .user_keys import DELETE_KEY, SELECT_KEY, UserKeys, check_encryption, rotate_master_key
 
 log = logging.getLogger(__name__)
 
@@ -563,6 +563,21 @@ class PostgresStore:
             raise StoreError(f"cannot compact {redact_url(target)}: {scrub(str(exc), *self._secrets())}") from exc
         return {"tables": list(_COMPACTED), "dead_rows_kept": {t: n for t, n in kept.items() if n},
                 "checkpoint": checkpoint, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+
+    @staticmethod
+    def rotate_master_key(url: str, *, owner_url: str | None, old: KeyProvider, new: KeyProvider) -> int:
+        """Rewrap every user's data key from the `old` master key to `new` through the owner URL (stop
+        the servers first: a process still holding `old` would wrap new users' keys under it); return
+        how many keys were rewrapped. Refused (`StoreError`) when `old` is not the store's master key."""
+        target = owner_url or url
+        secrets = (password_of(url), password_of(owner_url or ""))
+        try:
+            with psycopg.connect(target, autocommit=True) as owner:
+                return rotate_master_key(owner, old, new, redact_url(url))
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot rotate the master key of {redact_url(target)}: {scrub(str(exc), *secrets)}"
+            ) from exc
 
     # -- users ----------------------------------------------------------------
     def user_ids(self, *, limit: int = 1000) -> list[str]:

@@ -93,10 +93,34 @@ def check_encryption(conn: psycopg.Connection[Any], provider: KeyProvider | None
                 f"{where} holds unencrypted memories, so a master key cannot be used with it: export the "
                 "users and import them into a new store opened with the master key, or unset MEMSTRATA_MASTER_KEY"
             )
-        check = base64.b64encode(provider.wrap(_CHECK_VALUE, label=_CHECK_LABEL)).decode("ascii")
-        cur.execute(
-            "INSERT INTO meta (key, value) VALUES (%s, %s)", [ENCRYPTION_META, f"aes-256-gcm:{provider.key_id}:{check}"]
-        )
+        cur.execute("INSERT INTO meta (key, value) VALUES (%s, %s)", [ENCRYPTION_META, _record(provider)])
+
+
+def rotate_master_key(conn: psycopg.Connection[Any], old: KeyProvider, new: KeyProvider, where: str) -> int:
+    """Rewrap every data key under `new` (the data keys and the sealed rows stay as they are) and record
+    `new` as the store's master key, in one transaction, as the owner; return how many keys were rewrapped.
+    Copies of `user_keys` made before (WAL, backups, dead rows until `compact`) stay wrapped under `old`:
+    once `old` is destroyed, a data key erased before the rotation opens from none of them."""
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || 'memstrata.encryption'))")
+        cur.execute("LOCK TABLE user_keys IN EXCLUSIVE MODE")  # no first write may wrap a key under `old` meanwhile
+        cur.execute("SELECT value FROM meta WHERE key = %s", [ENCRYPTION_META])
+        row = cur.fetchone()
+        if row is None:
+            raise StoreError(f"{where} is not encrypted: there is no master key to rotate")
+        _check_recorded(str(row[0]), old, where)
+        cur.execute("SELECT user_id, wrapped FROM user_keys")
+        rewrapped = [
+            (new.wrap(old.unwrap(bytes(wrapped), label=user), label=user), user) for user, wrapped in cur.fetchall()
+        ]
+        cur.executemany("UPDATE user_keys SET wrapped = %s WHERE user_id = %s", rewrapped)
+        cur.execute("UPDATE meta SET value = %s WHERE key = %s", [_record(new), ENCRYPTION_META])
+    return len(rewrapped)
+
+
+def _record(provider: KeyProvider) -> str:
+    check = base64.b64encode(provider.wrap(_CHECK_VALUE, label=_CHECK_LABEL)).decode("ascii")
+    return f"aes-256-gcm:{provider.key_id}:{check}"
 
 
 def _check_recorded(recorded: str, provider: KeyProvider | None, where: str) -> None:
