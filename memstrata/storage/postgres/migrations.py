@@ -285,7 +285,12 @@ def m010_user_keys(cur: Cursor, ctx: Context) -> None:
             "CREATE POLICY user_keys_owner_rewrap ON user_keys FOR ALL TO {} USING (true) WITH CHECK (true)"
         ).format(sql.Identifier(ctx.owner))
     )
-    cur.execute("ALTER TABLE memories ALTER COLUMN tsv DROP EXPRESSION IF EXISTS")
+    cur.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'memories' "
+        "AND column_name = 'tsv' AND is_generated = 'ALWAYS'"
+    )
+    if cur.fetchone():
+        cur.execute("ALTER TABLE memories ALTER COLUMN tsv DROP EXPRESSION")
 
 
 Migration = Callable[[Cursor, Context], None]
