@@ -216,7 +216,7 @@ class DataKey:
         return json.loads(self.open_text(sealed, aad))
 
     def token(self, term: str) -> str:
-        """The keyword-index token of one term: `x` and 20 hex digits (one lexeme to PostgreSQL's parser)."""
+        """The keyword-index token of one term: `x` and 20 hex digits."""
         digest = hmac.new(self._term_key, b"t\x00" + term.encode("utf-8"), hashlib.sha256).digest()
         return "x" + digest[:TOKEN_BYTES].hex()
 

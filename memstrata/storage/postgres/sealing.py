@@ -7,12 +7,14 @@ key (crypto-shredding, `storage/crypto.py`). Pure: no connections here.
   table, user, memory id); `context` and `date_text` empty; `metadata` a *blind index* (keyed hashes
   of each key and of each key+value, JSON null kept as null) so equality filters still run in SQL;
   `content_hash` its keyed hash (deduplication by equality);
-* `memories.tsv`: keyed-hash tokens of the stemmed terms of content (weight A), context (B) and the date
-  written out (C), in order, so ranking sees the same term frequencies as with plain terms;
+* the keyword index (`keyword_terms`, and the per-user `keyword_documents` statistics): each term of
+  `keyword.row_terms` replaced by its keyed-hash token, frequencies and lengths unchanged, so BM25 ranks
+  exactly as over the plain terms;
 * `history.before` / `after`: sealed text each (scrubbing still sets them to NULL); `details`: `{"sealed": …}`;
 * `items.key`: a keyed hash of namespace and key; `items.value`: `{"sealed": …}` holding the key and value.
 
-Query words are turned into the same tokens, so keyword search matches without a readable word in SQL.
+A query's terms (`keyword.search_terms`) are turned into the same tokens, so keyword search matches, and
+ranks, without a readable word in SQL.
 """
 
 from __future__ import annotations
@@ -24,22 +26,28 @@ from typing import Any, Protocol
 
 from psycopg.types.json import Jsonb
 
-from ...core.retrieval import date_text
-from ...core.text import content_terms, query_terms
+from ...core.keyword_index import KeywordTerms
 from ...errors import StoreError
 from ...models import HistoryEvent, MemoryRecord
 from ..base import MemoryFilter
 from ..crypto import DataKey
 from . import queries as q
+from .keyword import row_terms, search_terms
 
-_CONTENT, _METADATA, _HASH, _CONTEXT = (q.COLUMNS.index(c) for c in ("content", "metadata", "content_hash", "context"))
+_CONTENT, _METADATA, _HASH, _CONTEXT, _DATE_TEXT = (
+    q.WRITE_COLUMNS.index(c) for c in ("content", "metadata", "content_hash", "context", "date_text")
+)
 
 
 class RowCodec(Protocol):
     """Turns domain objects into bind parameters and rows back into domain objects, for one user."""
 
-    def record_params(self, record: MemoryRecord) -> list[Any]:
-        """`queries.WRITE_COLUMNS`, then the three keyword-index texts (`queries.INDEX_TEXTS`)."""
+    def record_terms(self, record: MemoryRecord) -> KeywordTerms:
+        """What the record is stored as findable under (`keyword_terms`, and the user's statistics)."""
+        ...
+
+    def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
+        """`queries.WRITE_COLUMNS` of the record indexed under `terms` (from `record_terms`)."""
         ...
 
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord: ...
@@ -62,17 +70,19 @@ class RowCodec(Protocol):
         """`where` as SQL must compare it with the stored columns."""
         ...
 
-    def query_words(self, query: str) -> list[str]:
-        """The words keyword search passes to SQL (each parsed by `plainto_tsquery('english', …)`)."""
+    def query_terms(self, user_id: str, query: str) -> list[str]:
+        """The terms keyword search looks up in SQL."""
         ...
 
 
 class PlainRows:
-    """Rows as they are: text in SQL, full text computed by PostgreSQL's english configuration."""
+    """Rows as they are: text and terms in clear."""
 
-    def record_params(self, record: MemoryRecord) -> list[Any]:
-        params = q.record_params(record)
-        return [*params, record.content, record.context, params[-1]]
+    def record_terms(self, record: MemoryRecord) -> KeywordTerms:
+        return row_terms(record.user_id, record)
+
+    def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
+        return q.record_params(record, terms)
 
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
         return q.record_from_row(row)
@@ -95,8 +105,8 @@ class PlainRows:
     def filter(self, where: MemoryFilter) -> MemoryFilter:
         return where
 
-    def query_words(self, query: str) -> list[str]:
-        return q.keyword_terms(query)
+    def query_terms(self, user_id: str, query: str) -> list[str]:
+        return search_terms(user_id, query)
 
 
 PLAIN = PlainRows()
@@ -109,17 +119,24 @@ class SealedRows:
         self.key = key
 
     # -- memories -------------------------------------------------------------------------------
-    def record_params(self, record: MemoryRecord) -> list[Any]:
+    def record_terms(self, record: MemoryRecord) -> KeywordTerms:
+        plain = row_terms(record.user_id, record)
+        frequencies: dict[str, float] = {}
+        for term, frequency in plain.frequencies.items():
+            token = self.key.token(term)
+            frequencies[token] = frequencies.get(token, 0.0) + frequency
+        return KeywordTerms(frequencies, plain.length)
+
+    def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
         payload = {"content": record.content, "context": record.context, "metadata": record.metadata,
                    "content_hash": record.content_hash}  # fmt: skip
-        params = q.record_params(record)
+        params = q.record_params(record, terms)
         params[_CONTENT] = self.key.seal_json(payload, associated_data("memories", record.user_id, record.id))
         params[_METADATA] = Jsonb(self._blind_metadata(record.metadata))
         params[_HASH] = self.key.blind("content_hash", record.content_hash)
         params[_CONTEXT] = ""
-        params[-1] = ""  # date_text: its tokens are in the index
-        return [*params, self.index_text(record.content), self.index_text(record.context),
-                self.index_text(date_text(record.created_at))]  # fmt: skip
+        params[_DATE_TEXT] = ""  # the date's terms are in the index, as tokens
+        return params
 
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
         record = q.record_from_row(row)
@@ -131,10 +148,6 @@ class SealedRows:
             metadata=payload["metadata"],
             content_hash=payload["content_hash"],
         )
-
-    def index_text(self, text: str) -> str:
-        """The tokens of `text`'s stemmed terms, in order, space-separated."""
-        return " ".join(self.key.token(term) for term in content_terms(text))
 
     def _blind_metadata(self, metadata: dict[str, Any]) -> dict[str, str | None]:
         return {self._blind_key(k): None if v is None else self._blind_value(k, v) for k, v in metadata.items()}
@@ -193,9 +206,8 @@ class SealedRows:
         hashes = tuple(self.key.blind("content_hash", h) for h in where.content_hashes)
         return replace(where, metadata=metadata, content_hashes=hashes)
 
-    def query_words(self, query: str) -> list[str]:
-        tokens = (self.key.token(term) for word in query_terms(query) for term in content_terms(word))
-        return list(dict.fromkeys(tokens))
+    def query_terms(self, user_id: str, query: str) -> list[str]:
+        return [self.key.token(term) for term in search_terms(user_id, query)]
 
 
 def associated_data(*parts: str) -> bytes:

@@ -339,5 +339,279 @@ M003_DEFINER_FUNCTIONS = (
 KEYWORD_TOP_SIGNATURE = "memstrata_keyword_top(text, text[], integer)"
 """Added by migration 5 (SECURITY DEFINER)."""
 
-DEFINER_FUNCTIONS = (*M003_DEFINER_FUNCTIONS, KEYWORD_TOP_SIGNATURE)
+
+# -- BM25 (migration 9) ---------------------------------------------------------------------------------
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+"""FTS5's bm25() constants."""
+
+PRUNE_FROM_ROWS = 5000
+POSTING_BUDGET = 4000
+POSTING_SHARE = 0.04
+"""Term pruning for big users, as the SQLite store's `keyword_plan` (same constants, same rule)."""
+
+BM25_SCORE = f"""
+CREATE FUNCTION memstrata_bm25(
+  p_row_terms text[], p_row_frequencies real[], p_row_length integer,
+  p_terms text[], p_idfs double precision[], p_average_length double precision
+) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+  -- FTS5's bm25(): for each query term, idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / average)),
+  -- f the row's weighted frequency of the term (0 when absent). Reads the row's terms, never its text.
+  SELECT coalesce(sum(q.idf * f.f * {BM25_K1 + 1}
+                      / (f.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p_row_length / p_average_length))), 0)
+  FROM unnest(p_terms, p_idfs) AS q(term, idf)
+  CROSS JOIN LATERAL (SELECT p_row_frequencies[array_position(p_row_terms, q.term)]::double precision AS f) f
+  WHERE f.f IS NOT NULL
+$fn$"""
+
+BM25_TERMS = f"""
+CREATE FUNCTION memstrata_bm25_terms(p_user_id text, p_terms text[])
+RETURNS TABLE (term text, idf double precision, average_length double precision)
+LANGUAGE plpgsql STABLE
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  total double precision;
+  tokens double precision;
+  budget double precision;
+  spent double precision := 0;
+  kept integer := 0;
+  r record;
+BEGIN
+  -- The query terms to look up with their IDF, from the user's own statistics (keyword_totals,
+  -- keyword_documents): idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, as FTS5. A user with at
+  -- least {PRUNE_FROM_ROWS} memories looks up fewer terms, as the SQLite store's keyword_plan: terms in
+  -- more than half of the memories are left out, the rest taken rarest first while their postings fit
+  -- max({POSTING_BUDGET}, {POSTING_SHARE} * N) (the rarest always). Repeated terms are kept, each ranked.
+  SELECT t.documents, t.tokens INTO total, tokens FROM keyword_totals t WHERE t.user_id = p_user_id;
+  IF total IS NULL OR total <= 0 THEN
+    RETURN;
+  END IF;
+  budget := greatest({POSTING_BUDGET}, floor(total * {POSTING_SHARE}));
+  FOR r IN
+    SELECT q.term, coalesce(d.documents, 0) AS documents
+    FROM unnest(p_terms) WITH ORDINALITY AS q(term, position)
+    LEFT JOIN keyword_documents d ON d.user_id = p_user_id AND d.term = q.term
+    ORDER BY CASE WHEN total >= {PRUNE_FROM_ROWS} THEN coalesce(d.documents, 0) ELSE 0 END, q.position
+  LOOP
+    IF total >= {PRUNE_FROM_ROWS} THEN
+      CONTINUE WHEN r.documents * 2 > total;
+      EXIT WHEN kept > 0 AND spent + r.documents > budget;
+    END IF;
+    spent := spent + r.documents;
+    kept := kept + 1;
+    term := r.term;
+    idf := ln((total - r.documents + 0.5) / (r.documents + 0.5));
+    idf := CASE WHEN idf <= 0 THEN 1e-6 ELSE idf END;
+    average_length := tokens / total;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$"""
+
+
+KEYWORD_MATCHES_BM25 = f"""
+CREATE FUNCTION memstrata_keyword_matches(
+  p_user_id text,
+  p_terms text[],
+  p_limit integer DEFAULT NULL,
+  p_embedding vector DEFAULT NULL
+) RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision, similarity double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+BEGIN
+  -- Runs as the owner so the GIN index on keyword_terms is usable; isolation is re-established here:
+  -- only the user named by this transaction's app.user_id, exactly as the RLS policy does.
+  -- The user's memories holding any of p_terms (keyword_index.lookup_terms) as whole rows (without
+  -- embedding and terms) with their BM25 score: the p_limit best (all, unordered, when NULL), with the
+  -- cosine similarity to p_embedding when given (NULL otherwise, or when the row has no vector).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  SELECT array_agg(b.term), array_agg(b.idf), max(b.average_length) INTO terms, idfs, average
+    FROM memstrata_bm25_terms(p_user_id, p_terms) b;
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    SELECT r.* FROM (
+      SELECT {MATCH_COLUMNS},
+             memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average) AS rank,
+             1 - (m.embedding <=> p_embedding)
+      FROM memories m WHERE m.user_id = p_user_id AND m.keyword_terms && terms
+    ) r
+    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC
+    LIMIT p_limit;
+END
+$fn$"""
+
+KEYWORD_TOP_BM25 = f"""
+CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
+RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+  users_rows double precision;
+BEGIN
+  -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
+  -- (memstrata_bm25_terms: the user's statistics, pruned for big users), as whole rows with their
+  -- current access statistics (memory_access), best first. Same isolation check as
+  -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
+  -- user's shard; callers select from this function alone.
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  SELECT array_agg(b.term), array_agg(b.idf), max(b.average_length) INTO terms, idfs, average
+    FROM memstrata_bm25_terms(p_user_id, p_terms) b;
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT t.documents INTO users_rows FROM keyword_totals t WHERE t.user_id = p_user_id;
+  -- A user with at most {COMMON_WORD_ROWS} rows: all of them are read through the user_id btree and
+  -- scored (`IS TRUE` keeps the planner off the GIN index, whose posting lists hold EVERY user's rows).
+  -- Bigger users: the GIN index finds the rows holding a looked-up term. Whole rows are built for
+  -- the p_limit best only, fetched again by primary key (never by ctid: not routable on Citus).
+  IF users_rows <= {COMMON_WORD_ROWS} THEN
+    RETURN QUERY
+      WITH top AS MATERIALIZED (
+        SELECT m.id, memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average)
+               AS rank, m.created_at, m.seq
+        FROM memories m WHERE m.user_id = p_user_id AND (m.keyword_terms && terms) IS TRUE
+        ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
+        LIMIT p_limit
+      )
+      SELECT {MATCH_WITH_ACCESS}, t.rank
+      FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+      {ACCESS_BY_USER}
+      ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH top AS MATERIALIZED (
+      SELECT m.id, memstrata_bm25(m.keyword_terms, m.keyword_frequencies, m.keyword_length, terms, idfs, average)
+             AS rank, m.created_at, m.seq
+      FROM memories m WHERE m.user_id = p_user_id AND m.keyword_terms && terms
+      ORDER BY 2 DESC, m.created_at DESC, m.seq DESC
+      LIMIT p_limit
+    )
+    SELECT {MATCH_WITH_ACCESS}, t.rank
+    FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+    {ACCESS_BY_USER}
+    ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+END
+$fn$"""
+
+HYBRID_MEMORY_SEARCH_BM25 = f"""
+CREATE FUNCTION hybrid_memory_search(
+  query_terms text[],
+  query_embedding vector,
+  p_user_id text,
+  match_count integer DEFAULT 5
+) RETURNS TABLE (id text, content text, combined_score double precision)
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
+SET hnsw.iterative_scan = relaxed_order
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  match_ids text[];
+  match_similarities double precision[];
+  match_ranks double precision[];
+  best_rank double precision;
+BEGIN
+  -- combined = 0.7 * cosine similarity + 0.3 * BM25 / (the best BM25 among the user's current
+  -- matches) (0 without a keyword match), exactly, over the user's current memories. query_terms are
+  -- the terms of memstrata.core.keyword_index.lookup_terms (the index holds stemmed terms computed
+  -- in Python, which SQL cannot reproduce). A row that matches no query term scores
+  -- 0.7 * similarity, which the n vector-nearest rows reach or beat, so the top n lies in
+  -- (n nearest UNION keyword matches). The keyword matches are read first, in a statement of their
+  -- own: on Citus a statement that also reads a distributed table runs on the user's shard, where the
+  -- function cannot read tables.
+  SELECT coalesce(array_agg(k.id), '{{}}'), coalesce(array_agg(k.similarity), '{{}}'),
+         coalesce(array_agg(k.rank), '{{}}'), max(k.rank)
+    INTO match_ids, match_similarities, match_ranks, best_rank
+    FROM memstrata_keyword_matches(p_user_id, query_terms, NULL, query_embedding) k
+    WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")};
+  RETURN QUERY
+    WITH nearest AS MATERIALIZED (
+      SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity
+      FROM memories m
+      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
+      ORDER BY m.embedding <=> query_embedding
+      LIMIT match_count
+    ),
+    matches AS (
+      SELECT k.id, k.similarity, k.rank FROM unnest(match_ids, match_similarities, match_ranks) k(id, similarity, rank)
+    ),
+    scored AS (
+      SELECT c.id, max(c.similarity) AS similarity, max(c.rank) AS rank
+      FROM (SELECT n.id, n.similarity, 0::double precision AS rank FROM nearest n
+            UNION ALL SELECT k.id, k.similarity, k.rank FROM matches k) c
+      GROUP BY c.id
+    ),
+    best AS (
+      SELECT s.id, 0.7 * s.similarity + 0.3 * coalesce(s.rank / nullif(best_rank, 0), 0) AS score
+      FROM scored s ORDER BY 2 DESC, s.id LIMIT match_count
+    )
+    SELECT b.id, m.content, b.score::double precision
+    FROM best b JOIN memories m ON m.user_id = p_user_id AND m.id = b.id
+    ORDER BY b.score DESC, b.id;
+END
+$fn$"""
+
+M009_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    ("memstrata_bm25(text[], real[], integer, text[], double precision[], double precision)", BM25_SCORE),
+    ("memstrata_bm25_terms(text, text[])", BM25_TERMS),
+    ("memstrata_keyword_matches(text, text[], integer, vector)", KEYWORD_MATCHES_BM25),
+    (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_BM25),
+    ("hybrid_memory_search(text[], vector, text, integer)", HYBRID_MEMORY_SEARCH_BM25),
+)
+"""(signature, CREATE statement) of migration 9, in creation order."""
+
+M009_DROPPED = (
+    "hybrid_memory_search(text, vector, text, integer)",
+    KEYWORD_TOP_SIGNATURE,
+    "memstrata_keyword_matches(text, tsquery, integer, vector)",
+    "memstrata_or_tsquery(text[])",
+)
+"""The ts_rank functions migration 9 replaces (before the `tsv` column they read is dropped)."""
+
+DEFINER_FUNCTIONS = (
+    "memstrata_keyword_matches(text, text[], integer, vector)",
+    "memstrata_user_ids(integer)",
+    KEYWORD_TOP_SIGNATURE,
+)
 """EXECUTE revoked from PUBLIC; granted to the application role."""
+
+CURRENT_FUNCTIONS = (
+    "match_memories(vector, double precision, integer, text)",
+    "memstrata_user_ids(integer)",
+    *(signature for signature, _ in M009_FUNCTIONS),
+)
+"""Every function the latest schema holds."""

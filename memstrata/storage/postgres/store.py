@@ -36,7 +36,9 @@ from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item,
 from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
+from .keyword import OLD_TERMS, statistics_change, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
+from .planner_statistics import PlannerStatistics
 from .sealing import PLAIN, RowCodec, SealedRows
 from .urls import password_of, redact_url, scrub
 from .user_keys import DELETE_KEY, SELECT_KEY, UserKeys, check_encryption, rotate_master_key
@@ -77,6 +79,8 @@ class PostgresStore:
         self._owner_url = owner_url
         self._dimensions = dimensions
         self.url = redact_url(url)
+        self.planner_statistics = PlannerStatistics(owner_url or url)
+        """Refreshes the planner's statistics after bulk writes (planner_statistics.py)."""
         self.row_security_enforced = row_security_enforced
         """False when the application role is a superuser or BYPASSRLS (RLS then protects nothing)."""
         self.encrypted = keys is not None
@@ -296,9 +300,13 @@ class PostgresStore:
         with_vector = len(array)
         with self._write(user_id) as cur:
             codec = self._writing(cur, user_id)
-            rows = [codec.record_params(r) for r in records]
+            terms = [codec.record_terms(r) for r in records]
+            rows = [codec.record_params(r, t) for r, t in zip(records, terms, strict=True)]
             for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
+            if records:
+                cur.execute(OLD_TERMS, [user_id, sorted({r.id for r in records})])
+                replaced = cur.fetchall()
             if with_vector:
                 cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
             if len(rows) > with_vector:  # records past the vectors keep their stored vector
@@ -307,6 +315,11 @@ class PostgresStore:
                 cur.executemany(q.INSERT_EVENT, [codec.event_params(e) for e in events])
             if records:
                 cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
+                written = {r.id: t for r, t in zip(records, terms, strict=True)}  # the last of repeated ids
+                change = statistics_change(replaced, ((list(t.frequencies), t.length) for t in written.values()))
+                for statement, params in statistics_statements(user_id, change):
+                    cur.execute(statement, params)
+        self.planner_statistics.wrote(len(records))
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
         """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
@@ -387,16 +400,10 @@ class PostgresStore:
         return query
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
-        if not q.keyword_terms(query):
-            return []
-
         def statements(codec: RowCodec) -> list[Statement]:
-            terms = codec.query_words(query)
-            if not terms:
-                return []
-            return [
-                _keyword_statement(q.Where(user_id, codec.filter(where)), terms, q.keyword_batches(limit)[0], limit)
-            ]
+            terms = codec.query_terms(user_id, query)
+            w = q.Where(user_id, codec.filter(where))
+            return [_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit)] if terms else []
 
         codec, results = self._read_trip(user_id, statements)
         if codec is None or not results:
@@ -410,7 +417,7 @@ class PostgresStore:
         batch, the bigger batches are read in turn (one round trip each; rare)."""
         first, *bigger = q.keyword_batches(limit)
         read = first
-        w, terms = q.Where(user_id, codec.filter(where)), codec.query_words(query)
+        w, terms = q.Where(user_id, codec.filter(where)), codec.query_terms(user_id, query)
         for batch in bigger:
             if _keyword_done(rows, read, limit):
                 break
@@ -425,7 +432,7 @@ class PostgresStore:
         query_vector = self._query_vector(vector)
 
         def statements(codec: RowCodec) -> list[Statement]:
-            w, terms = q.Where(user_id, codec.filter(where)), codec.query_words(query)
+            w, terms = q.Where(user_id, codec.filter(where)), codec.query_terms(user_id, query)
             found = [_vector_statement(w, query_vector, limit)]
             if terms:
                 found.append(_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit))
@@ -443,8 +450,14 @@ class PostgresStore:
         if not ids:
             return 0
         with self._write(user_id) as cur:
-            cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
-            deleted = cur.rowcount
+            cur.execute(
+                "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s) RETURNING keyword_terms, keyword_length",
+                [user_id, list(ids)],
+            )
+            removed = cur.fetchall()
+            deleted = len(removed)
+            for statement, params in statistics_statements(user_id, statistics_change(removed, ())):
+                cur.execute(statement, params)
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
             cur.execute(
                 "UPDATE history SET before = NULL, after = NULL WHERE user_id = %s AND memory_id = ANY(%s)",
@@ -507,11 +520,9 @@ class PostgresStore:
                 [user_id, namespace, stored_key],
             )
             row = cur.fetchone()
-        return (
-            None
-            if row is None
-            else Item(user_id, namespace, key, codec.item_from(namespace, stored_key, row[0])[1], row[1])
-        )
+        if row is None:
+            return None
+        return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, row[0])[1], row[1])
 
     def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
         with self.transaction(user_id) as cur:
@@ -605,14 +616,17 @@ class PostgresStore:
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
-            cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
+            for table in ("memory_access", "keyword_documents", "keyword_totals"):  # statistics: not counted
+                cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
             cur.execute(DELETE_KEY, [user_id])  # crypto-shredding: sealed copies elsewhere no longer open
         if self._keys is not None:
             self._keys.forget(user_id)
         return counts
 
 
-_COMPACTED = ("memories", "history", "items", "memory_access", "erasures", "user_keys")
+_COMPACTED = (
+    "memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "erasures", "user_keys",
+)  # fmt: skip
 
 
 _KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
