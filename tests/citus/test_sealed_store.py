@@ -31,5 +31,5 @@ def test_sealed_store_searches_and_shreds_on_citus(citus: CitusSchema) -> None:
             memory.erase_user(scope="alice")
             keys = [r[0] for r in admin.execute("SELECT user_id FROM user_keys").fetchall()]
         assert sorted(keys) == ["_system", "bob"]  # the erasure receipt is kept (sealed) under the system user
-    assert memory.list(scope="alice") == []
+        assert memory.list(scope="alice") == []
         assert [r.content for r in memory.list(scope="bob")] == ["bob keeps bees in Qzvbeehive"]
