@@ -117,6 +117,8 @@ class SealedRows:
 
     def __init__(self, key: DataKey) -> None:
         self.key = key
+        self._opened: dict[str, dict[str, Any]] = {}
+        """Payloads already opened by this codec, by sealed text: a hybrid search reads many rows twice."""
 
     # -- memories -------------------------------------------------------------------------------
     def record_terms(self, record: MemoryRecord) -> KeywordTerms:
@@ -139,15 +141,15 @@ class SealedRows:
         return params
 
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
-        record = q.record_from_row(row)
-        payload = self.key.open_json(record.content, associated_data("memories", record.user_id, record.id))
-        return replace(
-            record,
-            content=payload["content"],
-            context=payload["context"],
-            metadata=payload["metadata"],
-            content_hash=payload["content_hash"],
-        )
+        values = list(row[: len(q.COLUMNS)])
+        sealed = values[_CONTENT]
+        payload = self._opened.get(sealed)
+        if payload is None:
+            payload = self.key.open_json(sealed, associated_data("memories", values[0], values[1]))
+            self._opened[sealed] = payload
+        values[_CONTENT], values[_CONTEXT] = payload["content"], payload["context"]
+        values[_METADATA], values[_HASH] = payload["metadata"], payload["content_hash"]
+        return q.record_from_row(values)
 
     def _blind_metadata(self, metadata: dict[str, Any]) -> dict[str, str | None]:
         return {self._blind_key(k): None if v is None else self._blind_value(k, v) for k, v in metadata.items()}
