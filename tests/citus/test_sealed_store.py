@@ -7,6 +7,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.filters import SearchFilter
 from memstrata.storage.crypto import LocalKeyProvider, new_data_key
 from memstrata.storage.postgres import PostgresStore
 from tests.support.citus import CitusSchema, connect_coordinator
@@ -22,7 +23,7 @@ def test_sealed_store_searches_and_shreds_on_citus(citus: CitusSchema) -> None:
             memory.add(f"{user} keeps bees in Qzvbeehive", scope=user, metadata={"topic": "bees"})
         [hit] = memory.search("where are the Qzvbeehive bees?", scope="alice", strategy="keyword")
         assert hit.memory.content == "alice keeps bees in Qzvbeehive"
-        assert [r.content for r in memory.list(scope="bob", metadata={"topic": "bees"})] == [
+        assert [r.content for r in memory.list(scope="bob", filters=SearchFilter(metadata={"topic": "bees"}))] == [
             "bob keeps bees in Qzvbeehive"
         ]
         with connect_coordinator(options=f"-csearch_path={citus.schema},public") as admin:

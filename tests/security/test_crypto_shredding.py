@@ -22,6 +22,7 @@ import psycopg
 import pytest
 
 from memstrata import Memory, StoreError
+from memstrata.filters import SearchFilter
 from memstrata.buffer.inprocess import InProcessBuffer
 from memstrata.cli import main
 from memstrata.embedders.hashing import HashingEmbedder
@@ -124,7 +125,7 @@ def test_search_filters_and_export_read_back_the_sealed_payloads(deployment: Dep
         tagged = [r for r in memory.list(scope=alice.user) if "tag" in r.metadata]
         assert tagged
         for record in tagged:
-            found = memory.list(scope=alice.user, metadata={"tag": record.metadata["tag"]})
+            found = memory.list(scope=alice.user, filters=SearchFilter(metadata={"tag": record.metadata["tag"]}))
             assert [r.id for r in found] == [record.id]
 
 
