@@ -22,10 +22,10 @@ import psycopg
 import pytest
 
 from memstrata import Memory, StoreError
-from memstrata.filters import SearchFilter
 from memstrata.buffer.inprocess import InProcessBuffer
 from memstrata.cli import main
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.filters import SearchFilter
 from memstrata.layers.conversation import Conversation
 from memstrata.storage.crypto import DataKey, KeyProvider, LocalKeyProvider, new_data_key
 from memstrata.storage.postgres import PostgresStore
