@@ -89,12 +89,19 @@ def register(commands: Any) -> None:
     learn.add_argument("--json", action="store_true", help="print only the JSON object")
     learn.set_defaults(handler=cmd_learn)
 
-    encryption = kinds.add_parser("encryption", help="encrypted (SQLCipher) vs plain SQLite store, in one run")
+    encryption = kinds.add_parser(
+        "encryption", help="encrypted vs plain store (SQLite: SQLCipher; postgres: crypto-shredding), in one run"
+    )
+    encryption.add_argument(
+        "--store", choices=("sqlite", "postgres"), default="sqlite", help="which store (default sqlite)"
+    )
     encryption.add_argument("--data", help="LoCoMo file: check recall@k is identical on both stores")
     encryption.add_argument("--memories", type=int, default=10_000, help="memories per latency run (default 10k)")
     encryption.add_argument("--queries", type=int, default=200, help="search queries per run (default 200)")
     encryption.add_argument("--rounds", type=int, default=2, help="latency runs per store, alternating (default 2)")
-    encryption.add_argument("--out", default="benchmarks/results", help="result directory (encryption.json)")
+    encryption.add_argument(
+        "--out", default="benchmarks/results", help="result directory (encryption.json, encryption-postgres.json)"
+    )
     encryption.set_defaults(handler=cmd_encryption)
 
     _register_scale(kinds)
@@ -137,14 +144,16 @@ def cmd_encryption(args: argparse.Namespace) -> int:
 
     if args.rounds < 1 or args.memories < 1:
         raise InvalidInput("--rounds and --memories must be at least 1")
+    args.store = getattr(args, "store", None) or "sqlite"
     result = encryption.run(
-        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder
-    )
+        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder,
+        store=args.store,
+    )  # fmt: skip
     result["command"] = (
-        f"memstrata bench encryption --memories {args.memories} --queries {args.queries} --rounds {args.rounds}"
-        + (f" --data {Path(args.data).name}" if args.data else "")
+        f"memstrata bench encryption --store {args.store} --memories {args.memories} --queries {args.queries} "
+        f"--rounds {args.rounds}" + (f" --data {Path(args.data).name}" if args.data else "")
     )
-    write_result(args.out, "encryption", result)
+    write_result(args.out, "encryption" if args.store == "sqlite" else f"encryption-{args.store}", result)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +267,23 @@ def test_bulkload_times_search_after_the_load_and_in_steady_state(
     result = _json_out(capsys)
     assert result["store_analyzed_during_load"] >= 1 and result["after_load"]["search_ms_p95"] > 0
     assert (tmp_path / "postgres-bulkload.json").exists()
+
+
+@pytest.mark.postgres
+def test_encryption_on_postgres_compares_sealed_and_plain_in_one_run(
+    capsys: pytest.CaptureFixture[str], locomo_file: Path, tmp_path: Path
+) -> None:
+    """`bench encryption --store postgres`: crypto-shredding against the plain store, both on throwaway
+    databases (the master key is set only while the sealed runs run)."""
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
+    argv = ["bench", "encryption", "--store", "postgres", "--data", str(locomo_file), "--memories", "200",
+            "--queries", "5", "--rounds", "1", "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    result = json.loads((tmp_path / "encryption-postgres.json").read_text())
+    assert result["store"] == "postgres" and result["recall_identical"]
+    assert result["recall"]["encrypted"]["recall@10"] == 1.0
+    assert result["encrypted"]["add_per_s"] > 0 and result["ratio_encrypted_over_plain"]["search_ms_p95"] > 0
+    assert "MEMSTRATA_MASTER_KEY" not in os.environ

@@ -84,10 +84,13 @@ def test_isolation_policies_compare_user_id_with_the_transaction_setting(
     for table in ("memories", "items"):  # the definer helpers' read path: owner only, SELECT only
         _, _, roles, cmd, qual, check = by_name[f"{table}_owner_read"]
         assert owner is not None and roles == [owner[0]] and cmd == "SELECT" and qual == "true" and check is None
+    _, _, roles, cmd, qual, check = by_name["user_keys_owner_rewrap"]  # store rotate-master-key, as the owner
+    assert owner is not None and roles == [owner[0]] and cmd == "ALL" and qual == check == "true"
     assert set(by_name) == {f"{t}_user_isolation" for t in USER_TABLES} | {
         "memories_owner_read",
         "items_owner_read",
         "erasures_user_isolation",
+        "user_keys_owner_rewrap",
     }
 
 

@@ -36,7 +36,7 @@ from .sql_functions import (
     USER_IDS,
 )
 
-USER_TABLES = ("memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals")
+USER_TABLES = ("memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "user_keys")
 """Tables holding user data: RLS enabled and forced on each."""
 
 FENCE_TABLE = "erasures"
@@ -351,6 +351,27 @@ def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]]) -> None:
         cur.execute(statement, params)
 
 
+def m010_user_keys(cur: Cursor, ctx: Context) -> None:
+    """Crypto-shredding (storage/crypto.py, docs/privacy.md): `user_keys` holds one wrapped data key per
+    user (the user's first write creates it, erasure deletes it). The owner may read and rewrap every
+    row (`memstrata store rotate-master-key`)."""
+    cur.execute(
+        """
+        CREATE TABLE user_keys (
+            user_id text PRIMARY KEY CHECK (user_id <> ''),
+            wrapped bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+    _isolate(cur, "user_keys")
+    cur.execute(
+        sql.SQL(
+            "CREATE POLICY user_keys_owner_rewrap ON user_keys FOR ALL TO {} USING (true) WITH CHECK (true)"
+        ).format(sql.Identifier(ctx.owner))
+    )
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -362,6 +383,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (7, "functions routable on Citus", m007_routable_functions),
     (8, "erasure generations (write fence)", m008_erasure_fence),
     (9, "keyword terms computed in Python, BM25 with per-user statistics", m009_keyword_terms),
+    (10, "per-user data keys (crypto-shredding)", m010_user_keys),
 )
 LATEST = MIGRATIONS[-1][0]
 
