@@ -32,7 +32,7 @@ from .latency import bench_store, make_query, model_vocabulary, open_postgres, s
 from .locomo_data import evidence_recall
 from .locomo_data import load as load_locomo
 from .longmemeval_data import load as load_longmemeval
-from .longmemeval_data import score_case, visible_until
+from .longmemeval_data import score_case
 from .report import latency_summary
 
 Progress = Callable[[str], None]
@@ -138,11 +138,7 @@ def _search_longmemeval(
 ) -> None:
     for strategy in STRATEGIES:
         for index, memory in enumerate(memories):
-            rows = []
-            for case in cases:
-                hits = memory.search(case.question, scope=longmemeval.user_of(case), k=K, strategy=strategy,
-                                     as_of=visible_until(case.asked_at))  # fmt: skip
-                rows.append([h.memory.source_ids[0] for h in hits if h.memory.source_ids])
+            rows = [longmemeval.search(memory, case, k=K, strategy=strategy) for case in cases]
             ranked[f"{strategy.value}-{index}"].append(rows)
 
 
