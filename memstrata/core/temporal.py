@@ -12,13 +12,21 @@ event a little after it happened:
   from `now`, `DISTANCE_SLACK` of the distance ("two months ago" is about two months ago, give or take
   a week or two).
 
-A memory's time is its event time: `created_at` (when it was said or happened). `window_match` is 1
-inside a window and falls linearly to 0 at the edge of the tolerance.
+A memory's time is its event time: `created_at` (when it was said or happened), and also the periods
+its own text names ("I went to the UK last Friday", said on 17 November, happened on 10 November):
+`text_windows` are those periods, resolved against the memory's time. `window_match` is 1 inside a
+window and falls linearly to 0 at the edge of the tolerance; `overlap_match` does the same for a period.
+
+A question that asks when something happened ("When did Jon get mentored?", "How long ago did I ...?")
+names no period, but its answer is a sentence that states a time ("I got mentored yesterday"):
+`asks_when` recognizes such questions and `states_time` such sentences (a cheap test, also used to
+skip resolving dates in texts that have none).
 """
 
 from __future__ import annotations
 
 import calendar
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,6 +36,31 @@ DAY_SLACK = timedelta(days=2)
 PERIOD_SLACK = timedelta(days=3)
 DISTANCE_SLACK = 0.2
 """Share of the distance between `now` and a day that is tolerated around that day."""
+
+_MONTH_WORDS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+)
+_DAY_WORDS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_PERIOD_WORDS = rf"week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|{_DAY_WORDS}"
+_TIME_CUES = (
+    r"yesterday|today|tonight|tomorrow|recently|ago|fortnight",
+    rf"(?:last|next|this|past|previous|coming) (?:{_PERIOD_WORDS})",
+    r"on the [0-3]?\d(?:st|nd|rd|th)",
+    _DAY_WORDS,
+    rf"(?:{_MONTH_WORDS})\.? (?:[0-3]?\d(?:st|nd|rd|th)?|the)",
+    rf"(?:in|since|during|early|late|mid) (?:{_MONTH_WORDS})",
+    r"(?:19|20)\d\d",
+    r"the (?:other day|day before|week before)",
+    r"(?:a|one|two|three|few|couple of) (?:days|weeks|months|years)",
+)
+_TIME_CUE = re.compile(r"\b(?:" + "|".join(_TIME_CUES) + r")\b", re.IGNORECASE)
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|what (?:date|day|time|year|month)|which (?:date|day|year|month|week)"
+    r"|how long (?:ago|has|have|had|did|was)"
+    r"|how many (?:days|weeks|months|years) (?:ago|before|after|had|have|has|did|passed|between|since|was|were))\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +134,67 @@ def time_match(when: datetime | None, windows: Sequence[TimeWindow]) -> float:
     return max(window_match(when, w) for w in windows)
 
 
+def windows_span(windows: Sequence[TimeWindow]) -> tuple[datetime, datetime] | None:
+    """The stretch of time covered by the windows and their tolerance, `[start, end)`; None without windows.
+
+    A search fetches extra candidates from this stretch, so that a memory of the named period is ranked
+    even when other periods hold many memories with more words in common with the query."""
+    if not windows:
+        return None
+    return min(w.start - w.slack for w in windows), max(w.end + w.slack for w in windows)
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks when something happened or how long ago ("When did ...?", "How many days ago
+    ...?", "In which month ...?")."""
+    return bool(_ASKS_WHEN.search(query))
+
+
+def states_time(text: str) -> bool:
+    """Whether the text states when something happened ("yesterday", "last Friday", "two weeks ago",
+    "in May", "2022"): a cheap test over cue words, true for every text a date resolver finds a date in
+    and for some it does not ("recently", "the other day")."""
+    return bool(_TIME_CUE.search(text))
+
+
+def overlap_match(period: TimeWindow, window: TimeWindow) -> float:
+    """1.0 when `period` overlaps `window`, falling linearly to 0.0 at `window.slack` between them."""
+    if period.start < window.end and window.start < period.end:
+        return 1.0
+    gap = window.start - period.end if period.end <= window.start else period.start - window.end
+    if window.slack.total_seconds() <= 0:
+        return 0.0
+    return max(0.0, 1.0 - gap / window.slack)
+
+
+def event_match(when: datetime | None, periods: Sequence[TimeWindow], windows: Sequence[TimeWindow]) -> float:
+    """The best match of a memory with the query's windows: by its own time, or by a period its text names."""
+    best = time_match(when, windows)
+    for period in periods:
+        if best >= 1.0:
+            break
+        best = max([best, *(overlap_match(period, w) for w in windows)])
+    return best
+
+
 def boost_in_windows(
-    scores: Mapping[str, float], time_of: Mapping[str, datetime | None], windows: Sequence[TimeWindow], boost: float
+    scores: Mapping[str, float],
+    time_of: Mapping[str, datetime | None],
+    windows: Sequence[TimeWindow],
+    boost: float,
+    periods_of: Mapping[str, Sequence[TimeWindow]] | None = None,
 ) -> dict[str, float]:
-    """Multiply every score by `1 + boost * time_match(...)`: candidates from the periods the query names
-    rise, the others keep their score (a date in the query is a hint, not a filter)."""
+    """Multiply every score by `1 + boost * event_match(...)`: candidates from the periods the query names
+    (by their time or a period their text names, `periods_of`) rise, the others keep their score (a date in
+    the query is a hint, not a filter)."""
     if not windows or boost == 0:
         return dict(scores)
-    return {i: s * (1.0 + boost * time_match(time_of.get(i), windows)) for i, s in scores.items()}
+    periods = periods_of or {}
+    return {i: s * (1.0 + boost * event_match(time_of.get(i), periods.get(i, ()), windows)) for i, s in scores.items()}
+
+
+def boost_timed(scores: Mapping[str, float], timed: Mapping[str, bool], boost: float) -> dict[str, float]:
+    """Multiply the score of every candidate whose text states a time (`timed`) by `1 + boost`."""
+    if boost == 0:
+        return dict(scores)
+    return {i: s * (1.0 + boost) if timed.get(i) else s for i, s in scores.items()}

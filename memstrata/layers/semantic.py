@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
-from ..core.temporal import query_windows
+from ..core.temporal import TimeWindow, asks_when, query_windows, states_time, windows_span
 from ..core.text import words
 from ..embedders.base import Embedder
 from ..errors import InvalidInput, MemoryNotFound
@@ -380,19 +380,10 @@ class SemanticMemory:
         where = _scoped(where or MemoryFilter(), scope)
         at = where.as_of or self.clock()
         where = replace(where, as_of=at)
-        depth = max(k, self.params.depth)
-        semantic = keyword = []  # type: list[ScoredRow]
-        if strategy is Strategy.KEYWORD:
-            keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
-        elif strategy is Strategy.SEMANTIC:
-            vector = self.embedder.embed_query(query)
-            semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
-        else:
-            vector = self.embedder.embed_query(query)
-            semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        semantic, keyword, windows = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
         hits = _rank(
             strategy, query, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=[w.casefold() for w in words(query)],
+            named=[w.casefold() for w in words(query)], windows=windows,
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -400,6 +391,27 @@ class SemanticMemory:
         if self.track_access and hits:
             self.access.record(scope.user_id, [h.memory.id for h in hits], self.clock())
         return hits
+
+    def _candidates(
+        self, scope: Scope, query: str, strategy: Strategy, where: MemoryFilter, depth: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow], list[TimeWindow]]:
+        """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names.
+
+        When the query names a period ("two months ago"), the memories of that period are fetched too
+        (a second read narrowed to it), so they are ranked even when other periods hold more of the
+        query's words."""
+        if strategy is Strategy.KEYWORD:
+            return [], self.store.keyword_search(scope.user_id, query, where, limit=depth), []
+        vector = self.embedder.embed_query(query)
+        if strategy is Strategy.SEMANTIC:
+            return self.store.vector_search(scope.user_id, vector, where, limit=depth), [], []
+        semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        windows = _query_windows(query, where.as_of or self.clock(), _params_of(strategy, self.params))
+        within = _within(where, windows_span(windows))
+        if within is not None:
+            dated = self.store.hybrid_candidates(scope.user_id, vector, query, within, limit=depth)
+            semantic, keyword = _merged(semantic, dated[0]), _merged(keyword, dated[1])
+        return semantic, keyword, windows
 
 
 def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
@@ -415,6 +427,31 @@ CLASSIC_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0, time_boost=
 RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0, time_boost=0.0)
 
 
+def _params_of(strategy: Strategy, params: HybridParams) -> HybridParams:
+    """The ranking settings a strategy uses: the comparison fusions have their own, the rest the Memory's."""
+    return {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+
+
+def _query_windows(query: str, now: datetime, params: HybridParams) -> list[TimeWindow]:
+    """The periods the query names, resolved against the search's time (none when the time boost is off)."""
+    return query_windows(find_dates(query, now, prefer="past"), now) if params.time_boost else []
+
+
+def _within(where: MemoryFilter, span: tuple[datetime, datetime] | None) -> MemoryFilter | None:
+    """`where` narrowed to the event times of `span` (None without a span or when nothing is left)."""
+    if span is None:
+        return None
+    start = max(span[0], where.created_after) if where.created_after else span[0]
+    end = min(span[1], where.created_before) if where.created_before else span[1]
+    return replace(where, created_after=start, created_before=end) if start < end else None
+
+
+def _merged(first: Sequence[ScoredRow], more: Sequence[ScoredRow]) -> list[ScoredRow]:
+    """`first`, then the rows of `more` it lacks (both come from one store call shape, so scores compare)."""
+    seen = {row.record.id for row in first}
+    return [*first, *(row for row in more if row.record.id not in seen)]
+
+
 def _rank(
     strategy: Strategy,
     query: str,
@@ -425,8 +462,11 @@ def _rank(
     decay_rate: float,
     params: HybridParams,
     named: Sequence[str] = (),
+    windows: Sequence[TimeWindow] = (),
 ) -> list[SearchHit]:
-    """Order candidates by `strategy`; every hit keeps its raw and normalized component scores."""
+    """Order candidates by `strategy`; every hit keeps its raw and normalized component scores.
+
+    `windows` are the periods the query names (`_query_windows`)."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
     sem = [(r.record.id, r.score) for r in semantic]
     kw = [(r.record.id, r.score) for r in keyword]
@@ -438,13 +478,19 @@ def _rank(
     if strategy in (Strategy.SEMANTIC, Strategy.KEYWORD):
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
-    chosen = {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+    chosen = _params_of(strategy, params)
+    chosen = replace(chosen, depth=max(chosen.depth, len(kw), len(sem)))  # rows fetched for a period count too
+    timed = {i: states_time(r.content[:TIME_CUE_CHARS]) for i, r in records.items()} if (
+        windows or (chosen.when_boost and asks_when(query))
+    ) else {}  # fmt: skip
     facts = CandidateFacts(
         speaker_of={i: _names(records[i], named) for i in records},
         time_of={i: r.created_at for i, r in records.items()},
         session_of={i: r.scope.session_id for i, r in records.items()},
         role_of={i: _text(r.metadata.get("role")) for i, r in records.items()},
-        windows=query_windows(find_dates(query, now, prefer="past"), now) if chosen.time_boost else (),
+        windows=windows,
+        periods_of={i: _said_periods(records[i]) for i, said in timed.items() if said} if windows else {},
+        timed=timed,
     )
     ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
     hits = []
@@ -466,6 +512,16 @@ def _rank(
     if strategy is Strategy.TIME_WEIGHTED:
         hits.sort(key=lambda h: -h.score)
     return hits
+
+
+TIME_CUE_CHARS = 4000
+"""How much of a memory's text is read for the times it states (long documents state theirs early)."""
+
+
+def _said_periods(record: MemoryRecord) -> list[TimeWindow]:
+    """The periods a memory's text names ("last Friday"), resolved against the memory's own time."""
+    said = record.created_at
+    return query_windows(find_dates(record.content[:TIME_CUE_CHARS], said, prefer="past"), said)
 
 
 def _text(value: object) -> str | None:

@@ -74,3 +74,69 @@ def test_boost_raises_candidates_of_the_named_period_only() -> None:
     assert boosted == {"old": 1.0, "last-week": pytest.approx(1.6), "undated": 0.9}
     assert boost_in_windows(scores, times, windows, 0.0) == scores
     assert boost_in_windows(scores, times, [], 1.0) == scores
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        pytest.param("When did Melanie paint a sunrise?", True, id="when-did"),
+        pytest.param("How long ago did I start the course?", True, id="how-long-ago"),
+        pytest.param("How many days passed between the two trips?", True, id="how-many-days"),
+        pytest.param("In which month did I adopt the cat? What date was it?", True, id="what-date"),
+        pytest.param("What did Melanie paint?", False, id="what"),
+        pytest.param("How many weddings did I attend?", False, id="how-many-things"),
+        pytest.param("How long is the hike?", False, id="how-long-is"),
+    ],
+)
+def test_asks_when(query: str, expected: bool) -> None:
+    assert temporal.asks_when(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("I got mentored by this amazing business dude yesterday!", True, id="yesterday"),
+        pytest.param("I went to a castle during my trip to the UK last Friday", True, id="last-friday"),
+        pytest.param("I've had them for 3 years ago now", True, id="years-ago"),
+        pytest.param("We moved here in March and love it", True, id="in-month"),
+        pytest.param("Painting is my favourite way to relax", False, id="none"),
+        pytest.param("The other team played better", False, id="other-team"),
+        pytest.param("I may go, or I may not", False, id="may-verb"),
+    ],
+)
+def test_states_time(text: str, expected: bool) -> None:
+    assert temporal.states_time(text) is expected
+
+
+def test_states_time_holds_for_every_text_the_resolver_dates() -> None:
+    texts = ("We left two weeks ago", "see you next month", "on 8 May 2023 we met", "I met them on the 15th",
+             "we went camping this weekend", "the party is on Friday at 3pm", "the day after tomorrow")  # fmt: skip
+    for text in texts:
+        assert find_dates(text, NOW, prefer="past") and temporal.states_time(text)
+
+
+def test_a_period_a_memory_names_matches_the_query_window() -> None:
+    """Said on Friday 17 November: "last Friday" is 10 November, inside "the second week of November"."""
+    said = datetime(2023, 11, 17, 10, tzinfo=UTC)
+    (period,) = temporal.query_windows(find_dates("I went to the UK last Friday", said, prefer="past"), said)
+    week = TimeWindow(datetime(2023, 11, 6, tzinfo=UTC), datetime(2023, 11, 13, tzinfo=UTC), PERIOD_SLACK)
+    assert temporal.overlap_match(period, week) == 1.0
+    assert time_match(said, [week]) == 0.0  # by the time it was said, it is outside the week
+    assert temporal.event_match(said, [period], [week]) == 1.0
+    far = TimeWindow(datetime(2023, 11, 20, tzinfo=UTC), datetime(2023, 11, 27, tzinfo=UTC), timedelta(days=20))
+    assert temporal.overlap_match(period, far) == pytest.approx(1 - 9 / 20)
+    assert temporal.event_match(None, [], [week]) == 0.0
+
+
+def test_windows_span_covers_every_window_and_its_tolerance() -> None:
+    windows = query_windows("what did I do last week and in March 2023?", NOW)
+    start, end = temporal.windows_span(windows) or (None, None)
+    assert start == datetime(2023, 3, 1, tzinfo=UTC) - PERIOD_SLACK
+    assert end == datetime(2023, 5, 22, tzinfo=UTC) + PERIOD_SLACK
+    assert temporal.windows_span([]) is None
+
+
+def test_boost_timed_raises_only_texts_that_state_a_time() -> None:
+    scores = {"timed": 0.5, "plain": 0.9}
+    assert temporal.boost_timed(scores, {"timed": True}, 2.0) == {"timed": 1.5, "plain": 0.9}
+    assert temporal.boost_timed(scores, {"timed": True}, 0.0) == scores
