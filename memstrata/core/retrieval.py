@@ -42,7 +42,7 @@ from typing import Literal
 from ..errors import InvalidInput
 from .diversity import asked_role, asks_across_sessions, asks_for_latest, boost_role, diversify, prefer_latest
 from .scoring import min_max, rrf_fusion
-from .temporal import TimeWindow, asks_when, boost_in_windows, boost_timed, event_match
+from .temporal import TimeWindow, asks_when, boost_matches, boost_timed, window_matches
 from .text import words
 
 Hits = Sequence[tuple[str, float]]
@@ -315,7 +315,8 @@ def hybrid_rank(
     named = named_speakers(query, (s for s in speakers.values() if s)) if p.speaker_boost else set()
     boosted = boost_speakers(fused, speakers, named, p.speaker_boost)
     windows = known.windows if p.time_boost else ()
-    boosted = boost_in_windows(boosted, known.time_of, windows, p.time_boost, known.periods_of)
+    matches = window_matches(boosted, known.time_of, windows, known.periods_of)
+    boosted = boost_matches(boosted, matches, p.time_boost)
     if p.when_boost and asks_when(query):
         boosted = boost_timed(boosted, known.timed, p.when_boost)
     boosted = boost_role(boosted, known.role_of, asked_role(query) if p.role_boost else None, p.role_boost)
@@ -333,7 +334,7 @@ def hybrid_rank(
                 "keyword": kw_norm.get(i, 0.0),
                 "vector": vec_norm.get(i, 0.0),
                 "speaker_boost": 1.0 + p.speaker_boost if speakers.get(i) in named else 1.0,
-                "time_match": event_match(known.time_of.get(i), known.periods_of.get(i, ()), windows),
+                "time_match": matches.get(i, 0.0),
             },
         )
         for i, score in ranked

@@ -26,6 +26,7 @@ skip resolving dates in texts that have none).
 from __future__ import annotations
 
 import calendar
+import heapq
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,25 +37,28 @@ DAY_SLACK = timedelta(days=2)
 PERIOD_SLACK = timedelta(days=3)
 DISTANCE_SLACK = 0.2
 """Share of the distance between `now` and a day that is tolerated around that day."""
+TEXT_DEPTH = 50
+"""The times a candidate's text states are read for the best `TEXT_DEPTH` candidates only: reading them
+costs time per candidate, and a candidate further down rarely rises into the first ten."""
 
-_MONTH_WORDS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+_MONTHS = frozenset(
+    "january february march april june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_DAY_WORDS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_PERIOD_WORDS = rf"week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|autumn|{_DAY_WORDS}"
-_TIME_CUES = (
-    r"yesterday|today|tonight|tomorrow|recently|ago|fortnight",
-    rf"(?:last|next|this|past|previous|coming) (?:{_PERIOD_WORDS})",
-    r"on the [0-3]?\d(?:st|nd|rd|th)",
-    _DAY_WORDS,
-    rf"(?:{_MONTH_WORDS})\.? (?:[0-3]?\d(?:st|nd|rd|th)?|the)",
-    rf"(?:in|since|during|early|late|mid) (?:{_MONTH_WORDS})",
-    r"(?:19|20)\d\d",
-    r"the (?:other day|day before|week before)",
-    r"(?:a|one|two|three|few|couple of) (?:days|weeks|months|years)",
-)
-_TIME_CUE = re.compile(r"\b(?:" + "|".join(_TIME_CUES) + r")\b", re.IGNORECASE)
+"""Month names, without "may" (mostly a verb: it counts only before a day number or after "in")."""
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_TIME_WORDS = frozenset("yesterday today tonight tomorrow recently ago fortnight".split()) | _WEEKDAYS
+"""Words that state a time on their own; a month name counts in a pair ("in March", "March 3")."""
+_PERIODS = frozenset("week weekend month year night morning evening summer winter spring fall autumn".split())
+_MODIFIERS = frozenset("last next this past previous coming".split())
+_COUNTS = frozenset("one two three few".split())
+_UNITS = frozenset("days weeks months years".split())
+_PREPOSITIONS = frozenset("in since during early late mid by until".split())
+_PAIR_WORDS = _MODIFIERS | _UNITS | _MONTHS | {"may"}
+"""One of the two words of every pair `_states_time_pair` accepts."""
+_TOKEN = re.compile(r"[a-z]+|\d+")
+_NUMBER = re.compile(r"\d+(?:st|nd|rd|th)?")
+_DAY_OF_MONTH = re.compile(r"\bon the [0-3]?\d(?:st|nd|rd|th)\b")
 _ASKS_WHEN = re.compile(
     r"\b(?:when|what (?:date|day|time|year|month)|which (?:date|day|year|month|week)"
     r"|how long (?:ago|has|have|had|did|was)"
@@ -152,9 +156,33 @@ def asks_when(query: str) -> bool:
 
 def states_time(text: str) -> bool:
     """Whether the text states when something happened ("yesterday", "last Friday", "two weeks ago",
-    "in May", "2022"): a cheap test over cue words, true for every text a date resolver finds a date in
-    and for some it does not ("recently", "the other day")."""
-    return bool(_TIME_CUE.search(text))
+    "in May", "May 8", "on the 15th", "2022"): a fast test over its words, true for the texts a date resolver
+    finds a date in and for some it does not ("recently", "the other day")."""
+    folded = text.casefold()
+    tokens = _TOKEN.findall(folded)
+    numbers = _NUMBER.findall(folded)
+    if not _TIME_WORDS.isdisjoint(tokens) or any(map(_is_year, numbers)) or "the other day" in folded:
+        return True
+    if not all(n.isdigit() for n in numbers) and _DAY_OF_MONTH.search(folded):  # "on the 15th"
+        return True
+    if _PAIR_WORDS.isdisjoint(tokens):
+        return False
+    return any(_states_time_pair(first, second) for first, second in zip(tokens, tokens[1:], strict=False))
+
+
+def _is_year(number: str) -> bool:
+    return len(number) == 4 and number[:2] in ("19", "20") and number.isdigit()
+
+
+def _states_time_pair(first: str, second: str) -> bool:
+    """Two words that state a time together: "last week", "few days", "in May", "May 8"."""
+    if second in _PERIODS:
+        return first in _MODIFIERS
+    if second in _UNITS:
+        return first in _COUNTS
+    if second.isdigit():
+        return first in _MONTHS or first == "may"
+    return (second in _MONTHS or second == "may") and first in _PREPOSITIONS
 
 
 def overlap_match(period: TimeWindow, window: TimeWindow) -> float:
@@ -177,6 +205,34 @@ def event_match(when: datetime | None, periods: Sequence[TimeWindow], windows: S
     return best
 
 
+def best_ids(scores: Mapping[str, float], depth: int = TEXT_DEPTH) -> set[str]:
+    """The ids of the `depth` highest scores."""
+    return set(heapq.nlargest(depth, scores, key=scores.__getitem__))
+
+
+def window_matches(
+    scores: Mapping[str, float],
+    time_of: Mapping[str, datetime | None],
+    windows: Sequence[TimeWindow],
+    periods_of: Mapping[str, Sequence[TimeWindow]] | None = None,
+) -> dict[str, float]:
+    """How well each candidate matches the query's windows (`event_match`): by its time, and, among the best
+    `TEXT_DEPTH` by score, also by the periods its text names (`periods_of`). Empty without windows."""
+    if not windows:
+        return {}
+    named = best_ids(scores) if periods_of else set()
+
+    def periods(memory_id: str) -> Sequence[TimeWindow]:
+        return (periods_of or {}).get(memory_id, ()) if memory_id in named else ()
+
+    return {i: event_match(time_of.get(i), periods(i), windows) for i in scores}
+
+
+def boost_matches(scores: Mapping[str, float], matches: Mapping[str, float], boost: float) -> dict[str, float]:
+    """Multiply every score by `1 + boost * match` (a date in the query is a hint, not a filter)."""
+    return {i: s * (1.0 + boost * matches.get(i, 0.0)) for i, s in scores.items()}
+
+
 def boost_in_windows(
     scores: Mapping[str, float],
     time_of: Mapping[str, datetime | None],
@@ -184,17 +240,17 @@ def boost_in_windows(
     boost: float,
     periods_of: Mapping[str, Sequence[TimeWindow]] | None = None,
 ) -> dict[str, float]:
-    """Multiply every score by `1 + boost * event_match(...)`: candidates from the periods the query names
-    (by their time or a period their text names, `periods_of`) rise, the others keep their score (a date in
-    the query is a hint, not a filter)."""
+    """Candidates from the periods the query names rise (`window_matches`, `boost_matches`), the others keep
+    their score."""
     if not windows or boost == 0:
         return dict(scores)
-    periods = periods_of or {}
-    return {i: s * (1.0 + boost * event_match(time_of.get(i), periods.get(i, ()), windows)) for i, s in scores.items()}
+    return boost_matches(scores, window_matches(scores, time_of, windows, periods_of), boost)
 
 
 def boost_timed(scores: Mapping[str, float], timed: Mapping[str, bool], boost: float) -> dict[str, float]:
-    """Multiply the score of every candidate whose text states a time (`timed`) by `1 + boost`."""
+    """Multiply the score of each of the best `TEXT_DEPTH` candidates whose text states a time (`timed`)
+    by `1 + boost`."""
     if boost == 0:
         return dict(scores)
-    return {i: s * (1.0 + boost) if timed.get(i) else s for i, s in scores.items()}
+    best = best_ids(scores)
+    return {i: s * (1.0 + boost) if i in best and timed.get(i) else s for i, s in scores.items()}

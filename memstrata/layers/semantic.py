@@ -5,12 +5,12 @@ This module sequences I/O (embedder, store) around the pure scoring functions in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .reconcile import Reconciler
 
 Clock = Callable[[], datetime]
+_V = TypeVar("_V")
 ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
@@ -480,17 +481,15 @@ def _rank(
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
     chosen = _params_of(strategy, params)
     chosen = replace(chosen, depth=max(chosen.depth, len(kw), len(sem)))  # rows fetched for a period count too
-    timed = {i: states_time(r.content[:TIME_CUE_CHARS]) for i, r in records.items()} if (
-        windows or (chosen.when_boost and asks_when(query))
-    ) else {}  # fmt: skip
+    timed = _Lazy(records, lambda r: states_time(r.content[:TIME_CUE_CHARS]))
     facts = CandidateFacts(
         speaker_of={i: _names(records[i], named) for i in records},
         time_of={i: r.created_at for i, r in records.items()},
         session_of={i: r.scope.session_id for i, r in records.items()},
         role_of={i: _text(r.metadata.get("role")) for i, r in records.items()},
         windows=windows,
-        periods_of={i: _said_periods(records[i]) for i, said in timed.items() if said} if windows else {},
-        timed=timed,
+        periods_of=_Lazy(records, lambda r: _said_periods(r) if timed[r.id] else []) if windows else {},
+        timed=timed if chosen.when_boost and asks_when(query) else {},
     )
     ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
     hits = []
@@ -514,8 +513,28 @@ def _rank(
     return hits
 
 
-TIME_CUE_CHARS = 4000
+TIME_CUE_CHARS = 2000
 """How much of a memory's text is read for the times it states (long documents state theirs early)."""
+
+
+class _Lazy(Mapping[str, _V]):
+    """Per memory id, a value computed from the record on first use (the ranking asks about its best
+    candidates only)."""
+
+    def __init__(self, records: Mapping[str, MemoryRecord], compute: Callable[[MemoryRecord], _V]) -> None:
+        self._records, self._compute = records, compute
+        self._known: dict[str, _V] = {}
+
+    def __getitem__(self, memory_id: str) -> _V:
+        if memory_id not in self._known:
+            self._known[memory_id] = self._compute(self._records[memory_id])
+        return self._known[memory_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
 
 
 def _said_periods(record: MemoryRecord) -> list[TimeWindow]:

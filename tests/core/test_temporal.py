@@ -140,3 +140,23 @@ def test_boost_timed_raises_only_texts_that_state_a_time() -> None:
     scores = {"timed": 0.5, "plain": 0.9}
     assert temporal.boost_timed(scores, {"timed": True}, 2.0) == {"timed": 1.5, "plain": 0.9}
     assert temporal.boost_timed(scores, {"timed": True}, 0.0) == scores
+
+
+class _Asked(dict[str, bool]):
+    """A `timed` mapping that records which candidates the ranking asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: bool | None = None) -> bool | None:  # type: ignore[override]
+        self.asked.add(key)
+        return True
+
+
+def test_only_the_best_candidates_texts_are_read() -> None:
+    scores = {f"m{n}": float(n) for n in range(temporal.TEXT_DEPTH + 20)}
+    timed = _Asked()
+    boosted = temporal.boost_timed(scores, timed, 1.0)
+    assert timed.asked == temporal.best_ids(scores) and len(timed.asked) == temporal.TEXT_DEPTH
+    assert boosted["m0"] == 0.0 and boosted[f"m{temporal.TEXT_DEPTH + 19}"] == 2.0 * (temporal.TEXT_DEPTH + 19)
