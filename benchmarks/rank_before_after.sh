@@ -4,17 +4,19 @@
 # BEFORE_SRC is a source tree of the earlier revision (e.g. `git archive 9d012d8 | tar -x -C /tmp/before`);
 # both sides run with this checkout's .venv from a neutral directory (so that `python -m` does not put this
 # checkout first on sys.path), each with its own source tree on PYTHONPATH.
-# Usage: benchmarks/rank_before_after.sh BEFORE_SRC LOCOMO_JSON [ROUNDS]
+# AFTER_SRC (default: this checkout) may be a snapshot too, so that edits during the run do not leak into it.
+# Usage: benchmarks/rank_before_after.sh BEFORE_SRC LOCOMO_JSON [ROUNDS] [AFTER_SRC]
 set -euo pipefail
 before=$1; data=$2; rounds=${3:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
+after=${4:-$root}
 out=$root/benchmarks/results/rank-before-after
 mkdir -p "$out"
 py=$root/.venv/bin/python
 cd "$(mktemp -d)"
 for round in $(seq 1 "$rounds"); do
   for side in before after; do
-    src=$root; [ "$side" = before ] && src=$before
+    src=$after; [ "$side" = before ] && src=$before
     PYTHONPATH=$src nice -n 5 "$py" -c 'import memstrata, sys; print(memstrata.__file__, file=sys.stderr)'
     PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench locomo --data "$data" --json > "$out/locomo-$side-$round.json"
     PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench latency --memories 100000 --users 1 --queries 200 --json \
