@@ -138,16 +138,6 @@ def time_match(when: datetime | None, windows: Sequence[TimeWindow]) -> float:
     return max(window_match(when, w) for w in windows)
 
 
-def windows_span(windows: Sequence[TimeWindow]) -> tuple[datetime, datetime] | None:
-    """The stretch of time covered by the windows and their tolerance, `[start, end)`; None without windows.
-
-    A search fetches extra candidates from this stretch, so that a memory of the named period is ranked
-    even when other periods hold many memories with more words in common with the query."""
-    if not windows:
-        return None
-    return min(w.start - w.slack for w in windows), max(w.end + w.slack for w in windows)
-
-
 def asks_when(query: str) -> bool:
     """Whether the query asks when something happened or how long ago ("When did ...?", "How many days ago
     ...?", "In which month ...?")."""

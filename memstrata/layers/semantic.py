@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
-from ..core.temporal import TimeWindow, asks_when, query_windows, states_time, windows_span
+from ..core.temporal import TimeWindow, asks_when, query_windows, states_time
 from ..core.text import words
 from ..embedders.base import Embedder
 from ..errors import InvalidInput, MemoryNotFound
@@ -396,11 +396,7 @@ class SemanticMemory:
     def _candidates(
         self, scope: Scope, query: str, strategy: Strategy, where: MemoryFilter, depth: int
     ) -> tuple[list[ScoredRow], list[ScoredRow], list[TimeWindow]]:
-        """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names.
-
-        When the query names a period ("two months ago"), the memories of that period are fetched too
-        (a second read narrowed to it), so they are ranked even when other periods hold more of the
-        query's words."""
+        """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names."""
         if strategy is Strategy.KEYWORD:
             return [], self.store.keyword_search(scope.user_id, query, where, limit=depth), []
         vector = self.embedder.embed_query(query)
@@ -408,10 +404,6 @@ class SemanticMemory:
             return self.store.vector_search(scope.user_id, vector, where, limit=depth), [], []
         semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
         windows = _query_windows(query, where.as_of or self.clock(), _params_of(strategy, self.params))
-        within = _within(where, windows_span(windows))
-        if within is not None:
-            dated = self.store.hybrid_candidates(scope.user_id, vector, query, within, limit=depth)
-            semantic, keyword = _merged(semantic, dated[0]), _merged(keyword, dated[1])
         return semantic, keyword, windows
 
 
@@ -436,21 +428,6 @@ def _params_of(strategy: Strategy, params: HybridParams) -> HybridParams:
 def _query_windows(query: str, now: datetime, params: HybridParams) -> list[TimeWindow]:
     """The periods the query names, resolved against the search's time (none when the time boost is off)."""
     return query_windows(find_dates(query, now, prefer="past"), now) if params.time_boost else []
-
-
-def _within(where: MemoryFilter, span: tuple[datetime, datetime] | None) -> MemoryFilter | None:
-    """`where` narrowed to the event times of `span` (None without a span or when nothing is left)."""
-    if span is None:
-        return None
-    start = max(span[0], where.created_after) if where.created_after else span[0]
-    end = min(span[1], where.created_before) if where.created_before else span[1]
-    return replace(where, created_after=start, created_before=end) if start < end else None
-
-
-def _merged(first: Sequence[ScoredRow], more: Sequence[ScoredRow]) -> list[ScoredRow]:
-    """`first`, then the rows of `more` it lacks (both come from one store call shape, so scores compare)."""
-    seen = {row.record.id for row in first}
-    return [*first, *(row for row in more if row.record.id not in seen)]
 
 
 def _rank(
@@ -480,7 +457,6 @@ def _rank(
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
     chosen = _params_of(strategy, params)
-    chosen = replace(chosen, depth=max(chosen.depth, len(kw), len(sem)))  # rows fetched for a period count too
     timed = _Lazy(records, lambda r: states_time(r.content[:TIME_CUE_CHARS]))
     facts = CandidateFacts(
         speaker_of={i: _names(records[i], named) for i in records},

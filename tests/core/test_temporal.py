@@ -128,14 +128,6 @@ def test_a_period_a_memory_names_matches_the_query_window() -> None:
     assert temporal.event_match(None, [], [week]) == 0.0
 
 
-def test_windows_span_covers_every_window_and_its_tolerance() -> None:
-    windows = query_windows("what did I do last week and in March 2023?", NOW)
-    start, end = temporal.windows_span(windows) or (None, None)
-    assert start == datetime(2023, 3, 1, tzinfo=UTC) - PERIOD_SLACK
-    assert end == datetime(2023, 5, 22, tzinfo=UTC) + PERIOD_SLACK
-    assert temporal.windows_span([]) is None
-
-
 def test_boost_timed_raises_only_texts_that_state_a_time() -> None:
     scores = {"timed": 0.5, "plain": 0.9}
     assert temporal.boost_timed(scores, {"timed": True}, 2.0) == {"timed": 1.5, "plain": 0.9}

@@ -105,29 +105,6 @@ def test_sessions_alternate_in_multi_session_questions(tmp_path: Path, clock: Cl
     assert diverse[:2] == ["a", "b"]
 
 
-def test_memories_of_the_named_period_are_candidates_beyond_the_depth(tmp_path: Path, clock: Clock) -> None:
-    from memstrata.core.retrieval import HybridParams
-    from memstrata.layers.semantic import SemanticMemory
-
-    with Memory(store=f"sqlite:///{tmp_path / 'p.db'}", embedder="static", clock=clock) as m:
-        m.add_many([
-            *[_episode(f"I visited the science museum, museum tour {n} of the museum",
-                       datetime(2023, 1, n + 1, tzinfo=UTC), f"jan{n}") for n in range(6)],
-            *[_episode(f"I cooked pasta number {n} for dinner", datetime(2023, 2, n + 1, tzinfo=UTC), f"feb{n}")
-              for n in range(12)],
-            _episode("We saw dinosaur bones at a museum", datetime(2023, 3, 24, tzinfo=UTC), "march"),
-            _episode("I cooked pasta for my niece", datetime(2023, 3, 23, tzinfo=UTC), "march-pasta"),
-        ], scope="u")  # fmt: skip
-        question = "Which museum did I visit two months ago?"
-        found = {}
-        for boost in (0.0, 5.0):
-            layer = SemanticMemory(store=m.store, embedder=m.embedder, clock=clock,
-                                   params=HybridParams(depth=3, time_boost=boost))  # fmt: skip
-            found[boost] = [h.memory.scope.session_id for h in layer.search(Scope("u"), question, k=3)]
-    assert "march" not in found[0.0]  # three candidates per list, all from January
-    assert "march" in found[5.0]  # fetched from the period the query names, and raised by the time boost
-
-
 def test_when_questions_prefer_turns_that_state_a_time(memory: Memory) -> None:
     at = datetime(2023, 5, 20, tzinfo=UTC)
     memory.add_many([
