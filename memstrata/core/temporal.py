@@ -38,8 +38,13 @@ PERIOD_SLACK = timedelta(days=3)
 DISTANCE_SLACK = 0.2
 """Share of the distance between `now` and a day that is tolerated around that day."""
 TEXT_DEPTH = 50
-"""The times a candidate's text states are read for the best `TEXT_DEPTH` candidates only: reading them
+"""The periods a candidate's text names are read for the best `TEXT_DEPTH` candidates only: reading them
 costs time per candidate, and a candidate further down rarely rises into the first ten."""
+WHEN_DEPTH = 30
+"""For "when" questions, whether a text states a time is tested for the best `WHEN_DEPTH` candidates."""
+SAID_HORIZON = timedelta(days=730)
+"""How far after its own time a text's dates are looked for: people name the past and the next year or so
+("next summer"), so a query's period that starts later than this after a memory was said is not read for."""
 
 _MONTHS = frozenset(
     "january february march april june july august september october november december "
@@ -157,7 +162,12 @@ def states_time(text: str) -> bool:
         return True
     if _PAIR_WORDS.isdisjoint(tokens):
         return False
-    return any(_states_time_pair(first, second) for first, second in zip(tokens, tokens[1:], strict=False))
+    pairs = [i for i, token in enumerate(tokens) if token in _PAIR_WORDS]
+    return any(
+        (i > 0 and _states_time_pair(tokens[i - 1], tokens[i]))
+        or (i + 1 < len(tokens) and _states_time_pair(tokens[i], tokens[i + 1]))
+        for i in pairs
+    )
 
 
 def _is_year(number: str) -> bool:
@@ -207,15 +217,23 @@ def window_matches(
     periods_of: Mapping[str, Sequence[TimeWindow]] | None = None,
 ) -> dict[str, float]:
     """How well each candidate matches the query's windows (`event_match`): by its time, and, among the best
-    `TEXT_DEPTH` by score, also by the periods its text names (`periods_of`). Empty without windows."""
+    `TEXT_DEPTH` by score that do not match fully by time, also by the periods its text names (`periods_of`),
+    when a window starts within `SAID_HORIZON` after the candidate's time. Empty without windows."""
     if not windows:
         return {}
-    named = best_ids(scores) if periods_of else set()
+    named = best_ids(scores) if periods_of is not None else set()
+    earliest = min(w.start for w in windows)
 
-    def periods(memory_id: str) -> Sequence[TimeWindow]:
-        return (periods_of or {}).get(memory_id, ()) if memory_id in named else ()
+    def match(memory_id: str) -> float:
+        when = time_of.get(memory_id)
+        by_time = time_match(when, windows)
+        if when is None or periods_of is None or by_time >= 1.0 or memory_id not in named:
+            return by_time
+        if earliest > when + SAID_HORIZON:  # texts name the past and the near future
+            return by_time
+        return event_match(when, periods_of.get(memory_id, ()), windows)
 
-    return {i: event_match(time_of.get(i), periods(i), windows) for i in scores}
+    return {i: match(i) for i in scores}
 
 
 def boost_matches(scores: Mapping[str, float], matches: Mapping[str, float], boost: float) -> dict[str, float]:
@@ -238,9 +256,9 @@ def boost_in_windows(
 
 
 def boost_timed(scores: Mapping[str, float], timed: Mapping[str, bool], boost: float) -> dict[str, float]:
-    """Multiply the score of each of the best `TEXT_DEPTH` candidates whose text states a time (`timed`)
+    """Multiply the score of each of the best `WHEN_DEPTH` candidates whose text states a time (`timed`)
     by `1 + boost`."""
     if boost == 0:
         return dict(scores)
-    best = best_ids(scores)
+    best = best_ids(scores, WHEN_DEPTH)
     return {i: s * (1.0 + boost) if i in best and timed.get(i) else s for i, s in scores.items()}

@@ -128,6 +128,24 @@ def test_a_period_a_memory_names_matches_the_query_window() -> None:
     assert temporal.event_match(None, [], [week]) == 0.0
 
 
+def test_a_period_far_after_a_memory_is_not_read_from_its_text() -> None:
+    said = datetime(2023, 5, 1, tzinfo=UTC)
+    period = TimeWindow(datetime(2023, 4, 28, tzinfo=UTC), datetime(2023, 4, 29, tzinfo=UTC), DAY_SLACK)
+    near = TimeWindow(datetime(2023, 4, 27, tzinfo=UTC), datetime(2023, 4, 30, tzinfo=UTC), DAY_SLACK)
+    far = TimeWindow(said + temporal.SAID_HORIZON + timedelta(days=1), said + temporal.SAID_HORIZON + timedelta(days=9),
+                     DAY_SLACK)  # fmt: skip
+    asked: list[str] = []
+
+    class Periods(dict[str, list[TimeWindow]]):
+        def get(self, key: str, default: object = None) -> list[TimeWindow]:  # type: ignore[override]
+            asked.append(key)
+            return [period]
+
+    assert temporal.window_matches({"m": 1.0}, {"m": said}, [near], Periods()) == {"m": 1.0}
+    assert temporal.window_matches({"m": 1.0}, {"m": said}, [far], Periods()) == {"m": 0.0}
+    assert asked == ["m"]  # the far window never reads the text
+
+
 def test_boost_timed_raises_only_texts_that_state_a_time() -> None:
     scores = {"timed": 0.5, "plain": 0.9}
     assert temporal.boost_timed(scores, {"timed": True}, 2.0) == {"timed": 1.5, "plain": 0.9}
@@ -147,8 +165,8 @@ class _Asked(dict[str, bool]):
 
 
 def test_only_the_best_candidates_texts_are_read() -> None:
-    scores = {f"m{n}": float(n) for n in range(temporal.TEXT_DEPTH + 20)}
+    scores = {f"m{n}": float(n) for n in range(temporal.WHEN_DEPTH + 20)}
     timed = _Asked()
     boosted = temporal.boost_timed(scores, timed, 1.0)
-    assert timed.asked == temporal.best_ids(scores) and len(timed.asked) == temporal.TEXT_DEPTH
-    assert boosted["m0"] == 0.0 and boosted[f"m{temporal.TEXT_DEPTH + 19}"] == 2.0 * (temporal.TEXT_DEPTH + 19)
+    assert timed.asked == temporal.best_ids(scores, temporal.WHEN_DEPTH) and len(timed.asked) == temporal.WHEN_DEPTH
+    assert boosted["m0"] == 0.0 and boosted[f"m{temporal.WHEN_DEPTH + 19}"] == 2.0 * (temporal.WHEN_DEPTH + 19)
