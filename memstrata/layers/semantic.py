@@ -489,7 +489,7 @@ def _rank(
     return hits
 
 
-TIME_CUE_CHARS = 2000
+TIME_CUE_CHARS = 500
 """How much of a memory's text is read for the times it states (long documents state theirs early)."""
 
 
