@@ -67,6 +67,16 @@ def register(commands: Any) -> None:
     bulkload.add_argument("--json", action="store_true", help="print only the JSON object")
     bulkload.set_defaults(handler=cmd_bulkload)
 
+    heldout = kinds.add_parser("heldout", help="held-out estimates of the ranking settings (LoCoMo, LongMemEval)")
+    heldout.add_argument("--locomo", help="LoCoMo file: leave-one-conversation-out recall@10")
+    heldout.add_argument("--longmemeval", help="LongMemEval file: split-half and leave-one-type-out turn recall@10")
+    heldout.add_argument(
+        "--store", default=argparse.SUPPRESS, help="sqlite (temporary file, default), postgres or a URL"
+    )
+    heldout.add_argument("--out", help="also write the result JSON (heldout.json) to this directory")
+    heldout.add_argument("--json", action="store_true", help="print only the JSON object")
+    heldout.set_defaults(handler=cmd_heldout)
+
     extraction = kinds.add_parser(
         "extraction",
         help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)",
@@ -215,6 +225,24 @@ def cmd_bulkload(args: argparse.Namespace) -> int:
     )
     name = args.name or ("postgres-bulkload-no-auto-analyze" if args.no_auto_analyze else "postgres-bulkload")
     postgres_parity.write(result, args.out, name)
+
+
+def cmd_heldout(args: argparse.Namespace) -> int:
+    from ..bench import heldout
+    from ..bench.report import write_result
+
+    if not args.locomo and not args.longmemeval:
+        raise InvalidInput("give --locomo FILE, --longmemeval FILE or both")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    store = getattr(args, "store", None)
+    result = heldout.run(locomo_data=args.locomo, longmemeval_data=args.longmemeval, store=store,
+                         embedder=args.embedder, progress=progress)  # fmt: skip
+    result["command"] = "memstrata bench heldout" + "".join(
+        f" --{name} {Path(path).name}" for name, path in (("locomo", args.locomo), ("longmemeval", args.longmemeval))
+        if path
+    )  # fmt: skip
+    if args.out:
+        write_result(args.out, "heldout", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 
