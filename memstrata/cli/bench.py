@@ -225,6 +225,8 @@ def cmd_bulkload(args: argparse.Namespace) -> int:
     )
     name = args.name or ("postgres-bulkload-no-auto-analyze" if args.no_auto_analyze else "postgres-bulkload")
     postgres_parity.write(result, args.out, name)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
 
 
 def cmd_heldout(args: argparse.Namespace) -> int:
