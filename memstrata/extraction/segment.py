@@ -128,7 +128,11 @@ _DROPPED_I = re.compile(
     re.IGNORECASE,
 )
 _GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b[^,;]*?\b(?:is|was|are|were|'s|has been|can be|makes|made)\b", re.I)
-_DROPPED_I_HAVE = re.compile(r"^(?:been|gotten)\b", re.IGNORECASE)
+_DROPPED_I_HAVE = re.compile(
+    r"^(?:been|gotten)\b(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
+    re.IGNORECASE,
+)
+"""A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
 _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also) )*(?:working on|building|learning|training for|planning|heading|flying|moving|"
     r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
