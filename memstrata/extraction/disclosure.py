@@ -64,7 +64,7 @@ _STOP = wordset(
     before again ever never always usually often get got getting go going went gone make made am quite pretty
     don't doesn't didn't haven't hasn't hadn't isn't aren't wasn't weren't won't can't will would can could shall
     should may might must do does did definitely probably maybe gonna wanna gotta this that these those year years
-    month months week weeks weekend today tonight yesterday tomorrow morning evening night"""
+    month months week weeks weekend last next today tonight yesterday tomorrow morning evening night"""
 )
 _MIN_CONTENT_WORDS = 2
 _MAX_WORDS = 45
@@ -136,7 +136,7 @@ _GENERIC = wordset(
     memory memories comfort energy purpose balance efforts plan plans news option options offer offers trouble
     troubles story stories blast difference impact change changes passion success motivation focus step steps road
     ride moment moments lesson lessons mistake mistakes positive negative determined give giving gave up face faced
-    facing overcome overcame through hope hopes fingers heart mind soul spirit paying off improve improving grow
+    facing overcome overcame through hope hopes fingers heart mind soul spirit improve improving grow
     growing growth reflect reflecting surge treasure treasures similar tough rough hectic exciting excited cool
     awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
     feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
@@ -154,7 +154,7 @@ _INDEFINITE = re.compile(
 something exciting"): what it stands for was said elsewhere, if at all; "something like Notion" names it."""
 _IDIOM = re.compile(
     r"\b(?:com(?:e|es|ing|in') true|cross(?:ing|ed)? (?:my|our) fingers|fingers crossed|over the moon"
-    r"|on cloud nine|in the same boat"
+    r"|on cloud nine|in the same boat|(?:paying|pays|paid) off\W*$"
     r"|hang(?:ing)? in there|(?:giving|give|gave) up|powered through|plow(?:ing|ed)? through|push(?:ing)? through"
     r"|joined in|see why|see how|the way i see it|each day as it comes|one day at a time)\b",
     re.IGNORECASE,
@@ -186,7 +186,7 @@ _VAGUE_OBJECT = re.compile(
     r"|game|song|trip|idea|part|stage|point)s?\b"
     r"|\bthe (?:positive|negative|bright side|good stuff|good things|little things|important things)\b"
     r"|\b(?:a few|some|many|lots|a couple|a lot) more(?= (?:in|on|at|last|this|yesterday|today|recently)\b|\W*$)"
-    r"|\b(?:ever since|since then|back then|at the time|at first)\W*$"
+    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$"
     r"|\b(?:it|that|this|them|one)(?: yet| either| too| again| anymore| already)\W*$"
     r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
     re.IGNORECASE,
@@ -194,8 +194,12 @@ _VAGUE_OBJECT = re.compile(
 _CONVERSATION_NOUNS = wordset(
     """question questions concern concerns point guess bad thoughts thought understanding apologies pleasure
     answer reply message mistake take impression feeling sense idea request follow-up followup issue problem
-    main next last first second only biggest favorite favourite hope goal guess worry point question"""
+    main next last first second only biggest favorite favourite hope goal guess worry point question imagination
+    mind heart soul dream dreams passion efforts life mood confidence motivation creativity spirits head feelings
+    emotions energy"""
 )
+"""Subjects that are the talk itself ("my question is ...") or the speaker's inner life ("my imagination
+soars", "my heart is full"): what follows is a reaction, not a fact."""
 _SLOT_VOCABULARY = re.compile(
     r"\b(?:live|lives|living|lived|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
     r"|worked (?:at|for|as)|job|employer|hired|name|called|years? old|age|aged|birthday|born|married|divorced"
@@ -300,6 +304,19 @@ def _is_adverb(word: str) -> bool:
     return word.islower() and word.endswith("ly") and len(word) > 4 and word not in _LY_NOT_ADVERBS
 
 
+def specific_words(statement: str) -> list[str]:
+    """The words of `statement` that make it specific: not function words, not the abstract or evaluative
+    vocabulary of platitudes ("great", "time", "experience"), not adverbs or time words."""
+    words = [word.rstrip(".,!?:") for word in _WORD.findall(statement)]
+    return [w for w in words if w and w.casefold() not in _STOP | _GENERIC and not _is_adverb(w)]
+
+
+def is_thin(statement: str, *, minimum: int = _MIN_CONTENT_WORDS) -> bool:
+    """True when `statement` has fewer than `minimum` specific words ("I'm staying positive"); a dated
+    event needs only one ("I got promoted last week"), none is a pleasantry ("We had a great time")."""
+    return len(specific_words(statement)) < minimum
+
+
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 
@@ -340,11 +357,9 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         return "slot"
     if _IDIOM.search(statement):
         return "thin"
-    words = [word.rstrip(".,!?:") for word in _WORD.findall(statement)]
-    content = [w for w in words if w and w.casefold() not in _STOP | _GENERIC and not _is_adverb(w)]
-    if len(content) < _MIN_CONTENT_WORDS or len(words) > _MAX_WORDS:
+    if is_thin(statement) or len(_WORD.findall(statement)) > _MAX_WORDS:
         return "thin"
     return None
 
 
-__all__ = ["disclosure_start", "refusal", "without_evaluation"]
+__all__ = ["disclosure_start", "is_thin", "refusal", "specific_words", "without_evaluation"]

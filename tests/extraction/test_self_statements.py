@@ -123,7 +123,7 @@ def test_a_request_to_remember_stays_a_request() -> None:
         pytest.param("I'm finding some comfort in the good memories", "thin", id="thin-feelings"),
         pytest.param("I'm crossing my fingers for the audition", "thin", id="thin-idiom"),
         pytest.param("My hard work is finally paying off", "thin", id="thin-my-subject-platitude"),
-        pytest.param("My efforts will surely last", "thin", id="thin-adverbs-are-not-content"),
+        pytest.param("My garden will surely last", "thin", id="thin-adverbs-are-not-content"),
         pytest.param("I'm doing OK, thanks for checking in", "attitude", id="attitude-how-i-am"),
         pytest.param("I 100% agree with that plan", "attitude", id="attitude-percent-adverb"),
         pytest.param("I gotta say the crust was perfect", "modal", id="modal-gotta"),
@@ -151,6 +151,7 @@ def test_refusal_names_the_category(text: str, reason: str) -> None:
     [
         pytest.param("My question is about the tax deadline", id="conversational-subject"),
         pytest.param("My coworker keeps microwaving fish", id="someone-else"),
+        pytest.param("My imagination soars when I read", id="inner-life"),
         pytest.param("When I moved here I knew nobody", id="subordinate-clause"),
         pytest.param("The new bookshelf is from IKEA", id="not-first-person"),
         pytest.param("Go for the blue one", id="imperative"),

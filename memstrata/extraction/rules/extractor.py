@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..base import Candidate, Message
+from ..disclosure import is_thin
 from ..segment import readable_sentences
 from ..skip import sarcastic
 from .clause import Clause
@@ -91,6 +92,7 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event. A
     routine ("every Friday I ...", "I've been using X for 6 months") is never also a dated event, a habit
     or a project, and an identity statement ("I've been working as a teacher for ten years") is no routine.
+    An event needs words that make it specific: "We had a great time last weekend" is none.
     """
     found = update_rules(ctx) + identity_rules(ctx)
     if sarcastic(ctx.original):
@@ -102,7 +104,7 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
     if routines:
         return found + routines
-    events = [] if blocking else event_rules(ctx) or milestone_rules(ctx)
+    events = [] if blocking or is_thin(ctx.clause, minimum=1) else event_rules(ctx) or milestone_rules(ctx)
     return found + (events or other_people_rules(ctx))
 
 
