@@ -128,7 +128,7 @@ _ABOUT_THIS_TALK = re.compile(r"\b(?:we|us)\b[^.]*\b(?:talked|spoke|chatted|caug
 _GENERIC = wordset(
     """positive going keep keeps keeping kept pushing push forward ahead dream dreams goal goals best effort thing
     things stuff great good nice busy stay staying stayed trying try motivated focused inspired believing believe
-    themselves chasing chase hard work working time times life way ways new big something everything anything
+    themselves chasing chase hard time times life way ways new big something everything anything
     well better doing done heard happening happen day days journey progress moving move fun support supported
     grateful lookout awesome amazing cool crazy wild really super totally lately recently always never everyone
     people else bit whole lot also even though too still gonna wanna let anyone stop reach find able care tough
@@ -147,7 +147,7 @@ _GENERIC = wordset(
 kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and
 fortune, evaluative adjectives, and the verbs of platitudes."""
 _INDEFINITE = re.compile(
-    r"\b(?:something|someone|somebody|somewhere|anything|anyone|anybody|everything|everyone)\b"
+    r"\b(?:something|someone|somebody|somewhere|anything|anyone|anybody)\b"
     r"(?! (?:called|named|like|at|in|from|about) [A-Z0-9])"
 )
 """An indefinite pronoun as the point of the statement ("I made something to catch the eye", "working on
@@ -221,7 +221,8 @@ _PASSING_STATE = re.compile(
 )
 """A passing state of body or mind ("I'm a bit tired today", "I'm so done with this week")."""
 _WHERE_NOW = re.compile(
-    r"^i(?:'m| am)(?: (?:currently|just|still|now|already|finally))* (?:in|at|on|out|off|back|home|away|stuck|here"
+    r"^i(?:'m| am)(?: (?:currently|just|still|now|already|finally))* (?:in|at|on|out|off|back(?! from)|home(?! from)"
+    r"|away|stuck|here"
     r"|there|outside|inside)\b",
     re.IGNORECASE,
 )
@@ -236,7 +237,7 @@ _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
     r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
-    r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$",
+    r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$",
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(

@@ -6,7 +6,8 @@
   duplicate of the same kind and attribute); `target_ids` holds the memory to refresh.
 - SUPERSEDE: same subject and single-valued attribute with a new value ("lives in Paris" ->
   "lives in Berlin"), the same object with the opposite polarity ("likes tea" -> "hates tea"), or the
-  same value said again later in other words (the later wording becomes current);
+  same value said again later in other words (the later wording becomes current), or a statement
+  that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`);
   `target_ids` are the memories to retire.
 - ADD: anything else.
 
@@ -33,6 +34,7 @@ from typing import Any
 
 from ..models import MemoryKind, content_hash
 from .base import STATEMENT, Candidate, is_multi_valued
+from .switches import switch_retires
 
 DUPLICATE_SIMILARITY = 0.95
 """Cosine similarity from which a same-kind, same-attribute memory counts as the same memory."""
@@ -226,6 +228,8 @@ _AFFINITY = frozenset({"likes", "diet", "habit"})
 """Attributes that say how the user stands towards a thing: "hates coffee" (likes, -1) and "no
 coffee" (diet) both contradict "loves coffee", whichever of them holds it."""
 _NEGATED_VALUE = re.compile(r"^(?:no|not|non|never)\s+")
+_SWITCHABLE = frozenset({STATEMENT, "habit"})
+"""Attributes of what a switch to something else replaces ("uses Spotify", "drinks oat milk")."""
 
 
 def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> str:
@@ -236,6 +240,8 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
+    if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
+        return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
     if new.attribute == STATEMENT == old.attribute and new.subject == old.subject:
         return restated_count(new.value, old.value)
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:

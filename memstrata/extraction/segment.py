@@ -17,8 +17,9 @@ _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|ap
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
     r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
-    r"|,\s+(?=(?:just |finally |also )?(?:got|moved|started|switched|joined|quit|left|bought|booked|finished|passed|"
-    r"graduated|adopted|signed)\b)",
+    r"|,?\s+(?:and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
+    r"|finished|passed|graduated|adopted|signed)\b)"
+    r"|,\s+(?=(?:just |finally |also )?got\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
@@ -134,7 +135,8 @@ _DROPPED_I_HAVE = re.compile(
 )
 """A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
 _DROPPED_I_AM = re.compile(
-    r"^(?:(?:currently|still|now|also) )*(?:working on|building|learning|training for|planning|heading|flying|moving|"
+    r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
+    r"|moving|back from|home from|"
     r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
     r"based in|originally from|married|engaged|pregnant)\b",
     re.IGNORECASE,
