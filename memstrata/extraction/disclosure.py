@@ -64,7 +64,7 @@ _STOP = wordset(
     before again ever never always usually often get got getting go going went gone make made am quite pretty
     don't doesn't didn't haven't hasn't hadn't isn't aren't wasn't weren't won't can't will would can could shall
     should may might must do does did definitely probably maybe gonna wanna gotta this that these those year years
-    month months week weeks weekend last next today tonight yesterday tomorrow morning evening night"""
+    such month months week weeks weekend last next today tonight yesterday tomorrow morning evening night"""
 )
 _MIN_CONTENT_WORDS = 2
 _MAX_WORDS = 45
@@ -91,7 +91,7 @@ _ATTITUDE_VERBS = wordset(
     love loved like liked hate hated enjoy enjoyed prefer preferred adore adored want wanted wish wished
     hope hoped feel felt consider considered considering figure figured forgot forget trust ask asked asking
     say said tell told mention mentioned apologize apologise thank thanked totally definitely wanna hear heard
-    enjoying loving
+    enjoying loving remind reminds reminded
     completely absolutely kinda sorta"""
 )
 _REACTION_STATES = wordset(
@@ -107,7 +107,18 @@ _MODAL = re.compile(
     re.I,
 )
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
+_ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able|unable) to\b", re.I)
+"""Ability ("I've been able to connect with ..."): what the user could do, not what they did."""
 _HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
+_HOPE = re.compile(r"^i(?:'m| am|'ve been| have been)(?: \w+ly)* (?:hoping|wanting|wishing|dreaming) (?:to|of)\b", re.I)
+_SPECIFIC_TARGET = re.compile(r"\d|\b(?-i:[A-Z])[a-z]+\b(?<!\bI)")
+"""A hope is kept only with a specific target, a number or a name ("hoping to beat my best of 25:50")."""
+_MUSING = re.compile(
+    r"^i(?:'m| am|'ve been| have been| was)(?: \w+ly)* (?:thinking|wondering|considering|looking|trying to decide)"
+    r" (?:of|about|into|for|whether|if)\b",
+    re.I,
+)
+"""Musing aloud ("I've been thinking of stocking up on coffee"): no routine or event yet."""
 _TENTATIVE_FUTURE = re.compile(
     r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
     r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
@@ -116,7 +127,9 @@ _TENTATIVE_FUTURE = re.compile(
 )
 """A future that is a promise within the conversation ("I'll try to check ...", "I'll see what ..."), or
 an errand for the next few hours ("I'll pick up a bag later today")."""
-_NEEDS_HELP = re.compile(r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance)\b", re.I)
+_NEEDS_HELP = re.compile(
+    r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance|a hand|a second opinion)\b", re.I
+)
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it|its|another)\b", re.I)
 """Someone or something named earlier in the conversation: the statement is not whole without it."""
 _DEMONSTRATIVE = re.compile(
@@ -179,7 +192,8 @@ _VAGUE_OBJECT = re.compile(
     r"\b(?:the same|the above|the (?:first|second|third|fourth|last|other|latter|former|next) (?:one|option|idea|"
     r"suggestion|recipe|step|point|choice)s?|the one|the ones|such|both of them|all of them|some of them|"
     r"the (?:recipe|list|suggestion|recommendation|idea|option|tip|advice|information|answer|response|article|link|"
-    r"example|explanation|steps|plan you|aftertaste|result|results|output)s?\b(?! (?:of|for|from|at|in) [A-Z]))"
+    r"example|explanation|steps|plan you|aftertaste|result|results|output|trip|event|party|game|show|class|meeting"
+    r"|course|book|movie|place)s?\b(?! (?:of|for|from|at|in|to) [A-Z]))"
     r"|\bones\b|\b(?:a|the|this|that|another|new|old|other|different|same|first|last) one\b(?! of)"
     r"|\b(?:had|have|has|got|get|want|need|bought|tried|made|found|read|seen|saw) one\b"
     r"|\bthat (?:feeling|moment|day|night|time|place|thing|stuff|experience|fellow|guy|girl|person|book|movie|show"
@@ -318,19 +332,34 @@ def is_thin(statement: str, *, minimum: int = _MIN_CONTENT_WORDS) -> bool:
     return len(specific_words(statement)) < minimum
 
 
+def hedged(statement: str) -> str | None:
+    """Why a first-person `statement` (starting at its subject) is not yet a fact about the user: a
+    request to the assistant ("I need help organizing my garage this weekend"), a modal or tentative
+    future ("I'll definitely try to ...", "I've been able to ..."), or musing ("I've been thinking of ...");
+    None when it is stated as a fact. Specific rules (events, routines) ask this too."""
+    if _REQUEST.search(statement) or _NEEDS_HELP.search(statement):
+        return "request"
+    if _MODAL.match(statement) or _TENTATIVE_FUTURE.match(statement) or _ABLE.match(statement):
+        return "modal"
+    if _MUSING.match(statement):
+        return "attitude"
+    return None
+
+
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 
     `dated` says the clause names a date, which makes a future "I'll ..." a plan rather than a promise.
     """
-    if _REQUEST.search(statement):
-        return "request"
     if _ASSISTANT.search(statement):
         return "assistant"
-    if _NEEDS_HELP.search(statement):
-        return "request"
-    if _MODAL.match(statement) or (_FUTURE.match(statement) and not dated) or _TENTATIVE_FUTURE.match(statement):
+    reason = hedged(statement)
+    if reason is not None:
+        return reason
+    if _FUTURE.match(statement) and not dated:
         return "modal"
+    if _HOPE.match(statement) and not _SPECIFIC_TARGET.search(statement[statement.index(" ") :]):
+        return "attitude"
     predicate = _predicate_words(statement)
     head = predicate[0].casefold().strip(",.!") if predicate else ""
     if not _HOPE_OR_PLAN.match(statement) and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
@@ -363,4 +392,4 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     return None
 
 
-__all__ = ["disclosure_start", "is_thin", "refusal", "specific_words", "without_evaluation"]
+__all__ = ["disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]

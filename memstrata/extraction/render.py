@@ -85,10 +85,18 @@ def third_person(text: str, name: str | None = None) -> str:
     The first mention uses the name ("I love my morning run" -> "The user loves their morning run",
     or "Ben loves ..."); later possessives and objects become "their" / "them".
     """
-    out = text.strip()
+    quoted = _QUOTED.findall(text)
+    out = _QUOTED.sub(_QUOTE_MARK, text.strip())
     for pattern, replacement in _FIRST_TO_THIRD:
         out = pattern.sub(replacement, out)
+    for title in quoted:
+        out = out.replace(_QUOTE_MARK, title, 1)
     return sentence(_name_placeholders(out, name or "the user"))
+
+
+_QUOTED = re.compile(r'"[^"]+"')
+_QUOTE_MARK = "\x04"
+"""A quoted title or phrase keeps its words ("How I Built This" stays as it is)."""
 
 
 def _name_placeholders(text: str, subject: str) -> str:

@@ -134,6 +134,11 @@ def test_a_request_to_remember_stays_a_request() -> None:
         pytest.param("I haven't watched that yet", "context", id="context-that-yet"),
         pytest.param("I've been painting ever since", "context", id="context-ever-since"),
         pytest.param("I had an amazing time with that fellow climber", "context", id="context-that-noun"),
+        pytest.param("I have roughly two weeks for the trip.", "context", id="context-the-trip"),
+        pytest.param("I'm hoping to finally nail my handstand this time", "attitude", id="attitude-hope-no-target"),
+        pytest.param("I've been able to meet lots of like-minded makers", "modal", id="modal-able-to"),
+        pytest.param("I remind myself why I took up the cello", "attitude", id="attitude-remind"),
+        pytest.param("I've been thinking of switching banks", "attitude", id="attitude-musing"),
     ],
 )
 def test_refusal_names_the_category(text: str, reason: str) -> None:
@@ -190,6 +195,30 @@ def test_nothing_is_stored(text: str) -> None:
 def test_specific_statements_still_pass_the_filter(text: str, content: str) -> None:
     found = extract(text)
     assert len(found) == 1 and content in found[0].content
+
+
+def test_a_hope_with_a_specific_target_is_kept() -> None:
+    [candidate] = extract("I'm hoping to run the Lisbon half under 1:45 this year")
+    assert "Lisbon half under 1:45" in candidate.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("I need a hand clearing out the attic this weekend", id="event-request"),
+        pytest.param("I'll probably try to repaint the fence this weekend", id="event-tentative"),
+        pytest.param("I've been thinking of buying oat milk for my morning routine", id="routine-musing"),
+        pytest.param("We had such a great time last weekend!", id="event-pleasantry"),
+        pytest.param("I really love the soft glow it gives off", id="liking-of-an-earlier-thing"),
+    ],
+)
+def test_specific_rules_read_no_fact_from_a_hedge(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_a_quoted_title_keeps_its_first_person_words() -> None:
+    [candidate] = extract('I\'ve been reading "My Brilliant Friend" on the train')
+    assert candidate.content == 'The user has been reading "My Brilliant Friend" on the train.'
 
 
 def test_a_dropped_it_is_not_taken_for_a_dropped_i() -> None:
