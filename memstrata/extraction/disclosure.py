@@ -51,7 +51,7 @@ _LEAD = (
 )
 _FIRST_PERSON = re.compile(
     rf"^{_LEAD}?(?P<subject>(?:i|i'm|i've|i'll|i'd)\b|(?:my|our) (?:[\w'-]+ ){{1,3}}?(?=(?:is|are|was|were|has|have"
-    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s|[a-z]+ed)\b))",
+    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed)\b))",
     re.IGNORECASE,
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
@@ -202,6 +202,7 @@ _VAGUE_OBJECT = re.compile(
     r"|\b(?:a few|some|many|lots|a couple|a lot) more(?= (?:in|on|at|last|this|yesterday|today|recently)\b|\W*$)"
     r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$"
     r"|\b(?:it|that|this|them|one)(?: yet| either| too| again| anymore| already)\W*$"
+    r"|\b(?:on|with|about|into)(?: for (?:a while|ages|years|months|weeks)| lately| recently)?\W*$"
     r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
     re.IGNORECASE,
 )
@@ -251,7 +252,8 @@ _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
     r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
-    r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$",
+    r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
+    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$",
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(

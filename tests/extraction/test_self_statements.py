@@ -139,6 +139,7 @@ def test_a_request_to_remember_stays_a_request() -> None:
         pytest.param("I've been able to meet lots of like-minded makers", "modal", id="modal-able-to"),
         pytest.param("I remind myself why I took up the cello", "attitude", id="attitude-remind"),
         pytest.param("I've been thinking of switching banks", "attitude", id="attitude-musing"),
+        pytest.param("I've been tinkering with for ages", "context", id="context-stranded-preposition"),
     ],
 )
 def test_refusal_names_the_category(text: str, reason: str) -> None:
@@ -157,6 +158,7 @@ def test_refusal_names_the_category(text: str, reason: str) -> None:
         pytest.param("My question is about the tax deadline", id="conversational-subject"),
         pytest.param("My coworker keeps microwaving fish", id="someone-else"),
         pytest.param("My imagination soars when I read", id="inner-life"),
+        pytest.param("my people skills to win clients over", id="plural-noun-is-no-verb"),
         pytest.param("When I moved here I knew nobody", id="subordinate-clause"),
         pytest.param("The new bookshelf is from IKEA", id="not-first-person"),
         pytest.param("Go for the blue one", id="imperative"),
@@ -210,6 +212,7 @@ def test_a_hope_with_a_specific_target_is_kept() -> None:
         pytest.param("I've been thinking of buying oat milk for my morning routine", id="routine-musing"),
         pytest.param("We had such a great time last weekend!", id="event-pleasantry"),
         pytest.param("I really love the soft glow it gives off", id="liking-of-an-earlier-thing"),
+        pytest.param("I took your tip and tried the rye loaf yesterday", id="event-reaction-to-the-assistant"),
     ],
 )
 def test_specific_rules_read_no_fact_from_a_hedge(text: str) -> None:

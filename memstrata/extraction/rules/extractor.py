@@ -121,10 +121,16 @@ def _whole(candidate: Candidate) -> bool:
 
 def _not_yet_a_fact(clause: str) -> bool:
     """A first-person clause that asks, hedges or muses ("I need help organizing my garage this weekend",
-    "I'll definitely try to ...", "I've been thinking of ..."), or one with no specific word ("We had a
-    great time last weekend"): no event or routine is read from it."""
+    "I'll definitely try to ...", "I've been thinking of ..."), one with no specific word ("We had a
+    great time last weekend") or one about the assistant's words: no event or routine is read from it."""
     start = disclosure_start(clause)
-    return is_thin(clause, minimum=1) or (start is not None and hedged(clause[start:]) is not None)
+    if is_thin(clause, minimum=1) or _TO_THE_ASSISTANT.search(clause):
+        return True
+    return start is not None and hedged(clause[start:]) is not None
+
+
+_TO_THE_ASSISTANT = re.compile(r"\b(?:your|yours)\b", re.IGNORECASE)
+"""A clause about the assistant's own words ("I took your advice and ..."): a reaction within the talk."""
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
