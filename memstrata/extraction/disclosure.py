@@ -310,6 +310,7 @@ def _predicate_words(statement: str) -> list[str]:
     return rest
 
 
+_UNSPECIFIC = _STOP | _GENERIC
 _LY_NOT_ADVERBS = wordset(
     """family daily weekly monthly yearly hourly nightly early july italy assembly supply jelly belly lily holly
     ally rally reply apply fly butterfly bully ugly silly curly"""
@@ -325,7 +326,7 @@ def specific_words(statement: str) -> list[str]:
     """The words of `statement` that make it specific: not function words, not the abstract or evaluative
     vocabulary of platitudes ("great", "time", "experience"), not adverbs or time words."""
     words = [word.rstrip(".,!?:") for word in _WORD.findall(statement)]
-    return [w for w in words if w and w.casefold() not in _STOP | _GENERIC and not _is_adverb(w)]
+    return [w for w in words if w and w.casefold() not in _UNSPECIFIC and not _is_adverb(w)]
 
 
 def is_thin(statement: str, *, minimum: int = _MIN_CONTENT_WORDS) -> bool:

@@ -100,14 +100,15 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     if sarcastic(ctx.original):
         return found + relation_rules(ctx)  # "oh great, another Monday meeting": no liking, routine nor event
     found += [] if found else project_rules(ctx)
-    unstated = _not_yet_a_fact(ctx.clause)
-    routines = [] if found or unstated else routine_rules(ctx)
+    routines = [] if found else routine_rules(ctx)
+    routines = [] if routines and _not_yet_a_fact(ctx.clause) else routines
     found += relation_rules(ctx)
     found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit") and _whole(c)]
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
     if routines:
         return found + routines
-    events = [] if blocking or unstated else event_rules(ctx) or milestone_rules(ctx)
+    events = [] if blocking else event_rules(ctx) or milestone_rules(ctx)
+    events = [] if events and _not_yet_a_fact(ctx.clause) else events
     return found + (events or other_people_rules(ctx))
 
 
