@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length
+from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_head
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
@@ -113,10 +113,12 @@ def _located(pieces: Iterable[str], text: str) -> Iterator[tuple[str, int]]:
 
 
 def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]]:
-    """Sentences of the masked text that state something, with the matching slices of the original."""
+    """Sentences of the masked text that state something, with the matching slices of the original; of a
+    sentence that ends in a hedged afterthought, the statement before it."""
     for sentence, start in _located(sentences(masked), masked):
-        if not is_unstated(sentence):
-            yield sentence, original[start : start + len(sentence)]
+        said = sentence if not is_unstated(sentence) else stated_head(sentence)
+        if said:
+            yield said, original[start : start + len(said)]
 
 
 _DROPPED_I = re.compile(

@@ -161,6 +161,20 @@ def is_unstated(sentence: str) -> bool:
     return bool(question or _HYPOTHETICAL.search(sentence) or _REPORTED.search(sentence))
 
 
+_HEDGED_TAIL = re.compile(r",\s+(?:so|and|but|though|although)\s+(?=(?:maybe|perhaps|might|i might|i wonder)\b)", re.I)
+
+
+def stated_head(sentence: str) -> str:
+    """The statement before a hedged afterthought ("I have a pottery class on Fridays, so maybe I'll
+    make mugs" -> "I have a pottery class on Fridays"), or "" when the sentence has none or the head
+    itself states nothing."""
+    boundary = _HEDGED_TAIL.search(sentence)
+    if boundary is None:
+        return ""
+    head = sentence[: boundary.start()]
+    return "" if is_unstated(head) else head
+
+
 def _strip_greeting(text: str) -> str:
     previous = None
     while previous != text:

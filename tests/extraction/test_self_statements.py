@@ -219,6 +219,11 @@ def test_specific_rules_read_no_fact_from_a_hedge(text: str) -> None:
     assert extract(text) == []
 
 
+def test_a_hedged_afterthought_leaves_the_statement_before_it() -> None:
+    [candidate] = extract("btw I have a ceramics class on Tuesdays, so maybe I'll glaze the bowls then")
+    assert candidate.content == "The user has a ceramics class on Tuesdays."
+
+
 def test_a_quoted_title_keeps_its_first_person_words() -> None:
     [candidate] = extract('I\'ve been reading "My Brilliant Friend" on the train')
     assert candidate.content == 'The user has been reading "My Brilliant Friend" on the train.'
