@@ -229,7 +229,9 @@ _PEOPLE = wordset(
 _PASSING_STATE = re.compile(
     r"^i(?:'m| am| was| feel| felt)(?: (?:\w+ly|so|very|a bit|a little|pretty|quite|kinda|kind of|sort of|super"
     r"|totally|too|extremely|rather|slightly|just|also|still|getting|feeling))* (?!(?:a|an|the|my|our|in|at|on|from"
-    r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)[\w'-]+"
+    r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)(?![\w']+-[\w']+)"
+    r"(?!(?:colou?rblind|deaf|diabetic|autistic|dyslexic|bilingual|trilingual|introverted|extroverted|asthmatic"
+    r"|epileptic|adopted|retired|unemployed|single|sober|celiac|coeliac|vegan|blind)\b)[\w'-]+"
     r"(?:\W*$| (?:and|for|of|about|with|at|by|to|today|tonight|now|lately|right now|this|that|these days|after"
     r"|because)\b)",
     re.IGNORECASE,
@@ -253,6 +255,8 @@ _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 _EVALUATIVE_TAIL = re.compile(
     r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
+    r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
+    r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"
     r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$",
     re.IGNORECASE,
 )
@@ -311,6 +315,8 @@ def _predicate_words(statement: str) -> list[str]:
 
 
 _UNSPECIFIC = _STOP | _GENERIC
+_TRAIT = re.compile(r"^i(?:'m| am)(?: \w+ly)* [\w'-]+\W*$", re.I)
+"""One word said of the speaker ("I'm left-handed"): a trait, once the passing states are refused."""
 _LY_NOT_ADVERBS = wordset(
     """family daily weekly monthly yearly hourly nightly early july italy assembly supply jelly belly lily holly
     ally rally reply apply fly butterfly bully ugly silly curly"""
@@ -390,7 +396,8 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         return "slot"
     if _IDIOM.search(statement):
         return "thin"
-    if is_thin(statement) or len(_WORD.findall(statement)) > _MAX_WORDS:
+    least = 1 if _TRAIT.match(statement) else _MIN_CONTENT_WORDS
+    if is_thin(statement, minimum=least) or len(_WORD.findall(statement)) > _MAX_WORDS:
         return "thin"
     return None
 

@@ -136,6 +136,19 @@ _DROPPED_I_HAVE = re.compile(
     re.IGNORECASE,
 )
 """A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
+_DROPPED_I_ADVERB_PAST = re.compile(
+    r"^(?:just|finally|recently|also|actually|officially) (?!(?:excited|tired|bored|interested|worried|scared"
+    r"|stressed|obsessed|exhausted|thrilled|pleased|relieved|amazed|surprised|shocked|confused|annoyed)\b)"
+    r"[a-z]{3,}ed\b",
+    re.IGNORECASE,
+)
+"""A dropped "I" before an adverb and a past tense ("Finally handed in my thesis"), not before a feeling
+("Just excited to be here")."""
+_DROPPED_I_AM_NOW = re.compile(
+    r"^(?:currently|still|now|also|just) (?:reading|watching|studying|saving up|playing|listening to|using)\b", re.I
+)
+"""A dropped "I'm" before an activity said to be going on ("Currently reading ..."); without the adverb
+the gerund may be the subject ("Reading before bed helps me ...")."""
 _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
     r"|moving|back from|home from|"
@@ -151,7 +164,11 @@ def implied_subject(masked: str, original: str) -> tuple[str, str]:
     "I'm not vegan anymore"), the same prefix on both texts so that their offsets still agree."""
     if _GERUND_SUBJECT.match(masked):
         return masked, original  # "Learning another language is tough": the gerund is the subject
-    for pattern, prefix in ((_DROPPED_I, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm ")):
+    dropped = (
+        (_DROPPED_I, "I "), (_DROPPED_I_ADVERB_PAST, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm "),
+        (_DROPPED_I_AM_NOW, "I'm "),
+    )  # fmt: skip
+    for pattern, prefix in dropped:
         if pattern.match(masked):
             lowered = masked[:1].lower() + masked[1:], original[:1].lower() + original[1:]
             return prefix + lowered[0], prefix + lowered[1]

@@ -22,7 +22,8 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 _DISCOURSE = re.compile(
-    r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|"
+    r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|ugh|oof|omg"
+    r"|yay|phew|welp|meh|"
     r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.|guess what|speaking of which|"
     r"on another note|(?:i )?just wanted to (?:let you know|tell you|share|say|update you)(?: that)?|"
     r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up)\b[\s,:;!\-]*)+",
@@ -32,7 +33,8 @@ _QUESTION_START = re.compile(
     r"^(?:(?:what|who|whom|whose|where|when|why|how|which)(?:'s|'re|'d)?\s+(?:\w+\s+)?"
     r"(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had)\b"
     r"|(?:what|who|where|why|how)(?:'s|'re)\b"
-    r"|(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had|isn't|"
+    r"|(?!(?:have|has|had|did|do)\s+(?:my|our)\b)"  # "Had my wisdom teeth out": a dropped "I", no question
+    r"(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had|isn't|"
     r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\s+(?:i|you|we|they|he|she|it|my|"
     r"your|our|the|this|that|there|these|those|anyone|someone)\b)",
     re.IGNORECASE,

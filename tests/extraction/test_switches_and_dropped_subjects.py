@@ -49,6 +49,40 @@ def test_a_dropped_i_before_a_past_action_is_a_dated_event(text: str, content: s
     assert candidate.event_time is not None and candidate.event_time.day == day
 
 
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        pytest.param(
+            "ugh, finally handed in my thesis draft to my supervisor last night",
+            "The user finally handed in their thesis draft to their supervisor on 3 March 2026.",
+            id="interjection-first",
+        ),
+        pytest.param(
+            "Had my tonsils out on Monday, still sore",
+            "The user had their tonsils out on 2 March 2026",
+            id="had-my-is-no-question",
+        ),
+        pytest.param(
+            "Currently reading The Overstory and loving it",
+            "The user is currently reading The Overstory.",
+            id="currently-reading",
+        ),
+        pytest.param("I'm near-sighted btw", "The user is near-sighted.", id="one-word-trait"),
+    ],
+)
+def test_chat_without_a_subject_or_with_fillers(text: str, content: str) -> None:
+    [candidate] = extract(text)
+    assert candidate.content.startswith(content.removesuffix("."))
+
+
+def test_a_gerund_subject_is_no_dropped_i() -> None:
+    assert extract("Journaling before bed really helps me wind down and sleep better.") == []
+
+
+def test_a_diet_held_since_a_date() -> None:
+    assert [(c.attribute, c.value) for c in extract("I've been pescatarian since 2021")] == [("diet", "pescatarian")]
+
+
 def test_back_from_a_place_without_a_subject() -> None:
     [candidate] = extract("Back from Reykjavik, what a week")
     assert candidate.content == "The user is back from Reykjavik."

@@ -95,7 +95,7 @@ _FAVORITE_INVERSE = re.compile(
     re.I,
 )
 _DIET = re.compile(
-    r"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:a |an )?(?:strict )?"
+    r"(?:^|(?<=[\s,;:]))(?:i'm|i am|i've been|i have been) (?:a |an )?(?:strict )?"
     r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]free|keto|paleo|"
     r"plant[- ]based|halal|kosher|low[- ]carb|sugar[- ]free|teetotal|sober)\b",
     re.I,
