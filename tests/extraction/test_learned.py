@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Memory
+from memstrata import Memory, SearchFilter
 from memstrata.embedders.hashing import HashingEmbedder
 
 
@@ -65,7 +65,7 @@ def test_a_statement_restated_with_a_new_number_replaces_the_old_one(memory: Mem
     chat.say("I need 120 stars to reach the gold level.")
     chat.say("Update: I now need 80 stars to reach the gold level.")
     assert chat.current() == {"The user now needs 80 stars to reach the gold level."}
-    history = {m.content for m in memory.list(scope="alice", include_superseded=True)}
+    history = {m.content for m in memory.list(scope="alice", filters=SearchFilter(include_superseded=True))}
     assert "The user needs 120 stars to reach the gold level." in history
 
 
