@@ -13,6 +13,7 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Candidate, Message
 from memstrata.extraction.rules import RuleExtractor
 from memstrata.extraction.switches import switch_retires
+from memstrata.filters import SearchFilter
 from memstrata.models import MemoryKind
 
 AT = datetime(2026, 3, 4, 15, 0, tzinfo=UTC)  # a Wednesday
@@ -149,7 +150,8 @@ def test_learning_a_switch_leaves_only_the_new_thing_current(memory: Memory) -> 
     current = learn(memory, ["I drink oat milk in my coffee", "switched to almond milk last week, way creamier"])
     assert not any("oat milk" in text for text in current)
     assert any("almond milk" in text for text in current)
-    history = {m.content for m in memory.list(scope="sam", include_superseded=True)} - current
+    everything = memory.list(scope="sam", filters=SearchFilter(include_superseded=True))
+    history = {m.content for m in everything} - current
     assert any("oat milk" in text for text in history)
 
 
