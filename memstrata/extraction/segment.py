@@ -139,7 +139,8 @@ _DROPPED_I_HAVE = re.compile(
 _DROPPED_I_ADVERB_PAST = re.compile(
     r"^(?:just|finally|recently|also|actually|officially) (?!(?:excited|tired|bored|interested|worried|scared"
     r"|stressed|obsessed|exhausted|thrilled|pleased|relieved|amazed|surprised|shocked|confused|annoyed)\b)"
-    r"[a-z]{3,}ed\b",
+    r"(?:[a-z]{3,}ed|paid|sold|won|lost|bought|caught|found|hit|broke|began|wore|ate|drank|saw|met|read|ran|swam"
+    r"|built|wrote|taught|held|kept|sent|spent|threw|grew|drew|flew|rode|sang|gave|took|made|did|got)\b",
     re.IGNORECASE,
 )
 """A dropped "I" before an adverb and a past tense ("Finally handed in my thesis"), not before a feeling
@@ -151,6 +152,7 @@ _DROPPED_I_AM_NOW = re.compile(
 the gerund may be the subject ("Reading before bed helps me ...")."""
 _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
+    r"|no longer"
     r"|moving|back from|home from|"
     r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
     r"based in|originally from|married|engaged|pregnant)\b",

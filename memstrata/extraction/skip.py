@@ -17,7 +17,7 @@ _CODE_OR_ERROR = re.compile(
 )
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|night)|thanks|thank you|thx|ty|cheers|"
-    r"ok(?:ay)?|sure|great|nice|cool|perfect|awesome|got it|sounds good|lol|haha|hmm+|yes|yeah|yep|no|nope|"
+    r"ok(?:ay)?|sure|great|nice|cool|perfect|awesome|got it|sounds good|lol|haha|hmm+|yes|yeah|yep|no(?! longer)|nope|"
     r"bye|goodbye|see you)\b[\s!.,:)(]*",
     re.IGNORECASE,
 )

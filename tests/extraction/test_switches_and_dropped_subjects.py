@@ -69,6 +69,10 @@ def test_a_dropped_i_before_a_past_action_is_a_dated_event(text: str, content: s
             id="currently-reading",
         ),
         pytest.param("I'm near-sighted btw", "The user is near-sighted.", id="one-word-trait"),
+        pytest.param(
+            "Finally paid off my car loan", "The user finally paid off their car loan.", id="adverb-irregular-past"
+        ),
+        pytest.param("no longer vegetarian, eating fish again", "The user is no longer vegetarian.", id="no-longer"),
     ],
 )
 def test_chat_without_a_subject_or_with_fillers(text: str, content: str) -> None:
