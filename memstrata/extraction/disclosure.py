@@ -154,7 +154,7 @@ _GENERIC = wordset(
     awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
     feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
     various kinds all sorts making doing having taking take took real care cares caring find finds finding found
-    other important yet tries place places relief excitement worry huge massive wrong"""
+    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies"""
 )
 """Words too general to make a statement specific ("keep pushing forward", "heard great things", "faced all
 kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and

@@ -138,13 +138,15 @@ _DROPPED_I_HAVE = re.compile(
 """A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
 _DROPPED_I_ADVERB_PAST = re.compile(
     r"^(?:just|finally|recently|also|actually|officially) (?!(?:excited|tired|bored|interested|worried|scared"
-    r"|stressed|obsessed|exhausted|thrilled|pleased|relieved|amazed|surprised|shocked|confused|annoyed)\b)"
-    r"(?:[a-z]{3,}ed|paid|sold|won|lost|bought|caught|found|hit|broke|began|wore|ate|drank|saw|met|read|ran|swam"
+    r"|stressed|obsessed|exhausted|thrilled|pleased|relieved|amazed|surprised|shocked|confused|annoyed|checked"
+    r"|asked|looked|googled|confirmed|called|texted|emailed|messaged|replied|answered|realized|realised|remembered"
+    r"|noticed|wondered|tried|wanted|needed)\b)"
+    r"(?:[a-z]{3,}ed|paid|sold|won|lost|bought|caught|found|hit|broke|began|wore|ate|drank|met|ran|swam"
     r"|built|wrote|taught|held|kept|sent|spent|threw|grew|drew|flew|rode|sang|gave|took|made|did|got)\b",
     re.IGNORECASE,
 )
 """A dropped "I" before an adverb and a past tense ("Finally handed in my thesis"), not before a feeling
-("Just excited to be here")."""
+("Just excited to be here") or an errand within the talk ("Just checked, the store closes at 9")."""
 _DROPPED_I_AM_NOW = re.compile(
     r"^(?:currently|still|now|also|just) (?:reading|watching|studying|saving up|playing|listening to|using)\b", re.I
 )

@@ -80,6 +80,19 @@ def test_chat_without_a_subject_or_with_fillers(text: str, content: str) -> None
     assert candidate.content.startswith(content.removesuffix("."))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("Just checked, the pharmacy closes at 8", id="errand-in-the-talk"),
+        pytest.param("Just saw your reply", id="reaction-to-the-assistant"),
+        pytest.param("Had to bail, sorry", id="apology"),
+        pytest.param("Just excited to finally be done", id="feeling"),
+    ],
+)
+def test_a_dropped_i_that_states_nothing_to_keep(text: str) -> None:
+    assert extract(text) == []
+
+
 def test_a_gerund_subject_is_no_dropped_i() -> None:
     assert extract("Journaling before bed really helps me wind down and sleep better.") == []
 
