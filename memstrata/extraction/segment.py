@@ -17,7 +17,7 @@ _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|ap
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
     r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
-    r"|,?\s+(?:and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
+    r"|(?:,?\s+and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
     r"|finished|passed|graduated|adopted|signed)\b)"
     r"|,\s+(?=(?:just |finally |also )?got\b)",
     re.IGNORECASE,
@@ -124,7 +124,8 @@ def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]
 _DROPPED_I = re.compile(
     r"^(?:(?:just|finally|recently|also|actually|officially|literally) )*(?:got|had|went|moved|started|finished|passed|"
     r"graduated|joined|left|quit|bought|sold|booked|adopted|ran|won|met|took|made|visited|flew|drove|spent|signed|"
-    r"launched|decided|switched|became|began|turned|landed|married|completed|earned|submitted|applied|received|built|"
+    r"launched|decided|switched|traded|swapped|replaced|became|began|turned|landed|married|completed|earned|submitted|"
+    r"applied|received|built|"
     r"wrote|fixed|painted|learned|learnt|hiked|celebrated|hosted|attended|volunteered|organi[sz]ed|stopped|"
     r"(?:love|hate|adore|enjoy|can't stand|cannot stand)(?= [a-z]+ing\b)|prefer|live in|work (?:at|for|as)|"
     r"speak|need to|have to|used to)\b",

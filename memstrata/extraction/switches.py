@@ -17,7 +17,7 @@ _THING = r"[\w@.+'-]+(?: [\w@.+'-]+){0,5}"
 _SWITCH = re.compile(
     rf"\b(?:switched|switching|changed|swapped|upgraded|downgraded|converted|moved over|gone over)"
     rf"(?: over| back)?(?: from (?P<old>{_THING}))? to (?P<new>{_THING})(?= |$)"
-    rf"|\breplaced (?P<old2>{_THING}) with (?P<new2>{_THING})(?= |$)"
+    rf"|\b(?:replaced|traded(?: in)?|swapped(?: out)?) (?P<old2>{_THING}) (?:with|for) (?P<new2>{_THING})(?= |$)"
     rf"|\b(?:use|using|drink|drinking|eat|eating|play|playing|take|taking|run|running|drive|driving) (?P<new3>{_THING})"
     rf" instead of (?P<old3>{_THING})(?= |$)",
 )

@@ -175,3 +175,30 @@ def test_learning_a_switch_leaves_only_the_new_thing_current(memory: Memory) -> 
 def test_learning_a_switch_keeps_unrelated_statements(memory: Memory) -> None:
     current = learn(memory, ["I bike to work most days", "I switched from Spotify to Tidal"])
     assert any("bikes to work" in text for text in current)
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "new"),
+    [
+        pytest.param("I work at Initech", "Not at Initech anymore, joined Hooli in May", "Initech", "Hooli", id="job"),
+        pytest.param(
+            "My favorite podcast is Radiolab",
+            "New favorite podcast: Search Engine",
+            "Radiolab",
+            "Search Engine",
+            id="favorite-shorthand",
+        ),
+        pytest.param(
+            "I'm a junior analyst", "Got promoted to senior analyst on Friday", "junior", "senior", id="promotion"
+        ),
+        pytest.param("I use she/her pronouns", "I go by they/them now", "she/her", "they/them", id="pronouns"),
+        pytest.param(
+            "I drive a Fiesta", "Traded in the Fiesta for an e-bike, no regrets", "Fiesta", "e-bike", id="traded"
+        ),
+        pytest.param("I swim 2 times a week", "I swim 4 times a week now", "2 times", "4 times", id="restated-count"),
+    ],
+)
+def test_an_update_retires_the_old_value(memory: Memory, first: str, later: str, old: str, new: str) -> None:
+    current = learn(memory, [first, later])
+    assert any(new in text for text in current), current
+    assert not any(old in text and new not in text for text in current), current
