@@ -148,6 +148,10 @@ _DROPPED_I_ADVERB_PAST = re.compile(
 )
 """A dropped "I" before an adverb and a past tense ("Finally handed in my thesis"), not before a feeling
 ("Just excited to be here") or an errand within the talk ("Just checked, the store closes at 9")."""
+_DROPPED_I_PAST_MY = re.compile(
+    r"^(?!(?:excited|tired|bored|interested|worried|scared)\b)[a-z]{3,}ed (?:my|our)\b", re.I
+)
+"""A past tense before "my" ("Aced my driving test"): a dropped "I"."""
 _DROPPED_I_AM_NOW = re.compile(
     r"^(?:currently|still|now|also|just) (?:reading|watching|studying|saving up|playing|listening to|using)\b", re.I
 )
@@ -170,7 +174,8 @@ def implied_subject(masked: str, original: str) -> tuple[str, str]:
     if _GERUND_SUBJECT.match(masked):
         return masked, original  # "Learning another language is tough": the gerund is the subject
     dropped = (
-        (_DROPPED_I, "I "), (_DROPPED_I_ADVERB_PAST, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm "),
+        (_DROPPED_I, "I "), (_DROPPED_I_ADVERB_PAST, "I "), (_DROPPED_I_PAST_MY, "I "), (_DROPPED_I_HAVE, "I've "),
+        (_DROPPED_I_AM, "I'm "),
         (_DROPPED_I_AM_NOW, "I'm "),
     )  # fmt: skip
     for pattern, prefix in dropped:

@@ -101,6 +101,28 @@ def test_a_diet_held_since_a_date() -> None:
     assert [(c.attribute, c.value) for c in extract("I've been pescatarian since 2021")] == [("diet", "pescatarian")]
 
 
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        pytest.param(
+            "Vet appointment on Friday, dreading it", "The user has a vet appointment on 6 March 2026", id="noun-day"
+        ),
+        pytest.param(
+            "Job interview at Canva next Tuesday", "The user has a job interview at Canva on 10 March 2026", id="at-org"
+        ),
+        pytest.param(
+            "Physio appointment tomorrow at 9am",
+            "The user has a physio appointment on 5 March 2026 at 09:00",
+            id="time",
+        ),
+    ],
+)
+def test_a_noun_phrase_with_a_date_is_something_the_user_has(text: str, content: str) -> None:
+    [candidate] = extract(text)
+    assert candidate.kind is MemoryKind.EVENT
+    assert candidate.content.startswith(content)
+
+
 def test_back_from_a_place_without_a_subject() -> None:
     [candidate] = extract("Back from Reykjavik, what a week")
     assert candidate.content == "The user is back from Reykjavik."
