@@ -31,10 +31,17 @@ def embedder() -> HashingEmbedder:
     return HashingEmbedder(TEST_DIMENSIONS)
 
 
-@pytest.fixture(params=["sqlite", "sqlcipher", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        "sqlcipher",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("postgres-sealed", marks=pytest.mark.postgres),
+    ]
+)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """A fresh, empty store of each backend, bound to the test embedder (`sqlcipher`: the SQLite store
-    encrypted at rest)."""
+    encrypted at rest; `postgres-sealed`: PostgreSQL with a master key, payloads sealed per user)."""
     if request.param in ("sqlite", "sqlcipher"):
         backend: Store = (
             SQLiteStore(tmp_path / "memories.db")
@@ -47,11 +54,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         finally:
             backend.close()
         return
+    from memstrata.storage.crypto import LocalKeyProvider, new_data_key
     from memstrata.storage.postgres import PostgresStore
     from tests.support.pg import postgres_urls
 
+    provider = LocalKeyProvider(new_data_key()) if request.param == "postgres-sealed" else None
     with postgres_urls() as (app_url, owner_url):
-        backend = PostgresStore.open(app_url, owner_url=owner_url)
+        backend = PostgresStore.open(app_url, owner_url=owner_url, key_provider=provider)
         backend.bind_embedder("hashing-64", TEST_DIMENSIONS)
         try:
             yield backend

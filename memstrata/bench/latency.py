@@ -609,10 +609,12 @@ def run(
 
 
 def open_postgres(target: BenchStore) -> Any:
-    """The PostgresStore of a benchmark target (migrations through its owner URL)."""
+    """The PostgresStore of a benchmark target (migrations through its owner URL), sealed when a master key
+    is configured (`MEMSTRATA_MASTER_KEY`, as `open_store` does)."""
+    from ..storage.crypto import configured_key_provider
     from ..storage.postgres import PostgresStore
 
-    return PostgresStore.open(target.url, owner_url=target.owner_url)
+    return PostgresStore.open(target.url, owner_url=target.owner_url, key_provider=configured_key_provider())
 
 
 def exit_on_sigterm() -> None:

@@ -48,6 +48,35 @@ def register(commands: Any) -> None:
     lme.add_argument("--json", action="store_true", help="print only the JSON object")
     lme.set_defaults(handler=cmd_longmemeval)
 
+    parity = kinds.add_parser("parity", help="PostgreSQL vs SQLite: recall@10 and top-10 agreement, same data")
+    parity.add_argument("--data", required=True, help="LoCoMo JSON (locomo10.json format)")
+    parity.add_argument("--longmemeval", help="also LongMemEval JSON(.gz) haystacks")
+    parity.add_argument("--limit", type=int, default=30, help="LongMemEval questions (default 30)")
+    parity.add_argument("--out", help="also write the result JSON to this directory")
+    parity.add_argument("--name", default="postgres-parity", help="result file name (default: postgres-parity)")
+    parity.add_argument("--json", action="store_true", help="print only the JSON object")
+    parity.set_defaults(handler=cmd_parity)
+
+    bulkload = kinds.add_parser("bulkload", help="PostgreSQL search right after a bulk load vs steady state")
+    bulkload.add_argument("--memories", type=int, default=20_000, help="memories loaded for one user (default 20000)")
+    bulkload.add_argument("--existing", type=int, default=2_000, help="memories already there (default 2000)")
+    bulkload.add_argument("--queries", type=int, default=200, help="timed searches (default 200)")
+    bulkload.add_argument("--no-auto-analyze", action="store_true", help="the store gathers no statistics itself")
+    bulkload.add_argument("--out", help="also write the result JSON to this directory")
+    bulkload.add_argument("--name", help="result file name (default: postgres-bulkload[-no-auto-analyze])")
+    bulkload.add_argument("--json", action="store_true", help="print only the JSON object")
+    bulkload.set_defaults(handler=cmd_bulkload)
+
+    heldout = kinds.add_parser("heldout", help="held-out estimates of the ranking settings (LoCoMo, LongMemEval)")
+    heldout.add_argument("--locomo", help="LoCoMo file: leave-one-conversation-out recall@10")
+    heldout.add_argument("--longmemeval", help="LongMemEval file: split-half and leave-one-type-out turn recall@10")
+    heldout.add_argument(
+        "--store", default=argparse.SUPPRESS, help="sqlite (temporary file, default), postgres or a URL"
+    )
+    heldout.add_argument("--out", help="also write the result JSON (heldout.json) to this directory")
+    heldout.add_argument("--json", action="store_true", help="print only the JSON object")
+    heldout.set_defaults(handler=cmd_heldout)
+
     extraction = kinds.add_parser(
         "extraction",
         help="the offline extractor on a labelled set, and on LongMemEval / LoCoMo (text nobody here wrote)",
@@ -70,12 +99,19 @@ def register(commands: Any) -> None:
     learn.add_argument("--json", action="store_true", help="print only the JSON object")
     learn.set_defaults(handler=cmd_learn)
 
-    encryption = kinds.add_parser("encryption", help="encrypted (SQLCipher) vs plain SQLite store, in one run")
+    encryption = kinds.add_parser(
+        "encryption", help="encrypted vs plain store (SQLite: SQLCipher; postgres: crypto-shredding), in one run"
+    )
+    encryption.add_argument(
+        "--store", choices=("sqlite", "postgres"), default="sqlite", help="which store (default sqlite)"
+    )
     encryption.add_argument("--data", help="LoCoMo file: check recall@k is identical on both stores")
     encryption.add_argument("--memories", type=int, default=10_000, help="memories per latency run (default 10k)")
     encryption.add_argument("--queries", type=int, default=200, help="search queries per run (default 200)")
     encryption.add_argument("--rounds", type=int, default=2, help="latency runs per store, alternating (default 2)")
-    encryption.add_argument("--out", default="benchmarks/results", help="result directory (encryption.json)")
+    encryption.add_argument(
+        "--out", default="benchmarks/results", help="result directory (encryption.json, encryption-postgres.json)"
+    )
     encryption.set_defaults(handler=cmd_encryption)
 
     _register_scale(kinds)
@@ -118,14 +154,16 @@ def cmd_encryption(args: argparse.Namespace) -> int:
 
     if args.rounds < 1 or args.memories < 1:
         raise InvalidInput("--rounds and --memories must be at least 1")
+    args.store = getattr(args, "store", None) or "sqlite"
     result = encryption.run(
-        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder
-    )
+        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder,
+        store=args.store,
+    )  # fmt: skip
     result["command"] = (
-        f"memstrata bench encryption --memories {args.memories} --queries {args.queries} --rounds {args.rounds}"
-        + (f" --data {Path(args.data).name}" if args.data else "")
+        f"memstrata bench encryption --store {args.store} --memories {args.memories} --queries {args.queries} "
+        f"--rounds {args.rounds}" + (f" --data {Path(args.data).name}" if args.data else "")
     )
-    write_result(args.out, "encryption", result)
+    write_result(args.out, "encryption" if args.store == "sqlite" else f"encryption-{args.store}", result)
     print(json.dumps(result, indent=2))
     return 0
 
@@ -150,6 +188,61 @@ def cmd_longmemeval(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_result(args.out, args.name or f"longmemeval-{args.granularity}", result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_parity(args: argparse.Namespace) -> int:
+    from ..bench import postgres_parity
+
+    if args.limit < 1:
+        raise InvalidInput(f"--limit must be >= 1, got {args.limit}")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    result = postgres_parity.run_parity(
+        args.data, longmemeval_data=args.longmemeval, limit=args.limit, embedder=args.embedder or "static",
+        progress=progress,
+    )  # fmt: skip
+    result["command"] = f"memstrata bench parity --data {Path(args.data).name}" + (
+        f" --longmemeval {Path(args.longmemeval).name} --limit {args.limit}" if args.longmemeval else ""
+    )
+    postgres_parity.write(result, args.out, args.name)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_bulkload(args: argparse.Namespace) -> int:
+    from ..bench import postgres_parity
+
+    if min(args.memories, args.existing, args.queries) < 20:
+        raise InvalidInput("--memories, --existing and --queries must each be at least 20")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    result = postgres_parity.run_bulkload(
+        memories=args.memories, existing=args.existing, queries=args.queries, auto_analyze=not args.no_auto_analyze,
+        embedder=args.embedder or "static", progress=progress,
+    )  # fmt: skip
+    result["command"] = f"memstrata bench bulkload --memories {args.memories} --existing {args.existing}" + (
+        " --no-auto-analyze" if args.no_auto_analyze else ""
+    )
+    name = args.name or ("postgres-bulkload-no-auto-analyze" if args.no_auto_analyze else "postgres-bulkload")
+    postgres_parity.write(result, args.out, name)
+
+
+def cmd_heldout(args: argparse.Namespace) -> int:
+    from ..bench import heldout
+    from ..bench.report import write_result
+
+    if not args.locomo and not args.longmemeval:
+        raise InvalidInput("give --locomo FILE, --longmemeval FILE or both")
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    store = getattr(args, "store", None)
+    result = heldout.run(locomo_data=args.locomo, longmemeval_data=args.longmemeval, store=store,
+                         embedder=args.embedder, progress=progress)  # fmt: skip
+    result["command"] = "memstrata bench heldout" + "".join(
+        f" --{name} {Path(path).name}" for name, path in (("locomo", args.locomo), ("longmemeval", args.longmemeval))
+        if path
+    )  # fmt: skip
+    if args.out:
+        write_result(args.out, "heldout", result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 

@@ -1,4 +1,5 @@
-"""`memstrata store rekey`: re-encrypt the SQLite store under a new key, or encrypt a plain one."""
+"""`memstrata store rekey`: re-encrypt the SQLite store under a new key, or encrypt a plain one.
+`memstrata store rotate-master-key`: rewrap the PostgreSQL store's per-user data keys under a new master key."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..settings import Settings
 
 
 def register(commands: Any) -> None:
-    store = commands.add_parser("store", help="maintenance of the embedded SQLite store (encryption at rest)")
+    store = commands.add_parser("store", help="maintenance of the store's encryption at rest (keys)")
     actions = store.add_subparsers(dest="store_action", required=True, metavar="ACTION")
     rekey = actions.add_parser(
         "rekey",
@@ -21,6 +22,13 @@ def register(commands: Any) -> None:
     )
     rekey.add_argument("--new-key-file", type=Path, required=True, help="file holding the new key (first line)")
     rekey.set_defaults(handler=cmd_rekey)
+    rotate = actions.add_parser(
+        "rotate-master-key",
+        help="PostgreSQL: rewrap every user's data key under a new master key (current key from "
+        "MEMSTRATA_MASTER_KEY / _FILE); stop the servers first",
+    )
+    rotate.add_argument("--new-key-file", type=Path, required=True, help="file holding the new master key (first line)")
+    rotate.set_defaults(handler=cmd_rotate_master_key)
 
 
 def cmd_rekey(args: argparse.Namespace) -> int:
@@ -34,4 +42,25 @@ def cmd_rekey(args: argparse.Namespace) -> int:
     rekey(path, old_key=old_key, new_key=read_key_file(args.new_key_file))
     done = "re-encrypted" if old_key is not None else "encrypted"
     print(f"{done} {path} under the key in {args.new_key_file}; set MEMSTRATA_STORE_KEY_FILE to it", file=sys.stderr)
+    return 0
+
+
+def cmd_rotate_master_key(args: argparse.Namespace) -> int:
+    from ..storage.crypto import LocalKeyProvider, configured_key_provider
+    from ..storage.postgres import PostgresStore
+
+    settings = Settings()
+    url = args.store or settings.store
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise UsageError("store rotate-master-key works on PostgreSQL stores only (SQLite: store rekey)")
+    old = configured_key_provider()
+    if old is None:
+        raise UsageError("set MEMSTRATA_MASTER_KEY or MEMSTRATA_MASTER_KEY_FILE to the current master key")
+    new = LocalKeyProvider.from_file(args.new_key_file)
+    count = PostgresStore.rotate_master_key(url, owner_url=settings.store_owner, old=old, new=new)
+    print(
+        f"rewrapped {count} data keys under the master key in {args.new_key_file}; set MEMSTRATA_MASTER_KEY_FILE to "
+        "it, then destroy the old key",
+        file=sys.stderr,
+    )
     return 0

@@ -18,7 +18,9 @@ retrieval study report):
 3. Multiply the score of candidates spoken by a person the query names by `1 + speaker_boost`.
 4. Multiply the score of conversation turns of the role the query asks about (the user's own turns for a
    question in the first person) by `1 + role_boost`, and of candidates dated in a period the query
-   names ("last week", "in May 2023"; `core.temporal`) by up to `1 + time_boost`.
+   names ("last week", "in May 2023"; `core.temporal`) by up to `1 + time_boost` (a candidate matches by
+   its own time or by a period its text names), and for questions that ask when something happened, of
+   candidates whose text states a time by `1 + when_boost`.
 
 The vector weight went from 0.2 to 0.3 with the role boost (issue 17): LoCoMo dev recall@10 unchanged
 (0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval").
@@ -40,7 +42,7 @@ from typing import Literal
 from ..errors import InvalidInput
 from .diversity import asked_role, asks_across_sessions, asks_for_latest, boost_role, diversify, prefer_latest
 from .scoring import min_max, rrf_fusion
-from .temporal import TimeWindow, boost_in_windows, time_match
+from .temporal import TimeWindow, asks_when, boost_matches, boost_timed, window_matches
 from .text import words
 
 Hits = Sequence[tuple[str, float]]
@@ -79,9 +81,12 @@ class HybridParams:
     """For queries that gather across conversations (`asks_across_sessions`), each further candidate of an
     already-placed session keeps `1 - session_penalty` of its score (`core.diversity.diversify`)."""
     latest_boost: float = 0.0
+    """For queries about the present (`asks_for_latest`), the newest candidate gets up to `1 + latest_boost`."""
     role_boost: float = 2.0
     """Candidates of the conversation role the query asks about (`asked_role`) get `1 + role_boost`."""
-    """For queries about the present (`asks_for_latest`), the newest candidate gets up to `1 + latest_boost`."""
+    when_boost: float = 2.0
+    """For queries that ask when something happened (`core.temporal.asks_when`), candidates whose text
+    states a time (`CandidateFacts.timed`) get `1 + when_boost`."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:
@@ -94,8 +99,12 @@ class HybridParams:
             raise InvalidInput(f"unknown fusion {self.fusion!r}; use 'weighted' or 'rrf'")
         if self.rrf_k <= 0:
             raise InvalidInput(f"rrf_k must be > 0, got {self.rrf_k}")
-        if min(self.speaker_boost, self.neighbour_weight, self.time_boost, self.latest_boost, self.role_boost) < 0:
-            raise InvalidInput("speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost must be >= 0")
+        boosts = (self.speaker_boost, self.neighbour_weight, self.time_boost, self.latest_boost, self.role_boost,
+                  self.when_boost)  # fmt: skip
+        if min(boosts) < 0:
+            raise InvalidInput(
+                "speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost, when_boost must be >= 0"
+            )
         if not 0.0 <= self.session_penalty <= 1.0:
             raise InvalidInput(f"session_penalty must be in [0, 1], got {self.session_penalty}")
 
@@ -120,7 +129,8 @@ class CandidateFacts:
     `speaker_of`: the speaker (or a linked name) of each candidate; `time_of`: its event time;
     `session_of`: the conversation session it came from; `role_of`: "user" or "assistant" for
     conversation turns; `windows`: the periods the query names (`core.temporal.query_windows`, resolved
-    against the time the search happens at).
+    against the time the search happens at); `periods_of`: the periods a candidate's own text names,
+    resolved against its time; `timed`: whether its text states a time (`core.temporal.states_time`).
     """
 
     speaker_of: Mapping[str, str | None] = field(default_factory=dict)
@@ -128,6 +138,8 @@ class CandidateFacts:
     session_of: Mapping[str, str | None] = field(default_factory=dict)
     role_of: Mapping[str, str | None] = field(default_factory=dict)
     windows: Sequence[TimeWindow] = ()
+    periods_of: Mapping[str, Sequence[TimeWindow]] = field(default_factory=dict)
+    timed: Mapping[str, bool] = field(default_factory=dict)
 
 
 # -- index text ---------------------------------------------------------------
@@ -303,7 +315,10 @@ def hybrid_rank(
     named = named_speakers(query, (s for s in speakers.values() if s)) if p.speaker_boost else set()
     boosted = boost_speakers(fused, speakers, named, p.speaker_boost)
     windows = known.windows if p.time_boost else ()
-    boosted = boost_in_windows(boosted, known.time_of, windows, p.time_boost)
+    matches = window_matches(boosted, known.time_of, windows, known.periods_of)
+    boosted = boost_matches(boosted, matches, p.time_boost)
+    if p.when_boost and asks_when(query):
+        boosted = boost_timed(boosted, known.timed, p.when_boost)
     boosted = boost_role(boosted, known.role_of, asked_role(query) if p.role_boost else None, p.role_boost)
     if p.latest_boost and asks_for_latest(query):
         boosted = prefer_latest(boosted, known.time_of, p.latest_boost)
@@ -319,7 +334,7 @@ def hybrid_rank(
                 "keyword": kw_norm.get(i, 0.0),
                 "vector": vec_norm.get(i, 0.0),
                 "speaker_boost": 1.0 + p.speaker_boost if speakers.get(i) in named else 1.0,
-                "time_match": time_match(known.time_of.get(i), windows),
+                "time_match": matches.get(i, 0.0),
             },
         )
         for i, score in ranked

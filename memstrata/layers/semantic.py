@@ -5,16 +5,16 @@ This module sequences I/O (embedder, store) around the pure scoring functions in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
-from ..core.temporal import query_windows
+from ..core.temporal import TimeWindow, asks_when, query_windows, states_time
 from ..core.text import words
 from ..embedders.base import Embedder
 from ..errors import InvalidInput, MemoryNotFound
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .reconcile import Reconciler
 
 Clock = Callable[[], datetime]
+_V = TypeVar("_V")
 ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
@@ -380,19 +381,10 @@ class SemanticMemory:
         where = _scoped(where or MemoryFilter(), scope)
         at = where.as_of or self.clock()
         where = replace(where, as_of=at)
-        depth = max(k, self.params.depth)
-        semantic = keyword = []  # type: list[ScoredRow]
-        if strategy is Strategy.KEYWORD:
-            keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
-        elif strategy is Strategy.SEMANTIC:
-            vector = self.embedder.embed_query(query)
-            semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
-        else:
-            vector = self.embedder.embed_query(query)
-            semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        semantic, keyword, windows = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
         hits = _rank(
             strategy, query, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=[w.casefold() for w in words(query)],
+            named=[w.casefold() for w in words(query)], windows=windows,
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -400,6 +392,19 @@ class SemanticMemory:
         if self.track_access and hits:
             self.access.record(scope.user_id, [h.memory.id for h in hits], self.clock())
         return hits
+
+    def _candidates(
+        self, scope: Scope, query: str, strategy: Strategy, where: MemoryFilter, depth: int
+    ) -> tuple[list[ScoredRow], list[ScoredRow], list[TimeWindow]]:
+        """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names."""
+        if strategy is Strategy.KEYWORD:
+            return [], self.store.keyword_search(scope.user_id, query, where, limit=depth), []
+        vector = self.embedder.embed_query(query)
+        if strategy is Strategy.SEMANTIC:
+            return self.store.vector_search(scope.user_id, vector, where, limit=depth), [], []
+        semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        windows = _query_windows(query, where.as_of or self.clock(), _params_of(strategy, self.params))
+        return semantic, keyword, windows
 
 
 def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
@@ -415,6 +420,16 @@ CLASSIC_WEIGHTS = HybridParams(vector_weight=0.7, speaker_boost=0.0, time_boost=
 RRF_PARAMS = HybridParams(fusion="rrf", vector_weight=0.5, speaker_boost=0.0, time_boost=0.0)
 
 
+def _params_of(strategy: Strategy, params: HybridParams) -> HybridParams:
+    """The ranking settings a strategy uses: the comparison fusions have their own, the rest the Memory's."""
+    return {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+
+
+def _query_windows(query: str, now: datetime, params: HybridParams) -> list[TimeWindow]:
+    """The periods the query names, resolved against the search's time (none when the time boost is off)."""
+    return query_windows(find_dates(query, now, prefer="past"), now) if params.time_boost else []
+
+
 def _rank(
     strategy: Strategy,
     query: str,
@@ -425,8 +440,11 @@ def _rank(
     decay_rate: float,
     params: HybridParams,
     named: Sequence[str] = (),
+    windows: Sequence[TimeWindow] = (),
 ) -> list[SearchHit]:
-    """Order candidates by `strategy`; every hit keeps its raw and normalized component scores."""
+    """Order candidates by `strategy`; every hit keeps its raw and normalized component scores.
+
+    `windows` are the periods the query names (`_query_windows`)."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
     sem = [(r.record.id, r.score) for r in semantic]
     kw = [(r.record.id, r.score) for r in keyword]
@@ -438,13 +456,16 @@ def _rank(
     if strategy in (Strategy.SEMANTIC, Strategy.KEYWORD):
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
-    chosen = {Strategy.HYBRID_WEIGHTED: CLASSIC_WEIGHTS, Strategy.HYBRID_RRF: RRF_PARAMS}.get(strategy, params)
+    chosen = _params_of(strategy, params)
+    timed = _Lazy(records, lambda r: states_time(r.content[:TIME_CUE_CHARS]))
     facts = CandidateFacts(
         speaker_of={i: _names(records[i], named) for i in records},
         time_of={i: r.created_at for i, r in records.items()},
         session_of={i: r.scope.session_id for i, r in records.items()},
         role_of={i: _text(r.metadata.get("role")) for i, r in records.items()},
-        windows=query_windows(find_dates(query, now, prefer="past"), now) if chosen.time_boost else (),
+        windows=windows,
+        periods_of=_Lazy(records, lambda r: _said_periods(r) if timed[r.id] else []) if windows else {},
+        timed=timed if chosen.when_boost and asks_when(query) else {},
     )
     ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
     hits = []
@@ -466,6 +487,36 @@ def _rank(
     if strategy is Strategy.TIME_WEIGHTED:
         hits.sort(key=lambda h: -h.score)
     return hits
+
+
+TIME_CUE_CHARS = 500
+"""How much of a memory's text is read for the times it states (long documents state theirs early)."""
+
+
+class _Lazy(Mapping[str, _V]):
+    """Per memory id, a value computed from the record on first use (the ranking asks about its best
+    candidates only)."""
+
+    def __init__(self, records: Mapping[str, MemoryRecord], compute: Callable[[MemoryRecord], _V]) -> None:
+        self._records, self._compute = records, compute
+        self._known: dict[str, _V] = {}
+
+    def __getitem__(self, memory_id: str) -> _V:
+        if memory_id not in self._known:
+            self._known[memory_id] = self._compute(self._records[memory_id])
+        return self._known[memory_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+
+def _said_periods(record: MemoryRecord) -> list[TimeWindow]:
+    """The periods a memory's text names ("last Friday"), resolved against the memory's own time."""
+    said = record.created_at
+    return query_windows(find_dates(record.content[:TIME_CUE_CHARS], said, prefer="past"), said)
 
 
 def _text(value: object) -> str | None:

@@ -15,12 +15,15 @@ def open_store(url: str | Path, *, owner_url: str | None = None, key: str | None
     SQLite paths follow SQLAlchemy: `sqlite:///rel.db` is relative to the working directory,
     `sqlite:////abs/path.db` absolute; a leading `~` is the home directory (`sqlite:///~/x.db`).
     With `key`, or `MEMSTRATA_STORE_KEY` / `MEMSTRATA_STORE_KEY_FILE` set, the file is encrypted with
-    SQLCipher (`sqlcipher.py`); an encrypted file opened without a key is refused."""
+    SQLCipher (`sqlcipher.py`); an encrypted file opened without a key is refused. A PostgreSQL store
+    seals its payloads per user when `MEMSTRATA_MASTER_KEY` / `MEMSTRATA_MASTER_KEY_FILE` is set
+    (crypto-shredding, `crypto.py`)."""
     text = str(url)
     if text.startswith(("postgresql://", "postgres://")):
+        from .crypto import configured_key_provider
         from .postgres import PostgresStore
 
-        return PostgresStore.open(text, owner_url=owner_url)
+        return PostgresStore.open(text, owner_url=owner_url, key_provider=configured_key_provider())
     from .sqlcipher import configured_key, encrypted_store, file_state
     from .sqlite import SQLiteStore
 

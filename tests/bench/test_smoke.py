@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,52 @@ def test_encryption_compares_plain_and_encrypted_in_one_run(
     assert result["recall_identical"] and result["recall"]["encrypted"]["recall@10"] == 1.0
     assert len(result["runs"]["plain"]) == len(result["runs"]["encrypted"]) == 1
     assert result["encrypted"]["add_per_s"] > 0 and result["ratio_encrypted_over_plain"]["search_ms_p95"] > 0
+
+
+@pytest.mark.postgres
+def test_parity_compares_both_stores_on_the_same_data(capsys: pytest.CaptureFixture[str], locomo_file: Path) -> None:
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()
+    assert main(["bench", "parity", "--data", str(locomo_file), "--json"]) == 0
+    result = _json_out(capsys)
+    for layout in ("locomo_alone", "locomo_shared"):
+        for strategy in ("keyword", "hybrid"):
+            row = result[layout][strategy]
+            assert row["questions"] == 8 and 0 <= row["agreement@10"]["overlap"] <= 1
+    alone = result["locomo_alone"]["keyword"]
+    assert alone["sqlite_recall@10"] == alone["postgres_recall@10"]  # one user per store: the same ranking
+
+
+@pytest.mark.postgres
+def test_bulkload_times_search_after_the_load_and_in_steady_state(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()
+    args = ["bench", "bulkload", "--memories", "1200", "--existing", "40", "--queries", "20", "--out", str(tmp_path)]
+    assert main([*args, "--json"]) == 0
+    result = _json_out(capsys)
+    assert result["store_analyzed_during_load"] >= 1 and result["after_load"]["search_ms_p95"] > 0
+    assert (tmp_path / "postgres-bulkload.json").exists()
+
+
+@pytest.mark.postgres
+def test_encryption_on_postgres_compares_sealed_and_plain_in_one_run(
+    capsys: pytest.CaptureFixture[str], locomo_file: Path, tmp_path: Path
+) -> None:
+    """`bench encryption --store postgres`: crypto-shredding against the plain store, both on throwaway
+    databases (the master key is set only while the sealed runs run)."""
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
+    argv = ["bench", "encryption", "--store", "postgres", "--data", str(locomo_file), "--memories", "200",
+            "--queries", "5", "--rounds", "1", "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    result = json.loads((tmp_path / "encryption-postgres.json").read_text())
+    assert result["store"] == "postgres" and result["recall_identical"]
+    assert result["recall"]["encrypted"]["recall@10"] == 1.0
+    assert result["encrypted"]["add_per_s"] > 0 and result["ratio_encrypted_over_plain"]["search_ms_p95"] > 0
+    assert "MEMSTRATA_MASTER_KEY" not in os.environ

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -14,6 +14,7 @@ import pytest
 from memstrata.core.retrieval import (
     KEYWORD_COLUMN_WEIGHTS,
     KEYWORD_COLUMNS,
+    CandidateFacts,
     HybridParams,
     RankedHit,
     boost_speakers,
@@ -28,6 +29,7 @@ from memstrata.core.retrieval import (
     smooth_neighbours,
     weighted_sum,
 )
+from memstrata.core.temporal import TimeWindow
 from memstrata.embedders import StaticEmbedder
 from memstrata.errors import InvalidInput
 from memstrata.storage.sqlite import fts_query
@@ -174,6 +176,7 @@ def test_date_text_and_index_columns() -> None:
         pytest.param({"rrf_k": 0}, id="rrf-k"),
         pytest.param({"speaker_boost": -1.0}, id="speaker-boost"),
         pytest.param({"neighbour_weight": -0.1}, id="neighbour-weight"),
+        pytest.param({"when_boost": -1.0}, id="when-boost"),
     ],
 )
 def test_hybrid_params_validate(kwargs: dict[str, object]) -> None:
@@ -190,6 +193,26 @@ def test_hybrid_rank_fuses_and_explains() -> None:
     assert [h.id for h in hits] == ["k1", "both", "v1", "k2"]
     both = next(h for h in hits if h.id == "both")
     assert both.components == pytest.approx({"keyword": 0.6, "vector": 0.75, "speaker_boost": 1.0, "time_match": 0.0})
+
+
+def test_hybrid_rank_raises_timed_candidates_for_when_questions_only() -> None:
+    keyword = [("plain", 10.0), ("timed", 8.0), ("low", 1.0)]
+    facts = CandidateFacts(timed={"timed": True, "plain": False})
+    when = hybrid_rank(keyword, [], query="When did Jon get mentored?", facts=facts)
+    what = hybrid_rank(keyword, [], query="What did Jon get?", facts=facts)
+    off = hybrid_rank(keyword, [], query="When did Jon get mentored?", facts=facts, params=HybridParams(when_boost=0))
+    assert [h.id for h in when][:2] == ["timed", "plain"]
+    assert [h.id for h in what][:2] == [h.id for h in off][:2] == ["plain", "timed"]
+
+
+def test_hybrid_rank_matches_a_period_the_candidate_names() -> None:
+    window = TimeWindow(datetime(2023, 11, 6, tzinfo=UTC), datetime(2023, 11, 13, tzinfo=UTC), timedelta(days=3))
+    said = TimeWindow(datetime(2023, 11, 10, tzinfo=UTC), datetime(2023, 11, 11, tzinfo=UTC), timedelta(days=2))
+    at = datetime(2023, 11, 17, tzinfo=UTC)
+    facts = CandidateFacts(time_of={"a": at, "b": at}, periods_of={"b": [said]}, windows=[window])
+    hits = hybrid_rank([("a", 10.0), ("b", 9.0), ("c", 1.0)], [], query="where was Tim", facts=facts)
+    assert [h.id for h in hits][:2] == ["b", "a"]
+    assert hits[0].components["time_match"] == 1.0
 
 
 def test_hybrid_rank_boosts_the_named_speaker() -> None:

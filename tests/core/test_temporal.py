@@ -74,3 +74,99 @@ def test_boost_raises_candidates_of_the_named_period_only() -> None:
     assert boosted == {"old": 1.0, "last-week": pytest.approx(1.6), "undated": 0.9}
     assert boost_in_windows(scores, times, windows, 0.0) == scores
     assert boost_in_windows(scores, times, [], 1.0) == scores
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        pytest.param("When did Melanie paint a sunrise?", True, id="when-did"),
+        pytest.param("How long ago did I start the course?", True, id="how-long-ago"),
+        pytest.param("How many days passed between the two trips?", True, id="how-many-days"),
+        pytest.param("In which month did I adopt the cat? What date was it?", True, id="what-date"),
+        pytest.param("What did Melanie paint?", False, id="what"),
+        pytest.param("How many weddings did I attend?", False, id="how-many-things"),
+        pytest.param("How long is the hike?", False, id="how-long-is"),
+    ],
+)
+def test_asks_when(query: str, expected: bool) -> None:
+    assert temporal.asks_when(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("I got mentored by this amazing business dude yesterday!", True, id="yesterday"),
+        pytest.param("I went to a castle during my trip to the UK last Friday", True, id="last-friday"),
+        pytest.param("I've had them for 3 years ago now", True, id="years-ago"),
+        pytest.param("We moved here in March and love it", True, id="in-month"),
+        pytest.param("Painting is my favourite way to relax", False, id="none"),
+        pytest.param("The other team played better", False, id="other-team"),
+        pytest.param("I may go, or I may not", False, id="may-verb"),
+    ],
+)
+def test_states_time(text: str, expected: bool) -> None:
+    assert temporal.states_time(text) is expected
+
+
+def test_states_time_holds_for_every_text_the_resolver_dates() -> None:
+    texts = ("We left two weeks ago", "see you next month", "on 8 May 2023 we met", "I met them on the 15th",
+             "we went camping this weekend", "the party is on Friday at 3pm", "the day after tomorrow")  # fmt: skip
+    for text in texts:
+        assert find_dates(text, NOW, prefer="past") and temporal.states_time(text)
+
+
+def test_a_period_a_memory_names_matches_the_query_window() -> None:
+    """Said on Friday 17 November: "last Friday" is 10 November, inside "the second week of November"."""
+    said = datetime(2023, 11, 17, 10, tzinfo=UTC)
+    (period,) = temporal.query_windows(find_dates("I went to the UK last Friday", said, prefer="past"), said)
+    week = TimeWindow(datetime(2023, 11, 6, tzinfo=UTC), datetime(2023, 11, 13, tzinfo=UTC), PERIOD_SLACK)
+    assert temporal.overlap_match(period, week) == 1.0
+    assert time_match(said, [week]) == 0.0  # by the time it was said, it is outside the week
+    assert temporal.event_match(said, [period], [week]) == 1.0
+    far = TimeWindow(datetime(2023, 11, 20, tzinfo=UTC), datetime(2023, 11, 27, tzinfo=UTC), timedelta(days=20))
+    assert temporal.overlap_match(period, far) == pytest.approx(1 - 9 / 20)
+    assert temporal.event_match(None, [], [week]) == 0.0
+
+
+def test_a_period_far_after_a_memory_is_not_read_from_its_text() -> None:
+    said = datetime(2023, 5, 1, tzinfo=UTC)
+    period = TimeWindow(datetime(2023, 4, 28, tzinfo=UTC), datetime(2023, 4, 29, tzinfo=UTC), DAY_SLACK)
+    near = TimeWindow(datetime(2023, 4, 27, tzinfo=UTC), datetime(2023, 4, 30, tzinfo=UTC), DAY_SLACK)
+    far = TimeWindow(said + temporal.SAID_HORIZON + timedelta(days=1), said + temporal.SAID_HORIZON + timedelta(days=9),
+                     DAY_SLACK)  # fmt: skip
+    asked: list[str] = []
+
+    class Periods(dict[str, list[TimeWindow]]):
+        def get(self, key: str, default: object = None) -> list[TimeWindow]:  # type: ignore[override]
+            asked.append(key)
+            return [period]
+
+    assert temporal.window_matches({"m": 1.0}, {"m": said}, [near], Periods()) == {"m": 1.0}
+    assert temporal.window_matches({"m": 1.0}, {"m": said}, [far], Periods()) == {"m": 0.0}
+    assert asked == ["m"]  # the far window never reads the text
+
+
+def test_boost_timed_raises_only_texts_that_state_a_time() -> None:
+    scores = {"timed": 0.5, "plain": 0.9}
+    assert temporal.boost_timed(scores, {"timed": True}, 2.0) == {"timed": 1.5, "plain": 0.9}
+    assert temporal.boost_timed(scores, {"timed": True}, 0.0) == scores
+
+
+class _Asked(dict[str, bool]):
+    """A `timed` mapping that records which candidates the ranking asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: bool | None = None) -> bool | None:  # type: ignore[override]
+        self.asked.add(key)
+        return True
+
+
+def test_only_the_best_candidates_texts_are_read() -> None:
+    scores = {f"m{n}": float(n) for n in range(temporal.WHEN_DEPTH + 20)}
+    timed = _Asked()
+    boosted = temporal.boost_timed(scores, timed, 1.0)
+    assert timed.asked == temporal.best_ids(scores, temporal.WHEN_DEPTH) and len(timed.asked) == temporal.WHEN_DEPTH
+    assert boosted["m0"] == 0.0 and boosted[f"m{temporal.WHEN_DEPTH + 19}"] == 2.0 * (temporal.WHEN_DEPTH + 19)

@@ -26,6 +26,7 @@ import psycopg
 from memstrata.models import MemoryKind, Scope, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
+from memstrata.storage.postgres.migrations import index_existing_memories
 from tests.support.pg import connect_admin, database_of, postgres_urls
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "postgres_store.json"
@@ -115,6 +116,8 @@ def main() -> None:
         start = time.perf_counter()
         store.bind_embedder("synthetic", args.dims)
         out["hnsw_build_s"] = round(time.perf_counter() - start, 2)
+        with psycopg.connect(owner_url) as owner, owner.cursor() as cur:  # rows copied in get their terms
+            index_existing_memories(cur)
         with connect_admin(database_of(app_url)) as admin:
             admin.execute("ANALYZE")
         start = time.perf_counter()
@@ -144,9 +147,8 @@ def main() -> None:
         def naive_keyword(i: int) -> None:  # the same search, directly on the table under RLS
             with store.transaction(BIG) as cur:
                 cur.execute(
-                    "SELECT id, ts_rank(tsv, q) r FROM memories, memstrata_or_tsquery(%s) q "
-                    "WHERE user_id = %s AND tsv @@ q ORDER BY r DESC LIMIT 10",
-                    [[words[i % 40], "w3"], BIG],
+                    "SELECT id FROM memories WHERE user_id = %s AND keyword_terms && %s::text[] LIMIT 10",
+                    [BIG, [words[i % 40], "w3"]],
                 )
                 cur.fetchall()
 
@@ -160,7 +162,7 @@ def main() -> None:
 
         ops["keyword_big_tenant_direct_under_rls"] = naive_keyword
         ops["match_memories_big"] = rpc("SELECT * FROM match_memories(%s, 0.0, 10, 'big')")
-        ops["hybrid_memory_search_big"] = rpc("SELECT * FROM hybrid_memory_search('w25 w3', %s, 'big', 10)")
+        ops["hybrid_memory_search_big"] = rpc("SELECT * FROM hybrid_memory_search(ARRAY['w25', 'w3'], %s, 'big', 10)")
         ops["user_ids_1000"] = lambda i: store.user_ids(limit=1000)
         out["ops"] = {name: timed(fn, args.runs) for name, fn in ops.items()}
 

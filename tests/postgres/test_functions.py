@@ -1,5 +1,5 @@
-"""The seed's SQL functions (`match_memories`, `hybrid_memory_search`), called directly as the app
-role the way a Supabase RPC client would, agree with the store's own searches."""
+"""The SQL functions `match_memories` and `hybrid_memory_search`, called directly as the app role the
+way a Supabase RPC client would, agree with the store's own searches."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
+from memstrata.storage.postgres.keyword import search_terms
 from tests.support.pg import set_user
 
 pytestmark = pytest.mark.postgres
@@ -101,11 +102,13 @@ def test_hybrid_memory_search_scores_and_ranks_exactly(
     pg_store: PostgresStore, corpus: dict[str, MemoryRecord], rpc: psycopg.Connection[Any], query: str
 ) -> None:
     vector = EMBED.embed_query(query)
-    rows = call(rpc, "alice", "SELECT * FROM hybrid_memory_search(%s, %s, 'alice', 4)", [query, vector])
-    # brute force over every current row of the user: 0.7 * cosine + 0.3 * ts_rank (0 when no match)
+    terms = search_terms("alice", query)
+    rows = call(rpc, "alice", "SELECT * FROM hybrid_memory_search(%s, %s, 'alice', 4)", [terms, vector])
+    # brute force over every current row of the user: 0.7 * cosine + 0.3 * BM25 / the best BM25 (0 when no match)
     similarity = {h.record.id: h.score for h in pg_store.vector_search("alice", vector, MemoryFilter(), limit=100)}
     rank = {h.record.id: h.score for h in pg_store.keyword_search("alice", query, MemoryFilter(), limit=100)}
-    brute = {i: 0.7 * s + 0.3 * rank.get(i, 0.0) for i, s in similarity.items()}
+    best_rank = max(rank.values())
+    brute = {i: 0.7 * s + 0.3 * rank.get(i, 0.0) / best_rank for i, s in similarity.items()}
     best = sorted(brute.values(), reverse=True)[:4]
     assert [r[2] for r in rows] == pytest.approx(best, abs=1e-6)  # the top-4 scores (ties may swap ids)
     assert all(brute[r[0]] == pytest.approx(r[2], abs=1e-6) for r in rows)
@@ -116,21 +119,20 @@ def test_hybrid_memory_search_stays_inside_rls(
     pg_store: PostgresStore, corpus: dict[str, MemoryRecord], rpc: psycopg.Connection[Any]
 ) -> None:
     vector = EMBED.embed_query("green tea")
-    query = "SELECT id FROM hybrid_memory_search('green tea', %s, %s, 10)"
+    query = "SELECT id FROM hybrid_memory_search(ARRAY['green', 'tea'], %s, %s, 10)"
     assert len(call(rpc, "bob", query, [vector, "bob"])) == 1
     assert call(rpc, "bob", query, [vector, "alice"]) == []
     assert call(rpc, None, query, [vector, "alice"]) == []
 
 
-def test_hybrid_memory_search_with_a_query_of_stopwords_is_pure_vector(
+def test_hybrid_memory_search_without_terms_is_pure_vector(
     pg_store: PostgresStore, corpus: dict[str, MemoryRecord], rpc: psycopg.Connection[Any]
 ) -> None:
     vector = EMBED.embed_query("green tea")
+    terms = search_terms("alice", "the of and")
+    assert terms == []  # a query of stopwords looks nothing up
     rows = call(
-        rpc,
-        "alice",
-        "SELECT id, combined_score FROM hybrid_memory_search('the of and', %s, 'alice', 3)",
-        [vector],
+        rpc, "alice", "SELECT id, combined_score FROM hybrid_memory_search(%s, %s, 'alice', 3)", [terms, vector]
     )
     nearest = pg_store.vector_search("alice", vector, MemoryFilter(), limit=3)
     assert [r[1] for r in rows] == pytest.approx([0.7 * h.score for h in nearest], abs=1e-6)

@@ -157,14 +157,14 @@ def test_sql_functions_respect_the_current_user(
     vector = EMBED.embed_query("secret salary")
     register_vector(app_conn)
     q = "SELECT count(*) FROM {}"
-    keyword = "memstrata_keyword_matches(%s, memstrata_or_tsquery(ARRAY['salary']))"
+    keyword = "memstrata_keyword_matches(%s, ARRAY['salari'])"
     for user in (ALICE, None):
         assert in_transaction_as(app_conn, user, q.format(keyword), [BOB]) == [(0,)]
         assert in_transaction_as(app_conn, user, q.format("match_memories(%s, -1, 10, %s)"), [vector, BOB]) == [(0,)]
         assert in_transaction_as(
-            app_conn, user, q.format("hybrid_memory_search('salary', %s, %s, 10)"), [vector, BOB]
+            app_conn, user, q.format("hybrid_memory_search(ARRAY['salari'], %s, %s, 10)"), [vector, BOB]
         ) == [(0,)]
-    top = "memstrata_keyword_top(%s, ARRAY['salary'], 10)"
+    top = "memstrata_keyword_top(%s, ARRAY['salari'], 10)"
     for user in (ALICE, None):
         assert in_transaction_as(app_conn, user, q.format(top), [BOB]) == [(0,)]
     assert in_transaction_as(app_conn, BOB, q.format(keyword), [BOB]) == [(1,)]
@@ -188,7 +188,7 @@ def test_a_role_without_grants_gets_nothing(pg_store: PostgresStore, bob_secret:
                 for query in (
                     "SELECT count(*) FROM memories",
                     "SELECT memstrata_user_ids(10)",
-                    "SELECT * FROM memstrata_keyword_matches('bob', 'salary'::tsquery)",
+                    "SELECT * FROM memstrata_keyword_matches('bob', ARRAY['salari'])",
                     "SELECT * FROM memstrata_keyword_top('bob', ARRAY['salary'], 10)",
                 ):
                     with pytest.raises(psycopg.errors.InsufficientPrivilege):

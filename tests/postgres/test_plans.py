@@ -20,7 +20,8 @@ from memstrata.models import MemoryKind
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
 from memstrata.storage.postgres import queries as q
-from memstrata.storage.postgres.sql_functions import RANK_WEIGHTS
+from memstrata.storage.postgres.keyword import search_terms
+from memstrata.storage.postgres.migrations import index_existing_memories
 from tests.support.pg import connect_admin, database_of, postgres_urls, user_of
 
 pytestmark = pytest.mark.postgres
@@ -49,6 +50,8 @@ def loaded() -> Iterator[tuple[PostgresStore, str]]:
             admin.execute(LOAD, [[BIG], BIG_ROWS])
             admin.execute(LOAD, [[f"small{i}" for i in range(SMALL_TENANTS)], SMALL_ROWS])
         store.bind_embedder("random-64", 64)
+        with psycopg.connect(owner_url) as owner, owner.cursor() as cur:  # rows loaded by SQL get their terms
+            index_existing_memories(cur)
         with connect_admin(database_of(app_url)) as admin:
             admin.execute("ANALYZE memories")
         try:
@@ -172,8 +175,8 @@ def test_keyword_search_uses_gin_through_the_definer_function(loaded: tuple[Post
     store, app_url = loaded
     w = q.Where(BIG, MemoryFilter())
     plans = keyword_plans(app_url, BIG, q.keyword_sql(w), [BIG, ["word5", "word7"], 64, *w.params, 10])
-    inner = [p for p in plans if "tsv @@" in p]
-    assert inner and "Bitmap Index Scan on memories_tsv" in inner[0], plans
+    inner = [p for p in plans if "keyword_terms @>" in p]
+    assert inner and "Bitmap Index Scan on memories_keyword_terms" in inner[0], plans
     rows = store.keyword_search(BIG, "word5 word7", MemoryFilter(), limit=10)
     assert len(rows) == 10 and all({"word5", "word7"} & set(r.record.content.split()) for r in rows)
 
@@ -185,29 +188,30 @@ def test_keyword_search_of_a_small_tenant_reads_its_rows_not_the_gin_index(
     store, app_url = loaded
     w = q.Where(SMALL, MemoryFilter())
     plans = keyword_plans(app_url, SMALL, q.keyword_sql(w), [SMALL, ["word5", "lorem"], 64, *w.params, 10])
-    inner = [p for p in plans if "tsv @@" in p and "IS TRUE" in p]  # the small-tenant branch
-    assert inner and "memories_tsv" not in inner[0] and "Index Cond: (user_id = 'small7'::text)" in inner[0], plans
+    inner = [p for p in plans if "keyword_terms @>" in p and "IS TRUE" in p]  # the small-tenant branch
+    assert inner and "memories_keyword_terms" not in inner[0], plans
+    assert "Index Cond: (user_id = 'small7'::text)" in inner[0], plans
     assert len(store.keyword_search(SMALL, "lorem", MemoryFilter(), limit=10)) == SMALL_ROWS
 
 
 def test_direct_full_text_under_rls_cannot_use_gin(loaded: tuple[PostgresStore, str]) -> None:
-    """Why the definer function exists: `@@` is not LEAKPROOF, so under RLS the index is refused."""
+    """Why the definer function exists: `&&` is not LEAKPROOF, so under RLS the index is refused."""
     store, _ = loaded
     plan = explain(
-        store, BIG, "SELECT id FROM memories m WHERE m.user_id = %s AND m.tsv @@ memstrata_or_tsquery(%s)",
+        store, BIG, "SELECT id FROM memories m WHERE m.user_id = %s AND m.keyword_terms && %s::text[]",
         [BIG, ["word5", "word7"]],
     )  # fmt: skip
-    assert "memories_tsv" not in plan and "Seq Scan on memories" in plan, plan
+    assert "memories_keyword_terms" not in plan, plan
 
 
 def test_hybrid_function_uses_hnsw_and_gin(loaded: tuple[PostgresStore, str]) -> None:
     _, app_url = loaded
     plans = keyword_plans(
-        app_url, BIG, "SELECT * FROM hybrid_memory_search('word5 word7', %s::vector, %s, 10)",
+        app_url, BIG, "SELECT * FROM hybrid_memory_search(ARRAY['word5', 'word7'], %s::vector, %s, 10)",
         [str(query_vector().tolist()), BIG],
     )  # fmt: skip
     joined = "\n".join(plans)
-    assert "memories_embedding_hnsw" in joined and "Bitmap Index Scan on memories_tsv" in joined, joined
+    assert "memories_embedding_hnsw" in joined and "Bitmap Index Scan on memories_keyword_terms" in joined, joined
 
 
 def test_plans_of_the_app_role_are_custom_plans(loaded: tuple[PostgresStore, str]) -> None:
@@ -230,14 +234,17 @@ def test_hybrid_function_is_exact_on_a_big_tenant(loaded: tuple[PostgresStore, s
     vector = query_vector(3)
     with store.transaction(BIG) as cur:
         cur.execute("SET LOCAL hnsw.ef_search = 1000")
-        cur.execute("SELECT combined_score FROM hybrid_memory_search(%s, %s, %s, 10)", [text, vector, BIG])
+        terms = search_terms(BIG, text)
+        cur.execute("SELECT combined_score FROM hybrid_memory_search(%s, %s, %s, 10)", [terms, vector, BIG])
         got = [row[0] for row in cur.fetchall()]
         cur.execute(
-            "WITH q AS (SELECT memstrata_or_tsquery(tsvector_to_array(to_tsvector('simple', %s))) AS q) "
-            "SELECT 0.7 * (1 - (m.embedding <=> %s)) + 0.3 * CASE WHEN m.tsv @@ q.q "
-            f"THEN ts_rank({RANK_WEIGHTS}, m.tsv, q.q) ELSE 0 END AS score "
-            "FROM memories m, q WHERE m.user_id = %s ORDER BY score DESC LIMIT 10",
-            [text, vector, BIG],
+            "WITH b AS (SELECT array_agg(term) AS t, array_agg(idf) AS i, max(average_length) AS a "
+            "FROM memstrata_bm25_terms(%s, %s)), "
+            "s AS (SELECT m.embedding, CASE WHEN m.keyword_terms && b.t THEN memstrata_bm25(m.keyword_terms, "
+            "m.keyword_frequencies, m.keyword_length, b.t, b.i, b.a) END AS r FROM memories m, b WHERE m.user_id = %s) "
+            "SELECT 0.7 * (1 - (s.embedding <=> %s)) + 0.3 * coalesce(s.r / max(s.r) OVER (), 0) AS score "
+            "FROM s ORDER BY score DESC LIMIT 10",
+            [BIG, terms, BIG, vector],
         )
         brute = [row[0] for row in cur.fetchall()]
     assert got == pytest.approx(brute, abs=1e-6)

@@ -14,7 +14,7 @@ import pytest
 from memstrata.errors import StoreError
 from memstrata.storage.postgres import PostgresStore
 from memstrata.storage.postgres.migrations import LATEST, USER_TABLES
-from memstrata.storage.postgres.sql_functions import DEFINER_FUNCTIONS, FUNCTIONS, KEYWORD_TOP_SIGNATURE
+from memstrata.storage.postgres.sql_functions import CURRENT_FUNCTIONS, DEFINER_FUNCTIONS
 
 pytestmark = pytest.mark.postgres
 
@@ -84,10 +84,13 @@ def test_isolation_policies_compare_user_id_with_the_transaction_setting(
     for table in ("memories", "items"):  # the definer helpers' read path: owner only, SELECT only
         _, _, roles, cmd, qual, check = by_name[f"{table}_owner_read"]
         assert owner is not None and roles == [owner[0]] and cmd == "SELECT" and qual == "true" and check is None
+    _, _, roles, cmd, qual, check = by_name["user_keys_owner_rewrap"]  # store rotate-master-key, as the owner
+    assert owner is not None and roles == [owner[0]] and cmd == "ALL" and qual == check == "true"
     assert set(by_name) == {f"{t}_user_isolation" for t in USER_TABLES} | {
         "memories_owner_read",
         "items_owner_read",
         "erasures_user_isolation",
+        "user_keys_owner_rewrap",
     }
 
 
@@ -99,9 +102,12 @@ def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -
         ).fetchall()
     }
     assert "USING hnsw (embedding vector_cosine_ops)" in defs["memories_embedding_hnsw"]
-    assert "USING gin (tsv)" in defs["memories_tsv"]
-    options = owner_conn.execute("SELECT reloptions FROM pg_class WHERE oid = 'memories_tsv'::regclass").fetchone()
-    assert options == (["fastupdate=off"],)  # no pending list for every search to scan (migration 5)
+    assert "USING gin (keyword_terms)" in defs["memories_keyword_terms"]
+    options = owner_conn.execute(
+        "SELECT reloptions FROM pg_class WHERE oid = 'memories_keyword_terms'::regclass"
+    ).fetchone()
+    assert options == (["fastupdate=off"],)  # no pending list for every search to scan (migrations 5, 9)
+    assert "memories_tsv" not in defs  # the text is never indexed by SQL
     assert "(user_id, created_at, seq)" in defs["memories_user_created"]
     column = owner_conn.execute(
         "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'memories'::regclass "
@@ -112,7 +118,7 @@ def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -
 
 def test_functions_definer_only_where_documented(owner_conn: psycopg.Connection[Any], app_url: str) -> None:
     app_role = psycopg.conninfo.conninfo_to_dict(app_url)["user"]
-    for signature in [*(signature for signature, _ in FUNCTIONS), KEYWORD_TOP_SIGNATURE]:
+    for signature in CURRENT_FUNCTIONS:
         definer, config = owner_conn.execute(
             "SELECT prosecdef, proconfig FROM pg_proc WHERE oid = %s::regprocedure", [signature]
         ).fetchone() or (None, None)

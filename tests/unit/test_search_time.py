@@ -103,3 +103,16 @@ def test_sessions_alternate_in_multi_session_questions(tmp_path: Path, clock: Cl
         plain, diverse = sessions
     assert plain == ["a", "a", "a", "b"]
     assert diverse[:2] == ["a", "b"]
+
+
+def test_when_questions_prefer_turns_that_state_a_time(memory: Memory) -> None:
+    at = datetime(2023, 5, 20, tzinfo=UTC)
+    memory.add_many([
+        _episode("Jon: I love my dance studio, dancing is my passion", at, "s1"),
+        _episode("Jon: I got mentored by a business coach yesterday, for my dance studio", at, "s2"),
+        _episode("Jon: My dance studio students are great and my dance studio is growing", at, "s3"),
+    ], scope="u")  # fmt: skip
+    hits = memory.search("When did Jon get mentored for his dance studio?", scope="u", k=3)
+    assert hits[0].memory.scope.session_id == "s2"
+    plain = memory.search("What does Jon think about his dance studio?", scope="u", k=3)
+    assert plain[0].memory.scope.session_id != "s2"

@@ -21,7 +21,9 @@ import psycopg
 from psycopg import sql
 
 from ...errors import EmbeddingMismatch, StoreError
+from ...models import MemoryKind, MemoryRecord, Scope
 from .citus import distribute_new_tables
+from .keyword import row_terms, row_values, statistics_change, statistics_statements
 from .sql_functions import (
     DEFINER_FUNCTIONS,
     FUNCTIONS,
@@ -29,10 +31,12 @@ from .sql_functions import (
     KEYWORD_TOP,
     KEYWORD_TOP_SIGNATURE,
     M003_DEFINER_FUNCTIONS,
+    M009_DROPPED,
+    M009_FUNCTIONS,
     USER_IDS,
 )
 
-USER_TABLES = ("memories", "history", "items", "memory_access")
+USER_TABLES = ("memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "user_keys")
 """Tables holding user data: RLS enabled and forced on each."""
 
 FENCE_TABLE = "erasures"
@@ -260,6 +264,114 @@ def m008_erasure_fence(cur: Cursor, ctx: Context) -> None:
     )
 
 
+BACKFILL_BATCH = 1000
+"""Rows read, indexed and written back at a time when migration 9 indexes existing memories."""
+
+
+def m009_keyword_terms(cur: Cursor, ctx: Context) -> None:
+    """BM25 ranked like the SQLite store (docs/search.md, "PostgreSQL and SQLite rank alike"):
+
+    * Each memory carries the terms it is indexed under, computed in Python (`keyword.row_terms`):
+      `keyword_terms` (GIN, no pending list), `keyword_frequencies`, `keyword_length`. The generated
+      `tsv` column, which read the text in SQL, and its functions are dropped.
+    * Per-user statistics for BM25: `keyword_totals` (memories, tokens) and `keyword_documents` (the
+      memories holding each term), kept by every write.
+    * Existing memories are indexed here, in batches of `BACKFILL_BATCH`, and their statistics counted.
+    """
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    for signature in M009_DROPPED:
+        cur.execute(sql.SQL("DROP FUNCTION " + signature))
+    cur.execute(
+        """
+        ALTER TABLE memories DROP COLUMN tsv,
+            ADD COLUMN keyword_terms text[] NOT NULL DEFAULT '{}',
+            ADD COLUMN keyword_frequencies real[] NOT NULL DEFAULT '{}',
+            ADD COLUMN keyword_length integer NOT NULL DEFAULT 0;
+        CREATE INDEX memories_keyword_terms ON memories USING gin (keyword_terms) WITH (fastupdate = off);
+        CREATE TABLE keyword_documents (
+            user_id text NOT NULL CHECK (user_id <> ''),
+            term text NOT NULL,
+            documents integer NOT NULL,
+            PRIMARY KEY (user_id, term)
+        );
+        CREATE TABLE keyword_totals (
+            user_id text NOT NULL CHECK (user_id <> '') PRIMARY KEY,
+            documents bigint NOT NULL,
+            tokens bigint NOT NULL
+        );
+        """
+    )
+    for table in ("keyword_documents", "keyword_totals"):
+        _isolate(cur, table)
+    for signature, statement in M009_FUNCTIONS:
+        _create_function(cur, ctx, signature, statement)
+    for signature in (M009_FUNCTIONS[2][0], M009_FUNCTIONS[3][0]):
+        cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
+    index_existing_memories(cur)
+
+
+def index_existing_memories(cur: Cursor) -> None:
+    """Compute the terms of stored memories in Python and count each user's statistics, for rows that
+    have none (written before migration 9, or by SQL outside the store). Run as the owner: it reads
+    every row (its read policy); each user's rows are written as that user (RLS)."""
+    last = ("", "")
+    while True:
+        cur.execute(
+            "SELECT user_id, id, kind, content, context, created_at FROM memories "
+            "WHERE (user_id, id) > (%s, %s) AND keyword_length = 0 ORDER BY user_id, id LIMIT %s",
+            [*last, BACKFILL_BATCH],
+        )
+        rows = cur.fetchall()
+        if not rows:
+            return
+        by_user: dict[str, list[tuple[Any, ...]]] = {}
+        for row in rows:
+            by_user.setdefault(row[0], []).append(row)
+        for user_id, user_rows in by_user.items():
+            _index_rows(cur, user_id, user_rows)
+        last = (rows[-1][0], rows[-1][1])
+
+
+def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]]) -> None:
+    cur.execute("SELECT set_config('app.user_id', %s, true)", [user_id])
+    indexed = []
+    for _, id_, kind, content, context, created_at in rows:
+        record = MemoryRecord(
+            id=id_, scope=Scope(user_id), kind=MemoryKind(kind), content=content, context=context,
+            created_at=created_at, updated_at=created_at,
+        )  # fmt: skip
+        indexed.append((id_, row_terms(user_id, record)))
+    cur.executemany(
+        "UPDATE memories SET keyword_terms = %s, keyword_frequencies = %s, keyword_length = %s "
+        "WHERE user_id = %s AND id = %s",
+        [[*row_values(terms), user_id, id_] for id_, terms in indexed],
+    )
+    change = statistics_change((), ((list(t.frequencies), t.length) for _, t in indexed))
+    for statement, params in statistics_statements(user_id, change):
+        cur.execute(statement, params)
+
+
+def m010_user_keys(cur: Cursor, ctx: Context) -> None:
+    """Crypto-shredding (storage/crypto.py, docs/privacy.md): `user_keys` holds one wrapped data key per
+    user (the user's first write creates it, erasure deletes it). The owner may read and rewrap every
+    row (`memstrata store rotate-master-key`)."""
+    cur.execute(
+        """
+        CREATE TABLE user_keys (
+            user_id text PRIMARY KEY CHECK (user_id <> ''),
+            wrapped bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+    _isolate(cur, "user_keys")
+    cur.execute(
+        sql.SQL(
+            "CREATE POLICY user_keys_owner_rewrap ON user_keys FOR ALL TO {} USING (true) WITH CHECK (true)"
+        ).format(sql.Identifier(ctx.owner))
+    )
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -270,6 +382,8 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (6, "access statistics in a narrow table", m006_access_table),
     (7, "functions routable on Citus", m007_routable_functions),
     (8, "erasure generations (write fence)", m008_erasure_fence),
+    (9, "keyword terms computed in Python, BM25 with per-user statistics", m009_keyword_terms),
+    (10, "per-user data keys (crypto-shredding)", m010_user_keys),
 )
 LATEST = MIGRATIONS[-1][0]
 
@@ -285,13 +399,13 @@ def applied_version(cur: Cursor) -> int:
     return int(row[0]) if row else 0
 
 
-def migrate(conn: psycopg.Connection[Any]) -> int:
-    """Apply pending migrations through `conn` (the owner); return how many ran.
+def migrate(conn: psycopg.Connection[Any], *, target: int = LATEST) -> int:
+    """Apply pending migrations through `conn` (the owner), up to `target`; return how many ran.
 
     Raises `StoreError` when the schema is newer than this code or pgvector is missing.
     """
     with conn.cursor() as cur:
-        if applied_version(cur) == LATEST:
+        if applied_version(cur) == target:
             return 0
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || %s))", [_LOCK_KEY])
@@ -306,7 +420,7 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
         cur.execute("SELECT current_schema(), current_user")
         schema, owner = _one(cur)
         ctx = Context(schema=str(schema), vector_schema=vector_schema, owner=str(owner))
-        pending = [m for m in MIGRATIONS if m[0] > version]
+        pending = [m for m in MIGRATIONS if version < m[0] <= target]
         for number, name, migration in pending:
             migration(cur, ctx)
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [number, name])

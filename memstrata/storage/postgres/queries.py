@@ -12,10 +12,11 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from ...core.keyword_index import KeywordTerms
 from ...core.retrieval import date_text
-from ...core.text import query_terms
 from ...models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from ..base import MemoryFilter
+from .keyword import row_values
 
 COLUMNS = (
     "user_id", "id", "agent_id", "session_id", "kind", "content", "metadata", "importance", "created_at",
@@ -59,9 +60,9 @@ FORGET_ACCESS = "DELETE FROM memory_access WHERE user_id = %s AND memory_id = AN
 
 HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
 
-WRITE_COLUMNS = (*COLUMNS, "date_text")
-"""What `record_params` binds: the record, then the date written out (keyword-searchable, see
-`memstrata.core.retrieval.date_text`)."""
+WRITE_COLUMNS = (*COLUMNS, "date_text", "keyword_terms", "keyword_frequencies", "keyword_length")
+"""What `record_params` binds: the record, the date written out (`memstrata.core.retrieval.date_text`),
+then what keyword search finds it under (`keyword.row_values`)."""
 _UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in WRITE_COLUMNS[2:])
 UPSERT_WITH_VECTOR = (
     f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, embedding) "
@@ -75,14 +76,14 @@ UPSERT_KEEP_VECTOR = (
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
 
-def record_params(record: MemoryRecord) -> list[Any]:
+def record_params(record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
     """Bind parameters (`WRITE_COLUMNS`) for `UPSERT_KEEP_VECTOR`; add the vector for `UPSERT_WITH_VECTOR`."""
     return [
         record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
         record.content, Jsonb(record.metadata), record.importance, record.created_at, record.updated_at,
         record.valid_from, record.valid_to, record.superseded_by, record.expires_at, list(record.source_ids),
         record.access_count, record.last_accessed_at, record.content_hash, record.pinned, record.context,
-        date_text(record.created_at),
+        date_text(record.created_at), *row_values(terms),
     ]  # fmt: skip
 
 
@@ -132,15 +133,6 @@ def event_from_row(row: Sequence[Any]) -> HistoryEvent:
         after=after,
         details=details,
     )
-
-
-def keyword_terms(text: str) -> list[str]:
-    """The query words keyword search looks for: distinct, lower-cased, stopwords removed.
-
-    Same rule as the SQLite store. Each word becomes `plainto_tsquery('english', word)` in SQL
-    (stemmed by PostgreSQL's snowball stemmer) and the words are OR-ed: any word may match.
-    """
-    return query_terms(text)
 
 
 class Where:
@@ -217,7 +209,7 @@ def vector_sql(where: Where) -> str:
 
 
 def keyword_sql(where: Where) -> str:
-    """Full-text matches best first. Params: user_id, words, batch, *where.params, limit.
+    """Keyword matches best first (BM25). Params: user_id, terms, batch, *where.params, limit.
 
     `memstrata_keyword_top` (SECURITY DEFINER, see sql_functions.py) returns the user's `batch`
     best matches by rank (found through the GIN index) as whole rows aliased `m`, with their access

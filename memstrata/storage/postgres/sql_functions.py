@@ -111,8 +111,9 @@ ACCESS_BY_USER = "LEFT JOIN memory_access a ON a.user_id = p_user_id AND a.memor
 after a CTE under row-level security."""
 
 COMMON_WORD_ROWS = 256
-"""A query word found in more of a user's memories than this is *common* for that user: it selects
-keyword candidates only together with another query word (see `KEYWORD_TOP`)."""
+"""A user with at most this many memories is keyword-searched through the user_id btree, not GIN (since
+migration 9). In migrations 5-8 also: a query word found in more of a user's memories than this was
+*common* for that user and selected keyword candidates only together with another query word."""
 
 KEYWORD_TOP = f"""
 CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_words text[], p_limit integer)
@@ -339,5 +340,293 @@ M003_DEFINER_FUNCTIONS = (
 KEYWORD_TOP_SIGNATURE = "memstrata_keyword_top(text, text[], integer)"
 """Added by migration 5 (SECURITY DEFINER)."""
 
-DEFINER_FUNCTIONS = (*M003_DEFINER_FUNCTIONS, KEYWORD_TOP_SIGNATURE)
+
+# -- BM25 (migration 9) ---------------------------------------------------------------------------------
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+"""FTS5's bm25() constants."""
+
+PRUNE_FROM_ROWS = 5000
+POSTING_BUDGET = 4000
+POSTING_SHARE = 0.04
+"""Term pruning for big users, as the SQLite store's `keyword_plan` (same constants, same rule)."""
+
+BM25_SCORE = f"""
+CREATE FUNCTION memstrata_bm25(
+  p_row_terms text[], p_row_frequencies real[], p_row_length integer,
+  p_terms text[], p_idfs double precision[], p_average_length double precision
+) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+  -- FTS5's bm25(): for each query term, idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / average)),
+  -- f the row's weighted frequency of the term (0 when absent). Reads the row's terms, never its text.
+  SELECT coalesce(sum(q.idf * f.f * {BM25_K1 + 1}
+                      / (f.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p_row_length / p_average_length))), 0)
+  FROM unnest(p_terms, p_idfs) AS q(term, idf)
+  CROSS JOIN LATERAL (SELECT p_row_frequencies[array_position(p_row_terms, q.term)]::double precision AS f) f
+  WHERE f.f IS NOT NULL
+$fn$"""
+
+BM25_PLAN = f"""
+    WITH totals AS (
+      SELECT t.documents::double precision AS total, t.tokens::double precision AS tokens
+      FROM keyword_totals t WHERE t.user_id = p_user_id AND t.documents > 0
+    ),
+    looked AS (
+      SELECT q.term, q.position, coalesce((
+        SELECT d.documents FROM keyword_documents d WHERE d.user_id = p_user_id AND d.term = q.term
+      ), 0)::double precision AS n
+      FROM unnest(p_terms) WITH ORDINALITY AS q(term, position)
+    ),
+    candidates AS (
+      SELECT l.term, l.position, l.n, s.total, s.tokens,
+             sum(l.n) OVER w AS spent, row_number() OVER w AS nth
+      FROM looked l CROSS JOIN totals s
+      WHERE s.total < {PRUNE_FROM_ROWS} OR l.n * 2 <= s.total
+      WINDOW w AS (ORDER BY l.n, l.position)
+    )
+    SELECT c.term, c.position,
+           CASE WHEN ln((c.total - c.n + 0.5) / (c.n + 0.5)) <= 0 THEN 1e-6
+                ELSE ln((c.total - c.n + 0.5) / (c.n + 0.5)) END AS idf,
+           c.tokens / c.total AS average_length
+    FROM candidates c
+    WHERE c.total < {PRUNE_FROM_ROWS} OR c.nth = 1
+       OR c.spent <= greatest({POSTING_BUDGET}, floor(c.total * {POSTING_SHARE}))"""
+"""The query terms looked up, with their IDF, from the user's own statistics (keyword_totals,
+keyword_documents), for `p_user_id` and `p_terms` of the enclosing function: idf = ln((N - n + 0.5) /
+(n + 0.5)), 1e-6 when not positive, as FTS5. A user with at least PRUNE_FROM_ROWS memories looks up
+fewer terms, as the SQLite store's keyword_plan: terms in more than half of the memories are left out,
+the rest taken rarest first while their postings fit max(POSTING_BUDGET, POSTING_SHARE * N), the rarest
+always. Repeated terms are kept, each ranked. One statement (no loop, no call): it runs on every search.
+Each term's count is its own primary-key lookup, a plan that does not depend on the table's statistics
+(right after a bulk load a join here read all of the user's terms)."""
+
+BM25_TERMS = f"""
+CREATE FUNCTION memstrata_bm25_terms(p_user_id text, p_terms text[])
+RETURNS TABLE (term text, idf double precision, average_length double precision)
+LANGUAGE plpgsql STABLE
+AS $fn$
+#variable_conflict use_column
+BEGIN
+  -- BM25_PLAN (sql_functions.py) for SQL callers: the terms a search looks up, with their IDF.
+  -- PL/pgSQL rather than SQL: Citus plans no parameters in SQL functions.
+  RETURN QUERY SELECT b.term, b.idf, b.average_length FROM ({BM25_PLAN}) b ORDER BY b.position;
+END
+$fn$"""
+
+_PLAN_INTO = f"""SELECT array_agg(b.term ORDER BY b.position), array_agg(b.idf ORDER BY b.position),
+         max(b.average_length) INTO terms, idfs, average
+    FROM ({BM25_PLAN}) b;"""
+
+
+def _bm25_ranked(condition: str) -> str:
+    """The user's memories holding a looked-up term, best first by BM25 over `terms` / `idfs` (variables
+    of the calling function), at most `p_limit`, as (id, created_at, seq, rank). For each term, the
+    rows holding it (`condition`, on `q.term`) give its weighted frequency, so only (row, term) pairs
+    that exist are scored, inline (the formula of `memstrata_bm25`, without a function call per row);
+    `OFFSET 0` keeps each pair's frequency computed once, and the arrays out of the aggregation."""
+    return f"""
+        SELECT p.id, p.created_at, p.seq,
+               sum(p.idf * p.f * {BM25_K1 + 1}
+                   / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.keyword_length / average))) AS rank
+        FROM unnest(terms, idfs) AS q(term, idf)
+        CROSS JOIN LATERAL (
+          SELECT m.id, m.created_at, m.seq, m.keyword_length, q.idf,
+                 m.keyword_frequencies[array_position(m.keyword_terms, q.term)]::double precision AS f
+          FROM memories m WHERE m.user_id = p_user_id AND {condition}
+          OFFSET 0
+        ) p
+        GROUP BY p.id, p.created_at, p.seq
+        ORDER BY 4 DESC, p.created_at DESC, p.seq DESC
+        LIMIT p_limit"""
+
+
+KEYWORD_MATCHES_BM25 = f"""
+CREATE FUNCTION memstrata_keyword_matches(
+  p_user_id text,
+  p_terms text[],
+  p_limit integer DEFAULT NULL,
+  p_embedding vector DEFAULT NULL
+) RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision, similarity double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+BEGIN
+  -- Runs as the owner so the GIN index on keyword_terms is usable; isolation is re-established here:
+  -- only the user named by this transaction's app.user_id, exactly as the RLS policy does.
+  -- The user's memories holding any of p_terms (keyword_index.lookup_terms) as whole rows (without
+  -- embedding and terms) with their BM25 score: the p_limit best (all, unordered, when NULL), with the
+  -- cosine similarity to p_embedding when given (NULL otherwise, or when the row has no vector).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH ranked AS MATERIALIZED ({_bm25_ranked("m.keyword_terms @> ARRAY[q.term]")}
+    )
+    SELECT {MATCH_COLUMNS}, r.rank, 1 - (m.embedding <=> p_embedding)
+    FROM ranked r JOIN memories m ON m.user_id = p_user_id AND m.id = r.id
+    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC;
+END
+$fn$"""
+
+KEYWORD_TOP_BM25 = f"""
+CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
+RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+  users_rows double precision;
+BEGIN
+  -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
+  -- (BM25_PLAN: the user's statistics, pruned for big users), as whole rows with their
+  -- current access statistics (memory_access), best first. Same isolation check as
+  -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
+  -- user's shard; callers select from this function alone.
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT t.documents INTO users_rows FROM keyword_totals t WHERE t.user_id = p_user_id;
+  -- A user with at most {COMMON_WORD_ROWS} rows: each term's rows are found among the user's rows, read
+  -- through the user_id btree (`IS TRUE` keeps the planner off the GIN index, whose posting lists hold
+  -- EVERY user's rows). Bigger users: the GIN index finds the rows holding each looked-up term. Whole
+  -- rows are built for the p_limit best only, fetched again by primary key (never by ctid: not routable
+  -- on Citus).
+  IF users_rows <= {COMMON_WORD_ROWS} THEN
+    RETURN QUERY
+      WITH top AS MATERIALIZED ({_bm25_ranked("(m.keyword_terms @> ARRAY[q.term]) IS TRUE")}
+      )
+      SELECT {MATCH_WITH_ACCESS}, t.rank
+      FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+      {ACCESS_BY_USER}
+      ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH top AS MATERIALIZED ({_bm25_ranked("m.keyword_terms @> ARRAY[q.term]")}
+    )
+    SELECT {MATCH_WITH_ACCESS}, t.rank
+    FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+    {ACCESS_BY_USER}
+    ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+END
+$fn$"""
+
+HYBRID_MEMORY_SEARCH_BM25 = f"""
+CREATE FUNCTION hybrid_memory_search(
+  query_terms text[],
+  query_embedding vector,
+  p_user_id text,
+  match_count integer DEFAULT 5
+) RETURNS TABLE (id text, content text, combined_score double precision)
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
+SET hnsw.iterative_scan = relaxed_order
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  match_ids text[];
+  match_similarities double precision[];
+  match_ranks double precision[];
+  best_rank double precision;
+BEGIN
+  -- combined = 0.7 * cosine similarity + 0.3 * BM25 / (the best BM25 among the user's current
+  -- matches) (0 without a keyword match), exactly, over the user's current memories. query_terms are
+  -- the terms of memstrata.core.keyword_index.lookup_terms (the index holds stemmed terms computed
+  -- in Python, which SQL cannot reproduce). A row that matches no query term scores
+  -- 0.7 * similarity, which the n vector-nearest rows reach or beat, so the top n lies in
+  -- (n nearest UNION keyword matches). The keyword matches are read first, in a statement of their
+  -- own: on Citus a statement that also reads a distributed table runs on the user's shard, where the
+  -- function cannot read tables.
+  SELECT coalesce(array_agg(k.id), '{{}}'), coalesce(array_agg(k.similarity), '{{}}'),
+         coalesce(array_agg(k.rank), '{{}}'), max(k.rank)
+    INTO match_ids, match_similarities, match_ranks, best_rank
+    FROM memstrata_keyword_matches(p_user_id, query_terms, NULL, query_embedding) k
+    WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")};
+  RETURN QUERY
+    WITH nearest AS MATERIALIZED (
+      SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity
+      FROM memories m
+      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
+      ORDER BY m.embedding <=> query_embedding
+      LIMIT match_count
+    ),
+    matches AS (
+      SELECT k.id, k.similarity, k.rank FROM unnest(match_ids, match_similarities, match_ranks) k(id, similarity, rank)
+    ),
+    scored AS (
+      SELECT c.id, max(c.similarity) AS similarity, max(c.rank) AS rank
+      FROM (SELECT n.id, n.similarity, 0::double precision AS rank FROM nearest n
+            UNION ALL SELECT k.id, k.similarity, k.rank FROM matches k) c
+      GROUP BY c.id
+    ),
+    best AS (
+      SELECT s.id, 0.7 * s.similarity + 0.3 * coalesce(s.rank / nullif(best_rank, 0), 0) AS score
+      FROM scored s ORDER BY 2 DESC, s.id LIMIT match_count
+    )
+    SELECT b.id, m.content, b.score::double precision
+    FROM best b JOIN memories m ON m.user_id = p_user_id AND m.id = b.id
+    ORDER BY b.score DESC, b.id;
+END
+$fn$"""
+
+M009_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    ("memstrata_bm25(text[], real[], integer, text[], double precision[], double precision)", BM25_SCORE),
+    ("memstrata_bm25_terms(text, text[])", BM25_TERMS),
+    ("memstrata_keyword_matches(text, text[], integer, vector)", KEYWORD_MATCHES_BM25),
+    (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_BM25),
+    ("hybrid_memory_search(text[], vector, text, integer)", HYBRID_MEMORY_SEARCH_BM25),
+)
+"""(signature, CREATE statement) of migration 9, in creation order."""
+
+M009_DROPPED = (
+    "hybrid_memory_search(text, vector, text, integer)",
+    KEYWORD_TOP_SIGNATURE,
+    "memstrata_keyword_matches(text, tsquery, integer, vector)",
+    "memstrata_or_tsquery(text[])",
+)
+"""The ts_rank functions migration 9 replaces (before the `tsv` column they read is dropped)."""
+
+DEFINER_FUNCTIONS = (
+    "memstrata_keyword_matches(text, text[], integer, vector)",
+    "memstrata_user_ids(integer)",
+    KEYWORD_TOP_SIGNATURE,
+)
 """EXECUTE revoked from PUBLIC; granted to the application role."""
+
+CURRENT_FUNCTIONS = (
+    "match_memories(vector, double precision, integer, text)",
+    "memstrata_user_ids(integer)",
+    *(signature for signature, _ in M009_FUNCTIONS),
+)
+"""Every function the latest schema holds."""

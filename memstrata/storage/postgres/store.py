@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -28,16 +28,20 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
-from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
 from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
+from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
+from .keyword import OLD_TERMS, statistics_change, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
+from .planner_statistics import PlannerStatistics
+from .sealing import PLAIN, RowCodec, SealedRows
 from .urls import password_of, redact_url, scrub
+from .user_keys import DELETE_KEY, SELECT_KEY, UserKeys, check_encryption, rotate_master_key
 
 log = logging.getLogger(__name__)
 
@@ -66,15 +70,21 @@ class PostgresStore:
         dimensions: int | None,
         row_security_enforced: bool,
         ef_search: int = 40,
+        keys: UserKeys | None = None,
     ) -> None:
         self._pool = pool
+        self._keys = keys
         self._ef_search = ef_search
         self._raw_url = url
         self._owner_url = owner_url
         self._dimensions = dimensions
         self.url = redact_url(url)
+        self.planner_statistics = PlannerStatistics(owner_url or url)
+        """Refreshes the planner's statistics after bulk writes (planner_statistics.py)."""
         self.row_security_enforced = row_security_enforced
         """False when the application role is a superuser or BYPASSRLS (RLS then protects nothing)."""
+        self.encrypted = keys is not None
+        """Whether payloads are sealed under per-user data keys (a master key was configured)."""
 
     # -- lifecycle ----------------------------------------------------------
     @classmethod
@@ -86,12 +96,17 @@ class PostgresStore:
         ef_search: int = 40,
         pool_size: int = 4,
         connect_timeout: float = 10.0,
+        key_provider: KeyProvider | None = None,
+        key_cache_size: int = 1024,
     ) -> PostgresStore:
         """Connect, migrate (through `owner_url` when given, else `url`) and open the pool.
 
         `ef_search` is pgvector's `hnsw.ef_search` (candidate list size; higher = better recall,
         slower). Raises `StoreError` (password redacted) when the server cannot be reached.
         On Citus the schema must be distributed once (`memstrata db distribute`, docs/postgres.md).
+        With `key_provider` (a master key) payloads are sealed per user (crypto-shredding, docs/privacy.md);
+        `key_cache_size` unwrapped data keys are kept in memory. A store whose rows are sealed refuses to
+        open without its master key or with another one, and a store holding plain rows refuses a key.
         """
         if not 1 <= ef_search <= 1000:
             raise ConfigurationError(f"ef_search must be between 1 and 1000, got {ef_search}")
@@ -100,11 +115,13 @@ class PostgresStore:
         timeout = max(1, round(connect_timeout))  # libpq: whole seconds, 0 would mean "wait forever"
         secrets = (password_of(url), password_of(owner_url or ""))
         app_role, enforced = _probe(url, timeout, secrets)
-        info = _prepare_schema(owner_url or url, app_role, timeout, secrets)
+        info = _prepare_schema(owner_url or url, app_role, timeout, secrets, key_provider, redact_url(url))
         pool = _open_pool(url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets)
+        keys = None if key_provider is None else UserKeys(key_provider, cache_size=key_cache_size)
         store = cls(
-            pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced, ef_search=ef_search
-        )
+            pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced, ef_search=ef_search,
+            keys=keys,
+        )  # fmt: skip
         try:
             store._dimensions = store._recorded_dimensions()
         except BaseException:
@@ -156,6 +173,40 @@ class PostgresStore:
                 row = cur.fetchone()
                 check_generation(user_id, int(row[0]) if row else 0)
             yield cur
+
+    def _writing(self, cur: psycopg.Cursor[Any], user_id: str) -> RowCodec:
+        """How this write transaction encodes `user_id`'s rows: sealed under the user's data key (created
+        now for a first write) when the store is encrypted."""
+        return PLAIN if self._keys is None else SealedRows(self._keys.read_or_create(cur, user_id))
+
+    def _reading(self, cur: psycopg.Cursor[Any], user_id: str) -> RowCodec | None:
+        """How this read transaction decodes `user_id`'s rows; None when an encrypted store has no key for
+        the user (no key, no rows: the first write creates both, erasure deletes both)."""
+        if self._keys is None:
+            return PLAIN
+        key = self._keys.read(cur, user_id)
+        return None if key is None else SealedRows(key)
+
+    def _read_trip(
+        self, user_id: str, build: Callable[[RowCodec], list[Statement]], **options: Any
+    ) -> tuple[RowCodec | None, list[list[Any]]]:
+        """`_round_trip` of the statements `build` makes for the user's codec. Encrypted, the user's key is
+        read in the same round trip and compared with the cached key the statements were built with;
+        when it changed (another process erased the user), the read is made again with the current key."""
+        if self._keys is None:
+            return PLAIN, self._round_trip(user_id, build(PLAIN), **options)
+        for _ in range(3):
+            key = self._keys.cached(user_id)
+            if key is None:
+                with self.transaction(user_id) as cur:
+                    key = self._keys.read(cur, user_id)
+                if key is None:
+                    return None, []
+            codec = SealedRows(key)
+            [stored, *results] = self._round_trip(user_id, [(SELECT_KEY, [user_id]), *build(codec)], **options)
+            if self._keys.from_wrapped(user_id, bytes(stored[0][0]) if stored else None) is key:
+                return codec, results
+        raise StoreError(f"the data key of user {user_id!r} kept changing during a read; try again")
 
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:
@@ -245,22 +296,30 @@ class PostgresStore:
     ) -> None:
         check_owned(user_id, records, events)
         check_storable(records, events)
-        rows = [q.record_params(r) for r in records]
-        with_vector = 0
-        if vectors is not None:
-            array = self._vector_rows(records, vectors)
-            with_vector = len(array)
+        array = [] if vectors is None else self._vector_rows(records, vectors)
+        with_vector = len(array)
+        with self._write(user_id) as cur:
+            codec = self._writing(cur, user_id)
+            terms = [codec.record_terms(r) for r in records]
+            rows = [codec.record_params(r, t) for r, t in zip(records, terms, strict=True)]
             for params, vector in zip(rows, array, strict=False):
                 params.append(vector)
-        with self._write(user_id) as cur:
+            if records:
+                cur.execute(OLD_TERMS, [user_id, sorted({r.id for r in records})])
+                replaced = cur.fetchall()
             if with_vector:
                 cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
             if len(rows) > with_vector:  # records past the vectors keep their stored vector
                 cur.executemany(q.UPSERT_KEEP_VECTOR, rows[with_vector:])
             if events:
-                cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
+                cur.executemany(q.INSERT_EVENT, [codec.event_params(e) for e in events])
             if records:
                 cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
+                written = {r.id: t for r, t in zip(records, terms, strict=True)}  # the last of repeated ids
+                change = statistics_change(replaced, ((list(t.frequencies), t.length) for t in written.values()))
+                for statement, params in statistics_statements(user_id, change):
+                    cur.execute(statement, params)
+        self.planner_statistics.wrote(len(records))
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
         """Rows of `vectors`, one per leading record (there may be fewer vectors than records)."""
@@ -276,12 +335,15 @@ class PostgresStore:
         if not ids:
             return []
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return []
             cur.execute(
                 f"SELECT {q.RECORD_COLUMNS} FROM memories m {q.access_join('m')} "
                 "WHERE m.user_id = %s AND m.id = ANY(%s)",
                 [user_id, user_id, list(ids)],
             )
-            by_id = {row[1]: q.record_from_row(row) for row in cur.fetchall()}
+            by_id = {row[1]: codec.record_from_row(row) for row in cur.fetchall()}
         return [by_id[i] for i in ids if i in by_id]
 
     def list_memories(
@@ -294,24 +356,32 @@ class PostgresStore:
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
         check_page(limit, offset)
-        w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return []
+            w = q.Where(user_id, codec.filter(where))
             cur.execute(q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset])
-            return [q.record_from_row(row) for row in cur.fetchall()]
+            return [codec.record_from_row(row) for row in cur.fetchall()]
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
-        w = q.Where(user_id, where)
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return 0
+            w = q.Where(user_id, codec.filter(where))
             cur.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params)
             row = cur.fetchone()
         return int(row[0]) if row else 0
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = self._query_vector(vector)
-        [rows] = self._round_trip(
-            user_id, [_vector_statement(q.Where(user_id, where), query, limit)], settings=self._hnsw_settings(limit)
+        codec, results = self._read_trip(
+            user_id,
+            lambda c: [_vector_statement(q.Where(user_id, c.filter(where)), query, limit)],
+            settings=self._hnsw_settings(limit),
         )
-        return _vector_hits(rows, query)
+        return [] if codec is None else _vector_hits(results[0], query, codec)
 
     def _hnsw_settings(self, limit: int) -> dict[str, str]:
         """`hnsw.ef_search` at least `limit`, and the iterative scan, for this transaction (set per
@@ -330,38 +400,49 @@ class PostgresStore:
         return query
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
-        terms = q.keyword_terms(query)
-        if not terms:
-            return []
-        w = q.Where(user_id, where)
-        [rows] = self._round_trip(user_id, [_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit)])
-        return self._keyword_hits(user_id, w, terms, rows, limit)
+        def statements(codec: RowCodec) -> list[Statement]:
+            terms = codec.query_terms(user_id, query)
+            w = q.Where(user_id, codec.filter(where))
+            return [_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit)] if terms else []
 
-    def _keyword_hits(self, user_id: str, w: q.Where, terms: list[str], rows: list[Any], limit: int) -> list[ScoredRow]:
+        codec, results = self._read_trip(user_id, statements)
+        if codec is None or not results:
+            return []
+        return self._keyword_hits(user_id, codec, where, query, results[0], limit)
+
+    def _keyword_hits(
+        self, user_id: str, codec: RowCodec, where: MemoryFilter, query: str, rows: list[Any], limit: int
+    ) -> list[ScoredRow]:
         """Hits from the rows of the first batch. When the filter rejected too many rows of a full
         batch, the bigger batches are read in turn (one round trip each; rare)."""
         first, *bigger = q.keyword_batches(limit)
         read = first
+        w, terms = q.Where(user_id, codec.filter(where)), codec.query_terms(user_id, query)
         for batch in bigger:
             if _keyword_done(rows, read, limit):
                 break
             [rows] = self._round_trip(user_id, [_keyword_statement(w, terms, batch, limit)])
             read = batch
-        return [ScoredRow(q.record_from_row(row), float(row[len(q.COLUMNS)])) for row in rows if row[0] is not None]
+        return [ScoredRow(codec.record_from_row(row), float(row[len(q.COLUMNS)])) for row in rows if row[0] is not None]
 
     def hybrid_candidates(
         self, user_id: str, vector: Vector, query: str, where: MemoryFilter, *, limit: int
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
         """Both reads in one REPEATABLE READ transaction (one snapshot), in one round trip."""
         query_vector = self._query_vector(vector)
-        terms = q.keyword_terms(query)
-        w = q.Where(user_id, where)
-        statements = [_vector_statement(w, query_vector, limit)]
-        if terms:
-            statements.append(_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit))
-        results = self._round_trip(user_id, statements, begin=_ONE_SNAPSHOT, settings=self._hnsw_settings(limit))
-        keyword = self._keyword_hits(user_id, w, terms, results[1], limit) if terms else []
-        return _vector_hits(results[0], query_vector), keyword
+
+        def statements(codec: RowCodec) -> list[Statement]:
+            w, terms = q.Where(user_id, codec.filter(where)), codec.query_terms(user_id, query)
+            found = [_vector_statement(w, query_vector, limit)]
+            if terms:
+                found.append(_keyword_statement(w, terms, q.keyword_batches(limit)[0], limit))
+            return found
+
+        codec, results = self._read_trip(user_id, statements, begin=_ONE_SNAPSHOT, settings=self._hnsw_settings(limit))
+        if codec is None:
+            return [], []
+        keyword = self._keyword_hits(user_id, codec, where, query, results[1], limit) if len(results) > 1 else []
+        return _vector_hits(results[0], query_vector, codec), keyword
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:
         check_owned(user_id, (), events)
@@ -369,30 +450,43 @@ class PostgresStore:
         if not ids:
             return 0
         with self._write(user_id) as cur:
-            cur.execute("DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", [user_id, list(ids)])
-            deleted = cur.rowcount
+            cur.execute(
+                "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s) RETURNING keyword_terms, keyword_length",
+                [user_id, list(ids)],
+            )
+            removed = cur.fetchall()
+            deleted = len(removed)
+            for statement, params in statistics_statements(user_id, statistics_change(removed, ())):
+                cur.execute(statement, params)
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
             cur.execute(
                 "UPDATE history SET before = NULL, after = NULL WHERE user_id = %s AND memory_id = ANY(%s)",
                 [user_id, list(ids)],
             )
             if events:
-                cur.executemany(q.INSERT_EVENT, [q.event_params(e) for e in events])
+                codec = self._writing(cur, user_id)
+                cur.executemany(q.INSERT_EVENT, [codec.event_params(e) for e in events])
         return int(deleted)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
         check_ids([memory_id])
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return []
             cur.execute(
                 f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
                 [user_id, memory_id],
             )
-            return [q.event_from_row(row) for row in cur.fetchall()]
+            return [codec.event_from_row(row) for row in cur.fetchall()]
 
     def all_history(self, user_id: str) -> list[HistoryEvent]:
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return []
             cur.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq", [user_id])
-            return [q.event_from_row(row) for row in cur.fetchall()]
+            return [codec.event_from_row(row) for row in cur.fetchall()]
 
     def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         if not ids:
@@ -403,40 +497,55 @@ class PostgresStore:
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
         check_item(namespace, key, value)
         with self._write(user_id) as cur:
+            codec = self._writing(cur, user_id)
+            stored_key = codec.item_key(namespace, key)
             cur.execute(
                 "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
                 "updated_at = EXCLUDED.updated_at RETURNING value, updated_at",
-                [user_id, namespace, key, Jsonb(value), utcnow()],
+                [user_id, namespace, stored_key, codec.item_value(namespace, key, value), utcnow()],
             )
             stored, updated_at = _row(cur)
-        return Item(user_id, namespace, key, stored, updated_at)
+        return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, stored)[1], updated_at)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
         check_item(namespace, key)
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return None
+            stored_key = codec.item_key(namespace, key)
             cur.execute(
                 "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
-                [user_id, namespace, key],
+                [user_id, namespace, stored_key],
             )
             row = cur.fetchone()
-        return None if row is None else Item(user_id, namespace, key, row[0], row[1])
+        if row is None:
+            return None
+        return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, row[0])[1], row[1])
 
     def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
         with self.transaction(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return []
             cur.execute(
                 "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
                 "ORDER BY updated_at DESC, key LIMIT %s",
                 [user_id, namespace, limit],
             )
-            return [Item(user_id, namespace, k, v, u) for k, v, u in cur.fetchall()]
+            rows = cur.fetchall()
+        return [Item(user_id, namespace, *codec.item_from(namespace, k, v), u) for k, v, u in rows]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
         check_item(namespace, key)
         with self._write(user_id) as cur:
+            codec = self._reading(cur, user_id)
+            if codec is None:
+                return False
             cur.execute(
                 "DELETE FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
-                [user_id, namespace, key],
+                [user_id, namespace, codec.item_key(namespace, key)],
             )
             return cur.rowcount > 0
 
@@ -466,6 +575,21 @@ class PostgresStore:
         return {"tables": list(_COMPACTED), "dead_rows_kept": {t: n for t, n in kept.items() if n},
                 "checkpoint": checkpoint, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
 
+    @staticmethod
+    def rotate_master_key(url: str, *, owner_url: str | None, old: KeyProvider, new: KeyProvider) -> int:
+        """Rewrap every user's data key from the `old` master key to `new` through the owner URL (stop
+        the servers first: a process still holding `old` would wrap new users' keys under it); return
+        how many keys were rewrapped. Refused (`StoreError`) when `old` is not the store's master key."""
+        target = owner_url or url
+        secrets = (password_of(url), password_of(owner_url or ""))
+        try:
+            with psycopg.connect(target, autocommit=True) as owner:
+                return rotate_master_key(owner, old, new, redact_url(url))
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot rotate the master key of {redact_url(target)}: {scrub(str(exc), *secrets)}"
+            ) from exc
+
     # -- users ----------------------------------------------------------------
     def user_ids(self, *, limit: int = 1000) -> list[str]:
         """Users with memories or items, via the SECURITY DEFINER `memstrata_user_ids` (ids only)."""
@@ -492,11 +616,17 @@ class PostgresStore:
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
-            cur.execute("DELETE FROM memory_access WHERE user_id = %s", [user_id])  # statistics: not counted
+            for table in ("memory_access", "keyword_documents", "keyword_totals"):  # statistics: not counted
+                cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
+            cur.execute(DELETE_KEY, [user_id])  # crypto-shredding: sealed copies elsewhere no longer open
+        if self._keys is not None:
+            self._keys.forget(user_id)
         return counts
 
 
-_COMPACTED = ("memories", "history", "items", "memory_access", "erasures")
+_COMPACTED = (
+    "memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "erasures", "user_keys",
+)  # fmt: skip
 
 
 _KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
@@ -574,10 +704,10 @@ def _vector_statement(w: q.Where, query: np.ndarray, limit: int) -> Statement:
     return q.vector_sql(w), [query, *w.params, query, limit, w.params[0]]
 
 
-def _vector_hits(rows: list[Any], query: np.ndarray) -> list[ScoredRow]:
+def _vector_hits(rows: list[Any], query: np.ndarray, codec: RowCodec) -> list[ScoredRow]:
     if not query.any():
-        return [ScoredRow(q.record_from_row(row), 0.0) for row in rows]
-    return [ScoredRow(q.record_from_row(row), float(row[-1])) for row in rows]
+        return [ScoredRow(codec.record_from_row(row), 0.0) for row in rows]
+    return [ScoredRow(codec.record_from_row(row), float(row[-1])) for row in rows]
 
 
 def _keyword_statement(w: q.Where, terms: list[str], batch: int | None, limit: int) -> Statement:
@@ -590,13 +720,22 @@ def _keyword_done(rows: list[Any], batch: int | None, limit: int) -> bool:
     return hits >= limit or batch is None or rows[0][-1] < batch
 
 
-def _prepare_schema(target: str, app_role: str, timeout: int, secrets: tuple[str | None, ...]) -> TypeInfo:
-    """Migrate through `target` (the owner), grant the application role, return the vector type."""
+def _prepare_schema(
+    target: str,
+    app_role: str,
+    timeout: int,
+    secrets: tuple[str | None, ...],
+    key_provider: KeyProvider | None,
+    where: str,
+) -> TypeInfo:
+    """Migrate through `target` (the owner), grant the application role, check the master key (or its
+    absence) against the store's rows, return the vector type."""
     try:
         with psycopg.connect(target, autocommit=True, connect_timeout=timeout) as owner:
             migrate(owner)
             if _scalar(owner, "SELECT current_user") != app_role:
                 grant_app_role(owner, app_role)
+            check_encryption(owner, key_provider, where)
             info = TypeInfo.fetch(owner, "vector")
     except psycopg.Error as exc:
         message = scrub(str(exc), *secrets)

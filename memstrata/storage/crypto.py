@@ -1,0 +1,269 @@
+"""Keys and the authenticated cipher of crypto-shredding (the PostgreSQL store's encryption at rest).
+
+* A **master key** (32 random bytes) comes from a `KeyProvider`: `LocalKeyProvider` reads it from
+  `MEMSTRATA_MASTER_KEY` or from the file `MEMSTRATA_MASTER_KEY_FILE` names (64 hex digits or base64 of
+  32 bytes, on the first line). A key-management service fits the same two methods, `wrap`/`unwrap`.
+* Each store user gets a random 256-bit **data key**, stored only wrapped by the master key
+  (AES-256-GCM, the user id as associated data: a wrapped key copied to another user does not open).
+* Payloads are sealed with the data key: AES-256-GCM, a random 96-bit nonce per value, and associated
+  data naming the table, the user and the row, so a ciphertext moved to another row or user fails to open.
+* Keyword-index terms and equality-filter values become keyed hashes (HMAC-SHA256 truncated to 80 bits)
+  under a per-user key derived from the data key (HKDF-SHA256): searchable by equality, unreadable,
+  and unlinkable once the data key is destroyed.
+
+Everything here is pure apart from reading the key settings; a wrong key is a `StoreError`, never garbage.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from threading import Lock
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ..errors import ConfigurationError, StoreError
+
+KEY_BYTES = 32
+NONCE_BYTES = 12
+SEALED_VERSION = b"\x01"
+"""First byte of every sealed value: the format (AES-256-GCM, 96-bit nonce, 128-bit tag)."""
+TOKEN_BYTES = 9
+"""Index tokens and blind values keep 72 bits of the HMAC (12 characters of base64): a collision among one
+user's 10^6 distinct terms has a chance of about 10^-10."""
+_TERM_INFO = b"memstrata keyword index v1"
+
+
+def _aesgcm() -> Any:
+    try:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError as exc:  # pragma: no cover - part of memstrata[encryption]
+        raise ConfigurationError(
+            "an encrypted PostgreSQL store (MEMSTRATA_MASTER_KEY) needs the cryptography package: "
+            "pip install 'memstrata[encryption]'"
+        ) from exc
+    return AESGCM
+
+
+@runtime_checkable
+class KeyProvider(Protocol):
+    """Wraps and unwraps data keys under a master key the provider keeps.
+
+    `label` names what the key belongs to (a user id) and is bound to the wrapped bytes: unwrapping
+    under another label fails. `unwrap` raises `StoreError` when the wrapped key does not open
+    (another master key, or bytes changed)."""
+
+    key_id: str
+    """A non-secret name of the master key (for messages and the store's record of it)."""
+
+    def wrap(self, data_key: bytes, *, label: str) -> bytes: ...
+
+    def unwrap(self, wrapped: bytes, *, label: str) -> bytes: ...
+
+
+class LocalKeyProvider:
+    """The master key held in this process (read from the environment or a local file)."""
+
+    def __init__(self, master_key: bytes, *, source: str = "master key") -> None:
+        if len(master_key) != KEY_BYTES:
+            raise ConfigurationError(f"{source} must be {KEY_BYTES} bytes, got {len(master_key)}")
+        self._cipher = _aesgcm()(master_key)
+        self.source = source
+        self.key_id = hashlib.sha256(b"memstrata key id\x00" + master_key).hexdigest()[:16]
+
+    @classmethod
+    def from_text(cls, text: str, *, source: str) -> LocalKeyProvider:
+        """A key written as 64 hex digits or as base64 of 32 bytes."""
+        return cls(parse_key(text, source), source=source)
+
+    @classmethod
+    def from_file(cls, path: Path) -> LocalKeyProvider:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read the master key file {path}: {exc.strerror}") from None
+        return cls.from_text(text.splitlines()[0] if text.strip() else "", source=f"master key file {path}")
+
+    def wrap(self, data_key: bytes, *, label: str) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        return SEALED_VERSION + nonce + self._cipher.encrypt(nonce, data_key, _wrap_label(label))
+
+    def unwrap(self, wrapped: bytes, *, label: str) -> bytes:
+        try:
+            return _open(self._cipher, wrapped, _wrap_label(label))
+        except _Unopenable:
+            raise StoreError(
+                f"a data key does not open with the configured master key ({self.source}, id {self.key_id}): "
+                "wrong master key, or the key row was altered"
+            ) from None
+
+
+def _wrap_label(label: str) -> bytes:
+    return b"memstrata data key\x00" + label.encode("utf-8")
+
+
+def parse_key(text: str, source: str) -> bytes:
+    """32 key bytes from 64 hex digits or base64; a `ConfigurationError` naming `source` otherwise."""
+    text = text.strip()
+    if not text:
+        raise ConfigurationError(f"{source} is empty")
+    try:
+        raw = bytes.fromhex(text) if len(text) == 2 * KEY_BYTES else base64.b64decode(text, validate=True)
+    except (ValueError, binascii.Error):
+        raw = b""
+    if len(raw) != KEY_BYTES:
+        raise ConfigurationError(
+            f"{source} must be {KEY_BYTES} random bytes written as 64 hex digits or base64 "
+            '(make one with: python -c "import secrets; print(secrets.token_hex(32))")'
+        )
+    return raw
+
+
+class MasterKeySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", extra="ignore")
+
+    master_key: SecretStr | None = None
+    """The PostgreSQL store's master key (64 hex digits or base64 of 32 bytes)."""
+    master_key_file: Path | None = None
+    """A file holding the master key on its first line; keeps it out of the environment."""
+
+
+def configured_key_provider(settings: MasterKeySettings | None = None) -> KeyProvider | None:
+    """The master key from the environment or the key file, or None when neither is set."""
+    settings = settings or MasterKeySettings()
+    if settings.master_key is not None and settings.master_key_file is not None:
+        raise ConfigurationError("set MEMSTRATA_MASTER_KEY or MEMSTRATA_MASTER_KEY_FILE, not both")
+    if settings.master_key_file is not None:
+        return LocalKeyProvider.from_file(settings.master_key_file)
+    if settings.master_key is not None:
+        return LocalKeyProvider.from_text(settings.master_key.get_secret_value(), source="MEMSTRATA_MASTER_KEY")
+    return None
+
+
+def new_data_key() -> bytes:
+    return secrets.token_bytes(KEY_BYTES)
+
+
+class _Unopenable(Exception):
+    """A sealed value that does not open (internal; callers see `StoreError`)."""
+
+
+def _open(cipher: Any, sealed: bytes, aad: bytes) -> bytes:
+    from cryptography.exceptions import InvalidTag
+
+    if len(sealed) < 1 + NONCE_BYTES + 16 or sealed[:1] != SEALED_VERSION:
+        raise _Unopenable
+    try:
+        return bytes(cipher.decrypt(sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :], aad))
+    except InvalidTag:
+        raise _Unopenable from None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DataKey:
+    """One user's unwrapped data key: seals payloads and hashes index terms for that user only."""
+
+    user_id: str
+    wrapped: bytes
+    """The wrapped form it was read as (a changed row means another key: the cache compares it)."""
+    _cipher: Any
+    _term_mac: Any
+    """HMAC-SHA256 keyed with the user's term key, copied for each hash."""
+
+    @classmethod
+    def of(cls, user_id: str, raw: bytes, wrapped: bytes) -> DataKey:
+        return cls(user_id, wrapped, _aesgcm()(raw), hmac.new(_hkdf(raw, _TERM_INFO), digestmod=hashlib.sha256))
+
+    def seal(self, plaintext: bytes, aad: bytes) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        return SEALED_VERSION + nonce + self._cipher.encrypt(nonce, plaintext, aad)
+
+    def open(self, sealed: bytes, aad: bytes) -> bytes:
+        """The plaintext, or `StoreError` when `sealed` was not made by this key for this `aad`."""
+        try:
+            return _open(self._cipher, sealed, aad)
+        except _Unopenable:
+            raise StoreError(
+                f"a stored value of user {self.user_id!r} does not open with the user's data key "
+                "(altered, moved from another row, or written under another key)"
+            ) from None
+
+    def seal_text(self, text: str, aad: bytes) -> str:
+        return base64.b64encode(self.seal(text.encode("utf-8"), aad)).decode("ascii")
+
+    def open_text(self, sealed: str, aad: bytes) -> str:
+        try:
+            raw = base64.b64decode(sealed, validate=True)
+        except (ValueError, binascii.Error):
+            raise StoreError(
+                f"a stored value of user {self.user_id!r} is not sealed: the store holds plain rows "
+                "although a master key is configured"
+            ) from None
+        return self.open(raw, aad).decode("utf-8")
+
+    def seal_json(self, value: Any, aad: bytes) -> str:
+        return self.seal_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), aad)
+
+    def open_json(self, sealed: str, aad: bytes) -> Any:
+        return json.loads(self.open_text(sealed, aad))
+
+    def token(self, term: str) -> str:
+        """The keyword-index token of one term: 12 characters of URL-safe base64 (short keys keep the GIN
+        index and the per-term statistics as small as with plain words)."""
+        return self._hash(b"t\x00" + term.encode("utf-8"))
+
+    def blind(self, kind: str, value: str) -> str:
+        """A keyed hash of an exact value (metadata keys and values, content hashes, item keys)."""
+        return self._hash(kind.encode() + b"\x00" + value.encode("utf-8"))
+
+    def _hash(self, message: bytes) -> str:
+        mac = self._term_mac.copy()
+        mac.update(message)
+        return base64.urlsafe_b64encode(mac.digest()[:TOKEN_BYTES]).decode("ascii")
+
+
+def _hkdf(key: bytes, info: bytes) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None, info=info).derive(key)
+
+
+class KeyCache:
+    """Unwrapped data keys by user, at most `size` (least recently used dropped first). Thread-safe."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._keys: OrderedDict[str, DataKey] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, user_id: str) -> DataKey | None:
+        with self._lock:
+            key = self._keys.get(user_id)
+            if key is not None:
+                self._keys.move_to_end(user_id)
+            return key
+
+    def put(self, key: DataKey) -> None:
+        with self._lock:
+            self._keys[key.user_id] = key
+            self._keys.move_to_end(key.user_id)
+            while len(self._keys) > self._size:
+                self._keys.popitem(last=False)
+
+    def drop(self, user_id: str) -> None:
+        with self._lock:
+            self._keys.pop(user_id, None)
+
+    def __len__(self) -> int:
+        return len(self._keys)

@@ -1,0 +1,103 @@
+"""What the PostgreSQL store indexes for keyword search, and the per-user BM25 statistics it keeps.
+
+A memory's row carries its terms (`keyword_terms`, GIN-indexed), their weighted frequencies and its
+length, all computed in Python by `memstrata.core.keyword_index` and bound as parameters: no SQL
+expression reads the memory's text to index it. `row_terms` and `search_terms` are the store's only
+two calls into the term functions, so a transformation of the terms (keyed hashing) wraps both.
+
+The statistics BM25 needs are kept per user, in the write transaction: `keyword_totals` (memories,
+tokens) and `keyword_documents` (memories holding each term). `statistics_change` computes what one
+write adds and removes (pure); `STATISTICS_STATEMENTS` apply it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.keyword_index import KeywordTerms, lookup_terms, memory_terms
+from ...core.text import query_terms
+from ...models import MemoryRecord
+
+
+def row_terms(user_id: str, record: MemoryRecord) -> KeywordTerms:
+    """The terms `record` is indexed under."""
+    return memory_terms(user_id, record)
+
+
+def search_terms(user_id: str, query: str) -> list[str]:
+    """The terms a query looks up: its distinct non-stopword words (`core.text.query_terms`, as in
+    the SQLite store), each as `lookup_terms` writes it."""
+    return lookup_terms(query_terms(query))
+
+
+def row_values(terms: KeywordTerms) -> list[Any]:
+    """The bind values of (keyword_terms, keyword_frequencies, keyword_length)."""
+    ordered = sorted(terms.frequencies)
+    return [ordered, [terms.frequencies[t] for t in ordered], terms.length]
+
+
+@dataclass(frozen=True, slots=True)
+class StatisticsChange:
+    """What a write changes in a user's statistics."""
+
+    memories: int
+    tokens: int
+    documents: dict[str, int]
+    """Per term, how many more memories hold it (negative: fewer); terms without change left out."""
+
+
+def statistics_change(
+    removed: Iterable[tuple[Sequence[str], int]], added: Iterable[tuple[Sequence[str], int]]
+) -> StatisticsChange:
+    """The change from replacing the rows `removed` by `added`, each given as (terms, length)."""
+    documents: Counter[str] = Counter()
+    memories = tokens = 0
+    for terms, length in removed:
+        documents.subtract(set(terms))
+        memories -= 1
+        tokens -= length
+    for terms, length in added:
+        documents.update(set(terms))
+        memories += 1
+        tokens += length
+    return StatisticsChange(memories, tokens, {t: n for t, n in sorted(documents.items()) if n})
+
+
+OLD_TERMS = (
+    "SELECT keyword_terms, keyword_length FROM memories WHERE user_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE"
+)
+"""Params: user_id, ids. The stored terms of rows about to be replaced, locked until the write commits."""
+
+ADD_DOCUMENTS = (
+    "INSERT INTO keyword_documents (user_id, term, documents) "
+    "SELECT %s, d.term, d.documents FROM unnest(%s::text[], %s::integer[]) AS d(term, documents) ORDER BY d.term "
+    "ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents"
+)
+"""Params: user_id, terms, changes. Terms in order, so concurrent writes lock them in one order."""
+
+DROP_UNUSED = "DELETE FROM keyword_documents WHERE user_id = %s AND term = ANY(%s) AND documents <= 0"
+"""Params: user_id, terms whose count fell."""
+
+ADD_TOTALS = (
+    "INSERT INTO keyword_totals (user_id, documents, tokens) VALUES (%s, %s, %s) "
+    "ON CONFLICT (user_id) DO UPDATE SET documents = keyword_totals.documents + EXCLUDED.documents, "
+    "tokens = keyword_totals.tokens + EXCLUDED.tokens"
+)
+"""Params: user_id, memories added, tokens added (negative: removed)."""
+
+
+def statistics_statements(user_id: str, change: StatisticsChange) -> list[tuple[str, list[Any]]]:
+    """The statements applying `change` to `user_id`'s statistics (none when nothing changed)."""
+    statements: list[tuple[str, list[Any]]] = []
+    if change.documents:
+        terms = list(change.documents)
+        statements.append((ADD_DOCUMENTS, [user_id, terms, [change.documents[t] for t in terms]]))
+        fell = [t for t in terms if change.documents[t] < 0]
+        if fell:
+            statements.append((DROP_UNUSED, [user_id, fell]))
+    if change.memories or change.tokens:
+        statements.append((ADD_TOTALS, [user_id, change.memories, change.tokens]))
+    return statements
