@@ -225,6 +225,7 @@ def cmd_bulkload(args: argparse.Namespace) -> int:
     )
     name = args.name or ("postgres-bulkload-no-auto-analyze" if args.no_auto_analyze else "postgres-bulkload")
     postgres_parity.write(result, args.out, name)
+    return 0
 
 
 def cmd_heldout(args: argparse.Namespace) -> int:
