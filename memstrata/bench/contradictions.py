@@ -106,7 +106,7 @@ PAIRS: tuple[Pair, ...] = (
     Pair("I live in Berlin", "I no longer live in Berlin, I'm in Munich now", "Berlin", "Munich"),
     Pair("I work at Initech", "I quit my job at Initech last week", "Initech", "quit|no longer works at Initech"),
     Pair("I hate tea", "I actually love tea now, green tea especially", "hate", "loves? tea"),
-    Pair("I drink coffee every morning", "I don't drink coffee anymore", "drink coffee", "not drink coffee"),
+    Pair("I drink coffee every morning", "I don't drink coffee anymore", "drinks? coffee", "not drink coffee"),
     Pair("My sister's name is Ana", "oops my sister is called Anna, with two n's", "Ana$|Ana\\.", "Anna"),
     Pair("I moved to Lisbon", "we just moved to Seville for my wife's job", "Lisbon", "Seville"),
     Pair("my favorite food is pizza", "my favorite food is ramen, sorry pizza", "pizza", "ramen"),

@@ -15,19 +15,24 @@ language, not a list of sentences:
 - "attitude": the predicate is a verb of thinking, knowing, saying or wishing whose content is the
   point ("I think ...", "I wonder ...", "I guess ...", "I hope you ..."), or a reaction or state of
   mind ("I'm glad ...", "I'm curious ...", "I appreciate ...", "I love that ..."), a passing state
-  ("I'm a bit tired today", "I'm in a meeting"), or stretched emphasis ("I just looove ...").
+  ("I'm a bit tired today", "I'm in a meeting", "I'm doing OK, thanks"), or stretched emphasis ("I just
+  looove ...").
 - "modal": ability, permission, obligation or conditional mood ("I can ...", "I should ...",
   "I'd ...", "I could ..."), a future "I'll ..." with no date (mostly a promise to the assistant:
   "I'll try that", "I'll keep it in mind") or a tentative one ("I'll try to check ... next week").
 - "assistant": the clause mentions the assistant ("you", "your"): it is about this conversation.
 - "context": it leans on words said before: a pronoun or demonstrative ("it", "him", "these
-  recipes", "ones"), or a phrase only the conversation resolves ("the same", "the second option").
+  recipes", "ones", "that feeling"), an indefinite pronoun as its point ("I made something to ..."), a
+  phrase only the conversation resolves ("the same", "the second option", "ever since", "not read that
+  yet"), or a verb whose object was said before ("I started when I was young", "I definitely will").
 - "conversation": the clause is about this very talk ("since we last talked").
 - "slot": the clause uses the vocabulary of a slot the specific rules read (where the user lives or
   works, their name, age, diet...) although no rule stored it: the rules judged it unclear, and a free
   sentence would compete with the slot's current value.
 - "thin": too few specific words to mean anything alone ("I'm staying positive", "I heard great
-  things"), or too long to be one fact.
+  things", "I faced all kinds of hurdles", "My hard work is paying off"): abstract nouns of effort,
+  feeling and fortune, evaluative adjectives, adverbs and time words do not count as specific; a
+  figure of speech about coping ("crossing my fingers", "giving up"); or too long to be one fact.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ _LEAD = (
 )
 _FIRST_PERSON = re.compile(
     rf"^{_LEAD}?(?P<subject>(?:i|i'm|i've|i'll|i'd)\b|(?:my|our) (?:[\w'-]+ ){{1,3}}?(?=(?:is|are|was|were|has|have"
-    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s|[a-z]+ed)\b))",
+    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed)\b))",
     re.IGNORECASE,
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
@@ -56,7 +61,10 @@ _STOP = wordset(
     """i i'm i've i'll i'd me my mine myself we we're we've our us a an the and or but so to of in on at for with
     from by as is am are was were be been being have has had do does did not no just really very also too still
     now then there here some any much many more most lot lots bit kind sort of up out about into over after
-    before again ever never always usually often get got getting go going went gone make made am quite pretty"""
+    before again ever never always usually often get got getting go going went gone make made am quite pretty
+    don't doesn't didn't haven't hasn't hadn't isn't aren't wasn't weren't won't can't will would can could shall
+    should may might must do does did definitely probably maybe gonna wanna gotta this that these those year years
+    such month months week weeks weekend last next today tonight yesterday tomorrow morning evening night"""
 )
 _MIN_CONTENT_WORDS = 2
 _MAX_WORDS = 45
@@ -82,7 +90,8 @@ _ATTITUDE_VERBS = wordset(
     disagree doubt bet imagine imagined expect notice noticed recall appreciate appreciated
     love loved like liked hate hated enjoy enjoyed prefer preferred adore adored want wanted wish wished
     hope hoped feel felt consider considered considering figure figured forgot forget trust ask asked asking
-    say said tell told mention mentioned apologize apologise thank thanked totally definitely
+    say said tell told mention mentioned apologize apologise thank thanked totally definitely wanna hear heard
+    enjoying loving remind reminds reminded
     completely absolutely kinda sorta"""
 )
 _REACTION_STATES = wordset(
@@ -93,10 +102,23 @@ _REACTION_STATES = wordset(
     pumped nervous anxious stressed exhausted tired bored sad upset angry frustrated"""
 )
 _MODAL = re.compile(
-    r"^i(?:'d| would| could| can| can't| cannot| couldn't| should| shouldn't| might| may| must| shall)\b", re.I
+    r"^i(?:'d| would| could| can| can't| cannot| couldn't| should| shouldn't| might| may| must| shall| gotta"
+    r"| got to)\b",
+    re.I,
 )
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
+_ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able|unable) to\b", re.I)
+"""Ability ("I've been able to connect with ..."): what the user could do, not what they did."""
 _HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
+_HOPE = re.compile(r"^i(?:'m| am|'ve been| have been)(?: \w+ly)* (?:hoping|wanting|wishing|dreaming) (?:to|of)\b", re.I)
+_SPECIFIC_TARGET = re.compile(r"\d|\b(?-i:[A-Z])[a-z]+\b(?<!\bI)")
+"""A hope is kept only with a specific target, a number or a name ("hoping to beat my best of 25:50")."""
+_MUSING = re.compile(
+    r"^i(?:'m| am|'ve been| have been| was)(?: \w+ly)* (?:thinking|wondering|considering|looking|trying to decide)"
+    r" (?:of|about|into|for|whether|if)\b",
+    re.I,
+)
+"""Musing aloud ("I've been thinking of stocking up on coffee"): no routine or event yet."""
 _TENTATIVE_FUTURE = re.compile(
     r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
     r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
@@ -105,7 +127,9 @@ _TENTATIVE_FUTURE = re.compile(
 )
 """A future that is a promise within the conversation ("I'll try to check ...", "I'll see what ..."), or
 an errand for the next few hours ("I'll pick up a bag later today")."""
-_NEEDS_HELP = re.compile(r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance)\b", re.I)
+_NEEDS_HELP = re.compile(
+    r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance|a hand|a second opinion)\b", re.I
+)
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it|its|another)\b", re.I)
 """Someone or something named earlier in the conversation: the statement is not whole without it."""
 _DEMONSTRATIVE = re.compile(
@@ -117,28 +141,80 @@ _ABOUT_THIS_TALK = re.compile(r"\b(?:we|us)\b[^.]*\b(?:talked|spoke|chatted|caug
 _GENERIC = wordset(
     """positive going keep keeps keeping kept pushing push forward ahead dream dreams goal goals best effort thing
     things stuff great good nice busy stay staying stayed trying try motivated focused inspired believing believe
-    themselves chasing chase hard work working time times life way ways new big something everything anything
+    themselves chasing chase hard time times life way ways new big something everything anything
     well better doing done heard happening happen day days journey progress moving move fun support supported
     grateful lookout awesome amazing cool crazy wild really super totally lately recently always never everyone
     people else bit whole lot also even though too still gonna wanna let anyone stop reach find able care tough
-    around matter"""
+    around matter experience experiences challenge challenges hurdle hurdles obstacle obstacles emotion emotions
+    memory memories comfort energy purpose balance efforts plan plans news option options offer offers trouble
+    troubles story stories blast difference impact change changes passion success motivation focus step steps road
+    ride moment moments lesson lessons mistake mistakes positive negative determined give giving gave up face faced
+    facing overcome overcame through hope hopes fingers heart mind soul spirit improve improving grow
+    growing growth reflect reflecting surge treasure treasures similar tough rough hectic exciting excited cool
+    awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
+    feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
+    various kinds all sorts making doing having taking take took real care cares caring find finds finding found
+    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies"""
 )
-"""Words too general to make a statement specific ("keep pushing forward", "heard great things")."""
+"""Words too general to make a statement specific ("keep pushing forward", "heard great things", "faced all
+kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and
+fortune, evaluative adjectives, and the verbs of platitudes."""
+_INDEFINITE = re.compile(
+    r"\b(?:something|someone|somebody|somewhere|anything|anyone|anybody)\b"
+    r"(?! (?:called|named|like|at|in|from|about) [A-Z0-9])"
+)
+"""An indefinite pronoun as the point of the statement ("I made something to catch the eye", "working on
+something exciting"): what it stands for was said elsewhere, if at all; "something like Notion" names it."""
+_IDIOM = re.compile(
+    r"\b(?:com(?:e|es|ing|in') true|cross(?:ing|ed)? (?:my|our) fingers|fingers crossed|over the moon"
+    r"|on cloud nine|in the same boat|(?:paying|pays|paid) off\W*$"
+    r"|hang(?:ing)? in there|(?:giving|give|gave) up|powered through|plow(?:ing|ed)? through|push(?:ing)? through"
+    r"|joined in|see why|see how|the way i see it|each day as it comes|one day at a time)\b",
+    re.IGNORECASE,
+)
+"""Figures of speech that say how the speaker feels or copes, not what they did or have."""
+_ELLIPTIC = re.compile(
+    r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally)* (?:started|began|stopped|quit|tried|finished|did"
+    r"|joined|continued|do|does|will|am|was|have|had)(?: it| that| this| one| so| too| again| back| in)?"
+    r"(?:\W*$|\W+(?:when|because|after|since|as|before|until|but|and|so|though|(?-i:[A-Z])\w*(?:\W*$|,)))",
+    re.IGNORECASE,
+)
+"""A verb whose object was said before ("I started when I was young", "I definitely will", "I do, Oscar"):
+the statement needs the conversation to mean anything."""
+_HOW_I_AM = re.compile(
+    r"^i(?:'m| am)(?: \w+ly| so| just| still| also)* (?:doing (?:ok|okay|fine|well|good|great|alright|better|awesome"
+    r"|amazing|much better)|content|alright|all good|good to go)\b",
+    re.IGNORECASE,
+)
+"""How the speaker is doing ("I'm doing OK, thanks", "I'm completely content"): a greeting's answer."""
 _ASSISTANT = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.IGNORECASE)
 _VAGUE_OBJECT = re.compile(
     r"\b(?:the same|the above|the (?:first|second|third|fourth|last|other|latter|former|next) (?:one|option|idea|"
     r"suggestion|recipe|step|point|choice)s?|the one|the ones|such|both of them|all of them|some of them|"
     r"the (?:recipe|list|suggestion|recommendation|idea|option|tip|advice|information|answer|response|article|link|"
-    r"example|explanation|steps|plan you|aftertaste|result|results|output)s?\b(?! (?:of|for|from|at|in) [A-Z]))"
+    r"example|explanation|steps|plan you|aftertaste|result|results|output|trip|event|party|game|show|class|meeting"
+    r"|course|book|movie|place)s?\b(?! (?:of|for|from|at|in|to) [A-Z]))"
     r"|\bones\b|\b(?:a|the|this|that|another|new|old|other|different|same|first|last) one\b(?! of)"
+    r"|\b(?:had|have|has|got|get|want|need|bought|tried|made|found|read|seen|saw) one\b"
+    r"|\bthat (?:feeling|moment|day|night|time|place|thing|stuff|experience|fellow|guy|girl|person|book|movie|show"
+    r"|game|song|trip|idea|part|stage|point)s?\b"
+    r"|\bthe (?:positive|negative|bright side|good stuff|good things|little things|important things)\b"
+    r"|\b(?:a few|some|many|lots|a couple|a lot) more(?= (?:in|on|at|last|this|yesterday|today|recently)\b|\W*$)"
+    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$"
+    r"|\b(?:it|that|this|them|one)(?: yet| either| too| again| anymore| already)\W*$"
+    r"|\b(?:on|with|about|into)(?: for (?:a while|ages|years|months|weeks)| lately| recently)?\W*$"
     r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
     re.IGNORECASE,
 )
 _CONVERSATION_NOUNS = wordset(
     """question questions concern concerns point guess bad thoughts thought understanding apologies pleasure
     answer reply message mistake take impression feeling sense idea request follow-up followup issue problem
-    main next last first second only biggest favorite favourite hope goal guess worry point question"""
+    main next last first second only biggest favorite favourite hope goal guess worry point question imagination
+    mind heart soul dream dreams passion efforts life mood confidence motivation creativity spirits head feelings
+    emotions energy"""
 )
+"""Subjects that are the talk itself ("my question is ...") or the speaker's inner life ("my imagination
+soars", "my heart is full"): what follows is a reaction, not a fact."""
 _SLOT_VOCABULARY = re.compile(
     r"\b(?:live|lives|living|lived|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
     r"|worked (?:at|for|as)|job|employer|hired|name|called|years? old|age|aged|birthday|born|married|divorced"
@@ -153,14 +229,17 @@ _PEOPLE = wordset(
 _PASSING_STATE = re.compile(
     r"^i(?:'m| am| was| feel| felt)(?: (?:\w+ly|so|very|a bit|a little|pretty|quite|kinda|kind of|sort of|super"
     r"|totally|too|extremely|rather|slightly|just|also|still|getting|feeling))* (?!(?:a|an|the|my|our|in|at|on|from"
-    r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)[\w'-]+"
+    r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)(?![\w']+-[\w']+)"
+    r"(?!(?:colou?rblind|deaf|diabetic|autistic|dyslexic|bilingual|trilingual|introverted|extroverted|asthmatic"
+    r"|epileptic|adopted|retired|unemployed|single|sober|celiac|coeliac|vegan|blind)\b)[\w'-]+"
     r"(?:\W*$| (?:and|for|of|about|with|at|by|to|today|tonight|now|lately|right now|this|that|these days|after"
     r"|because)\b)",
     re.IGNORECASE,
 )
 """A passing state of body or mind ("I'm a bit tired today", "I'm so done with this week")."""
 _WHERE_NOW = re.compile(
-    r"^i(?:'m| am)(?: (?:currently|just|still|now|already|finally))* (?:in|at|on|out|off|back|home|away|stuck|here"
+    r"^i(?:'m| am)(?: (?:currently|just|still|now|already|finally))* (?:in|at|on|out|off|back(?! from)|home(?! from)"
+    r"|away|stuck|here"
     r"|there|outside|inside)\b",
     re.IGNORECASE,
 )
@@ -174,7 +253,11 @@ situation, not a fact."""
 _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$",
+    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
+    r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
+    r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
+    r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"
+    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$",
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(
@@ -226,9 +309,50 @@ def _predicate_words(statement: str) -> list[str]:
     """The words after the subject pronoun, its auxiliaries and adverbs ("I've been really" -> the rest)."""
     words = statement.split()
     rest = words[1:] if words and words[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd") else words[2:]
-    while rest and (rest[0].casefold().endswith("ly") or rest[0].casefold() in _AUXILIARIES):
+    while rest and (rest[0].casefold().endswith(("ly", "%")) or rest[0].casefold() in _AUXILIARIES):
         rest = rest[1:]
     return rest
+
+
+_UNSPECIFIC = _STOP | _GENERIC
+_TRAIT = re.compile(r"^i(?:'m| am)(?: \w+ly)* [\w'-]+\W*$", re.I)
+"""One word said of the speaker ("I'm left-handed"): a trait, once the passing states are refused."""
+_LY_NOT_ADVERBS = wordset(
+    """family daily weekly monthly yearly hourly nightly early july italy assembly supply jelly belly lily holly
+    ally rally reply apply fly butterfly bully ugly silly curly"""
+)
+
+
+def _is_adverb(word: str) -> bool:
+    """A lower-case "-ly" adverb ("surely", "slowly"), which says how, not what."""
+    return word.islower() and word.endswith("ly") and len(word) > 4 and word not in _LY_NOT_ADVERBS
+
+
+def specific_words(statement: str) -> list[str]:
+    """The words of `statement` that make it specific: not function words, not the abstract or evaluative
+    vocabulary of platitudes ("great", "time", "experience"), not adverbs or time words."""
+    words = [word.rstrip(".,!?:") for word in _WORD.findall(statement)]
+    return [w for w in words if w and w.casefold() not in _UNSPECIFIC and not _is_adverb(w)]
+
+
+def is_thin(statement: str, *, minimum: int = _MIN_CONTENT_WORDS) -> bool:
+    """True when `statement` has fewer than `minimum` specific words ("I'm staying positive"); a dated
+    event needs only one ("I got promoted last week"), none is a pleasantry ("We had a great time")."""
+    return len(specific_words(statement)) < minimum
+
+
+def hedged(statement: str) -> str | None:
+    """Why a first-person `statement` (starting at its subject) is not yet a fact about the user: a
+    request to the assistant ("I need help organizing my garage this weekend"), a modal or tentative
+    future ("I'll definitely try to ...", "I've been able to ..."), or musing ("I've been thinking of ...");
+    None when it is stated as a fact. Specific rules (events, routines) ask this too."""
+    if _REQUEST.search(statement) or _NEEDS_HELP.search(statement):
+        return "request"
+    if _MODAL.match(statement) or _TENTATIVE_FUTURE.match(statement) or _ABLE.match(statement):
+        return "modal"
+    if _MUSING.match(statement):
+        return "attitude"
+    return None
 
 
 def refusal(statement: str, *, dated: bool = False) -> str | None:
@@ -236,14 +360,15 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
 
     `dated` says the clause names a date, which makes a future "I'll ..." a plan rather than a promise.
     """
-    if _REQUEST.search(statement):
-        return "request"
     if _ASSISTANT.search(statement):
         return "assistant"
-    if _NEEDS_HELP.search(statement):
-        return "request"
-    if _MODAL.match(statement) or (_FUTURE.match(statement) and not dated) or _TENTATIVE_FUTURE.match(statement):
+    reason = hedged(statement)
+    if reason is not None:
+        return reason
+    if _FUTURE.match(statement) and not dated:
         return "modal"
+    if _HOPE.match(statement) and not _SPECIFIC_TARGET.search(statement[statement.index(" ") :]):
+        return "attitude"
     predicate = _predicate_words(statement)
     head = predicate[0].casefold().strip(",.!") if predicate else ""
     if not _HOPE_OR_PLAN.match(statement) and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
@@ -252,20 +377,29 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         _PASSING_STATE.match(statement)
         or _WHERE_NOW.match(statement)
         or _HOW_FAR_NOW.match(statement)
+        or _HOW_I_AM.match(statement)
         or _ELONGATED.search(head)
     ):
         return "attitude"
-    if _VAGUE_OBJECT.search(statement) or leans_on_context(statement) or _leans_on_earlier_words(statement):
+    if (
+        _VAGUE_OBJECT.search(statement)
+        or _INDEFINITE.search(statement)
+        or leans_on_context(statement)
+        or _leans_on_earlier_words(statement)
+    ):
+        return "context"
+    if _ELLIPTIC.match(statement):
         return "context"
     if _ABOUT_THIS_TALK.search(statement):
         return "conversation"
     if _SLOT_VOCABULARY.search(statement):
         return "slot"
-    words = _WORD.findall(statement)
-    content = [w for w in words if w.casefold() not in _STOP and w.casefold() not in _GENERIC]
-    if len(content) < _MIN_CONTENT_WORDS or len(words) > _MAX_WORDS:
+    if _IDIOM.search(statement):
+        return "thin"
+    least = 1 if _TRAIT.match(statement) else _MIN_CONTENT_WORDS
+    if is_thin(statement, minimum=least) or len(_WORD.findall(statement)) > _MAX_WORDS:
         return "thin"
     return None
 
 
-__all__ = ["disclosure_start", "refusal", "without_evaluation"]
+__all__ = ["disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]

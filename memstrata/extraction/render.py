@@ -19,16 +19,23 @@ _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "
 _PAST_OR_MODAL = wordset(
     """can could will would shall should must might may went ran had got took made saw met came left began
     won lost bought sold flew drove wrote gave did quit became broke found spent was were said told
-    thought knew felt kept sent paid put read set let hit cut hurt cost shut spread split"""
+    thought knew felt kept sent paid put read set let hit cut hurt cost shut spread split built heard wore chose
+    taught caught brought held sat stood understood slept swam sang rode drank ate fed led lent meant fought
+    sought bent dealt dug struck threw grew drew blew forgot froze hid hung lit lay rang rose shook shot slid
+    spoke spun stole stuck swore swept tore woke wept burnt learnt dreamt spelt spilt gonna wanna gotta"""
 )
+_NOT_ADVERBS = wordset("apply reply supply rely fly imply multiply comply ally bully rally tally")
+"""Verbs ending in "-ly", which are conjugated; any other "-ly" word before the verb is an adverb."""
 
 
 def _conjugate(verb: str) -> str:
-    """The third-person singular of a first-person verb ("love" -> "loves"); past and modals unchanged."""
+    """The third-person singular of a first-person verb ("love" -> "loves"); past tenses, modals and an
+    adverb the lists do not know ("I slowly formed ...") unchanged."""
     low = verb.casefold()
     stem = re.sub(r"^(?:re|un|over|under|mis|out|with)(?=[a-z]{3,})", "", low)
     past = low.endswith("ed") and not low.endswith("eed")
-    if low in _PAST_OR_MODAL or stem in _PAST_OR_MODAL or past or low.endswith("n't"):
+    adverb = low.endswith("ly") and low not in _NOT_ADVERBS
+    if low in _PAST_OR_MODAL or stem in _PAST_OR_MODAL or past or adverb or low.endswith("n't"):
         return verb
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]
@@ -78,10 +85,18 @@ def third_person(text: str, name: str | None = None) -> str:
     The first mention uses the name ("I love my morning run" -> "The user loves their morning run",
     or "Ben loves ..."); later possessives and objects become "their" / "them".
     """
-    out = text.strip()
+    quoted = _QUOTED.findall(text)
+    out = _QUOTED.sub(_QUOTE_MARK, text.strip())
     for pattern, replacement in _FIRST_TO_THIRD:
         out = pattern.sub(replacement, out)
+    for title in quoted:
+        out = out.replace(_QUOTE_MARK, title, 1)
     return sentence(_name_placeholders(out, name or "the user"))
+
+
+_QUOTED = re.compile(r'"[^"]+"')
+_QUOTE_MARK = "\x04"
+"""A quoted title or phrase keeps its words ("How I Built This" stays as it is)."""
 
 
 def _name_placeholders(text: str, subject: str) -> str:

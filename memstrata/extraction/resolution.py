@@ -6,7 +6,8 @@
   duplicate of the same kind and attribute); `target_ids` holds the memory to refresh.
 - SUPERSEDE: same subject and single-valued attribute with a new value ("lives in Paris" ->
   "lives in Berlin"), the same object with the opposite polarity ("likes tea" -> "hates tea"), or the
-  same value said again later in other words (the later wording becomes current);
+  same value said again later in other words (the later wording becomes current), or a statement
+  that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`);
   `target_ids` are the memories to retire.
 - ADD: anything else.
 
@@ -33,6 +34,7 @@ from typing import Any
 
 from ..models import MemoryKind, content_hash
 from .base import STATEMENT, Candidate, is_multi_valued
+from .switches import switch_retires
 
 DUPLICATE_SIMILARITY = 0.95
 """Cosine similarity from which a same-kind, same-attribute memory counts as the same memory."""
@@ -226,6 +228,10 @@ _AFFINITY = frozenset({"likes", "diet", "habit"})
 """Attributes that say how the user stands towards a thing: "hates coffee" (likes, -1) and "no
 coffee" (diet) both contradict "loves coffee", whichever of them holds it."""
 _NEGATED_VALUE = re.compile(r"^(?:no|not|non|never)\s+")
+_SWITCHABLE = frozenset({STATEMENT, "habit"})
+_RESTATABLE = frozenset({STATEMENT, "routine", "habit"})
+"""Attributes whose sentence said again with other numbers replaces the old one ("I run 5 times a week now")."""
+"""Attributes of what a switch to something else replaces ("uses Spotify", "drinks oat milk")."""
 
 
 def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> str:
@@ -236,7 +242,9 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
-    if new.attribute == STATEMENT == old.attribute and new.subject == old.subject:
+    if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
+        return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
+    if new.attribute == old.attribute and new.attribute in _RESTATABLE and new.subject == old.subject:
         return restated_count(new.value, old.value)
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
@@ -269,6 +277,9 @@ _UPDATE_WORDS = re.compile(r"\b(?:now|currently|still|already|actually|so far|in
 
 
 _LEAST_FRAME_WORDS = 5
+_LEAST_FRAME_WORDS_UPDATED = 3
+"""...unless the new one says it is an update ("we have 3 cats now" replaces "I have 2 cats")."""
+_WE = re.compile(r"^we\b")
 
 
 def restated_count(new: str | None, old: str | None) -> str:
@@ -276,9 +287,10 @@ def restated_count(new: str | None, old: str | None) -> str:
     stars" -> "I now have 150 stars"), "same" when they say it with the same ones, else "keep"."""
     if not new or not old:
         return "keep"
-    frames = [" ".join(_UPDATE_WORDS.sub(" ", _NUMBER.sub("#", text)).split()) for text in (new, old)]
-    if frames[0] != frames[1] or "#" not in frames[0] or len(frames[0].split()) < _LEAST_FRAME_WORDS:
-        return "keep"  # short frames ("Rae note 1", "I have 2 cats") say too little to be the same statement
+    frames = [" ".join(_UPDATE_WORDS.sub(" ", _NUMBER.sub("#", _WE.sub("i", text))).split()) for text in (new, old)]
+    least = _LEAST_FRAME_WORDS_UPDATED if _UPDATE_WORDS.search(new) else _LEAST_FRAME_WORDS
+    if frames[0] != frames[1] or "#" not in frames[0] or len(frames[0].split()) < least:
+        return "keep"  # short frames ("Rae note 1", "I have 2 cats") say too little to be the same statement...
     return "same" if _NUMBER.findall(new) == _NUMBER.findall(old) else "retire"
 
 

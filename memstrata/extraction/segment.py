@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length
+from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_head
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
     r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
-    r"|,\s+(?=(?:just |finally |also )?(?:got|moved|started|switched|joined|quit|left|bought|booked|finished|passed|"
-    r"graduated|adopted|signed)\b)",
+    r"|(?:,?\s+and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
+    r"|finished|passed|graduated|adopted|signed)\b)"
+    r"|,\s+(?=(?:just |finally |also )?got\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
@@ -112,25 +113,54 @@ def _located(pieces: Iterable[str], text: str) -> Iterator[tuple[str, int]]:
 
 
 def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]]:
-    """Sentences of the masked text that state something, with the matching slices of the original."""
+    """Sentences of the masked text that state something, with the matching slices of the original; of a
+    sentence that ends in a hedged afterthought, the statement before it."""
     for sentence, start in _located(sentences(masked), masked):
-        if not is_unstated(sentence):
-            yield sentence, original[start : start + len(sentence)]
+        said = sentence if not is_unstated(sentence) else stated_head(sentence)
+        if said:
+            yield said, original[start : start + len(said)]
 
 
 _DROPPED_I = re.compile(
     r"^(?:(?:just|finally|recently|also|actually|officially|literally) )*(?:got|had|went|moved|started|finished|passed|"
     r"graduated|joined|left|quit|bought|sold|booked|adopted|ran|won|met|took|made|visited|flew|drove|spent|signed|"
-    r"launched|decided|switched|became|began|turned|landed|married|completed|earned|submitted|applied|received|built|"
+    r"launched|decided|switched|traded|swapped|replaced|became|began|turned|landed|married|completed|earned|submitted|"
+    r"applied|received|built|"
     r"wrote|fixed|painted|learned|learnt|hiked|celebrated|hosted|attended|volunteered|organi[sz]ed|stopped|"
     r"(?:love|hate|adore|enjoy|can't stand|cannot stand)(?= [a-z]+ing\b)|prefer|live in|work (?:at|for|as)|"
     r"speak|need to|have to|used to)\b",
     re.IGNORECASE,
 )
 _GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b[^,;]*?\b(?:is|was|are|were|'s|has been|can be|makes|made)\b", re.I)
-_DROPPED_I_HAVE = re.compile(r"^(?:been|gotten)\b", re.IGNORECASE)
+_DROPPED_I_HAVE = re.compile(
+    r"^(?:been|gotten)\b(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
+    re.IGNORECASE,
+)
+"""A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
+_DROPPED_I_ADVERB_PAST = re.compile(
+    r"^(?:just|finally|recently|also|actually|officially) (?!(?:excited|tired|bored|interested|worried|scared"
+    r"|stressed|obsessed|exhausted|thrilled|pleased|relieved|amazed|surprised|shocked|confused|annoyed|checked"
+    r"|asked|looked|googled|confirmed|called|texted|emailed|messaged|replied|answered|realized|realised|remembered"
+    r"|noticed|wondered|tried|wanted|needed)\b)"
+    r"(?:[a-z]{3,}ed|paid|sold|won|lost|bought|caught|found|hit|broke|began|wore|ate|drank|met|ran|swam"
+    r"|built|wrote|taught|held|kept|sent|spent|threw|grew|drew|flew|rode|sang|gave|took|made|did|got)\b",
+    re.IGNORECASE,
+)
+"""A dropped "I" before an adverb and a past tense ("Finally handed in my thesis"), not before a feeling
+("Just excited to be here") or an errand within the talk ("Just checked, the store closes at 9")."""
+_DROPPED_I_PAST_MY = re.compile(
+    r"^(?!(?:excited|tired|bored|interested|worried|scared)\b)[a-z]{3,}ed (?:my|our)\b", re.I
+)
+"""A past tense before "my" ("Aced my driving test"): a dropped "I"."""
+_DROPPED_I_AM_NOW = re.compile(
+    r"^(?:currently|still|now|also|just) (?:reading|watching|studying|saving up|playing|listening to|using)\b", re.I
+)
+"""A dropped "I'm" before an activity said to be going on ("Currently reading ..."); without the adverb
+the gerund may be the subject ("Reading before bed helps me ...")."""
 _DROPPED_I_AM = re.compile(
-    r"^(?:(?:currently|still|now|also) )*(?:working on|building|learning|training for|planning|heading|flying|moving|"
+    r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
+    r"|no longer"
+    r"|moving|back from|home from|"
     r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
     r"based in|originally from|married|engaged|pregnant)\b",
     re.IGNORECASE,
@@ -143,7 +173,12 @@ def implied_subject(masked: str, original: str) -> tuple[str, str]:
     "I'm not vegan anymore"), the same prefix on both texts so that their offsets still agree."""
     if _GERUND_SUBJECT.match(masked):
         return masked, original  # "Learning another language is tough": the gerund is the subject
-    for pattern, prefix in ((_DROPPED_I, "I "), (_DROPPED_I_HAVE, "I've "), (_DROPPED_I_AM, "I'm ")):
+    dropped = (
+        (_DROPPED_I, "I "), (_DROPPED_I_ADVERB_PAST, "I "), (_DROPPED_I_PAST_MY, "I "), (_DROPPED_I_HAVE, "I've "),
+        (_DROPPED_I_AM, "I'm "),
+        (_DROPPED_I_AM_NOW, "I'm "),
+    )  # fmt: skip
+    for pattern, prefix in dropped:
         if pattern.match(masked):
             lowered = masked[:1].lower() + masked[1:], original[:1].lower() + original[1:]
             return prefix + lowered[0], prefix + lowered[1]

@@ -17,12 +17,13 @@ _CODE_OR_ERROR = re.compile(
 )
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|night)|thanks|thank you|thx|ty|cheers|"
-    r"ok(?:ay)?|sure|great|nice|cool|perfect|awesome|got it|sounds good|lol|haha|hmm+|yes|yeah|yep|no|nope|"
+    r"ok(?:ay)?|sure|great|nice|cool|perfect|awesome|got it|sounds good|lol|haha|hmm+|yes|yeah|yep|no(?! longer)|nope|"
     r"bye|goodbye|see you)\b[\s!.,:)(]*",
     re.IGNORECASE,
 )
 _DISCOURSE = re.compile(
-    r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|"
+    r"^(?:(?:oh|ah|also|and|so|well|btw|by the way|fyi|actually|honestly|anyway|anyways|correction|sorry|ugh|oof|omg"
+    r"|yay|phew|welp|meh|"
     r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.|guess what|speaking of which|"
     r"on another note|(?:i )?just wanted to (?:let you know|tell you|share|say|update you)(?: that)?|"
     r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up)\b[\s,:;!\-]*)+",
@@ -32,7 +33,8 @@ _QUESTION_START = re.compile(
     r"^(?:(?:what|who|whom|whose|where|when|why|how|which)(?:'s|'re|'d)?\s+(?:\w+\s+)?"
     r"(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had)\b"
     r"|(?:what|who|where|why|how)(?:'s|'re)\b"
-    r"|(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had|isn't|"
+    r"|(?!(?:have|has|had|did|do)\s+(?:my|our)\b)"  # "Had my wisdom teeth out": a dropped "I", no question
+    r"(?:is|are|am|was|were|do|does|did|can|could|would|will|shall|should|may|might|have|has|had|isn't|"
     r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\s+(?:i|you|we|they|he|she|it|my|"
     r"your|our|the|this|that|there|these|those|anyone|someone)\b)",
     re.IGNORECASE,
@@ -159,6 +161,20 @@ def is_unstated(sentence: str) -> bool:
     """
     question = is_question(sentence) and not _QUESTION_REQUEST.match(_DISCOURSE.sub("", sentence))
     return bool(question or _HYPOTHETICAL.search(sentence) or _REPORTED.search(sentence))
+
+
+_HEDGED_TAIL = re.compile(r",\s+(?:so|and|but|though|although)\s+(?=(?:maybe|perhaps|might|i might|i wonder)\b)", re.I)
+
+
+def stated_head(sentence: str) -> str:
+    """The statement before a hedged afterthought ("I have a pottery class on Fridays, so maybe I'll
+    make mugs" -> "I have a pottery class on Fridays"), or "" when the sentence has none or the head
+    itself states nothing."""
+    boundary = _HEDGED_TAIL.search(sentence)
+    if boundary is None:
+        return ""
+    head = sentence[: boundary.start()]
+    return "" if is_unstated(head) else head
 
 
 def _strip_greeting(text: str) -> str:

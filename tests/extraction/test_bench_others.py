@@ -192,3 +192,13 @@ def test_cli_reports_others_beside_the_labelled_set(tmp_path, capsys):
         "sample": 1, "judged": 0, "correct": 0, "precision": None, "unjudged_count": 1,
     }  # fmt: skip
     assert written["others"]["locomo"]["recall"] == 0.5
+
+
+def test_speed_ab_alternates_two_versions_of_the_code(tmp_path):
+    from memstrata.bench import extraction_speed
+
+    here = Path(extraction_speed.__file__).resolve().parents[2]
+    result = extraction_speed.run(_locomo_file(tmp_path), here, rounds=1)
+    assert [r["version"] for r in result["runs"]] == ["before", "after"]
+    assert all(r["turns"] == result["runs"][0]["turns"] > 0 for r in result["runs"])
+    assert result["ratio"] > 0

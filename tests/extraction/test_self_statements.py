@@ -118,6 +118,28 @@ def test_a_request_to_remember_stays_a_request() -> None:
         pytest.param("I've been busy since we last talked", "context", id="conversation-or-thin"),
         pytest.param("I'm based out of Lisbon now", "slot", id="slot-vocabulary"),
         pytest.param("I'm staying positive and looking ahead", "thin", id="thin-platitude"),
+        pytest.param("I'm staying positive and looking ahead.", "thin", id="thin-platitude-full-stop"),
+        pytest.param("I faced all kinds of hurdles this year", "thin", id="thin-abstract-nouns"),
+        pytest.param("I'm finding some comfort in the good memories", "thin", id="thin-feelings"),
+        pytest.param("I'm crossing my fingers for the audition", "thin", id="thin-idiom"),
+        pytest.param("My hard work is finally paying off", "thin", id="thin-my-subject-platitude"),
+        pytest.param("My garden will surely last", "thin", id="thin-adverbs-are-not-content"),
+        pytest.param("I'm doing OK, thanks for checking in", "attitude", id="attitude-how-i-am"),
+        pytest.param("I 100% agree with that plan", "attitude", id="attitude-percent-adverb"),
+        pytest.param("I gotta say the crust was perfect", "modal", id="modal-gotta"),
+        pytest.param("I made something special to cheer up the neighbours", "context", id="context-indefinite"),
+        pytest.param("I started when I was nine", "context", id="context-elliptic-verb"),
+        pytest.param("I definitely will!", "context", id="context-elliptic-auxiliary"),
+        pytest.param("I did, Priya!", "context", id="context-elliptic-vocative"),
+        pytest.param("I haven't watched that yet", "context", id="context-that-yet"),
+        pytest.param("I've been painting ever since", "context", id="context-ever-since"),
+        pytest.param("I had an amazing time with that fellow climber", "context", id="context-that-noun"),
+        pytest.param("I have roughly two weeks for the trip.", "context", id="context-the-trip"),
+        pytest.param("I'm hoping to finally nail my handstand this time", "attitude", id="attitude-hope-no-target"),
+        pytest.param("I've been able to meet lots of like-minded makers", "modal", id="modal-able-to"),
+        pytest.param("I remind myself why I took up the cello", "attitude", id="attitude-remind"),
+        pytest.param("I've been thinking of switching banks", "attitude", id="attitude-musing"),
+        pytest.param("I've been tinkering with for ages", "context", id="context-stranded-preposition"),
     ],
 )
 def test_refusal_names_the_category(text: str, reason: str) -> None:
@@ -135,6 +157,8 @@ def test_refusal_names_the_category(text: str, reason: str) -> None:
     [
         pytest.param("My question is about the tax deadline", id="conversational-subject"),
         pytest.param("My coworker keeps microwaving fish", id="someone-else"),
+        pytest.param("My imagination soars when I read", id="inner-life"),
+        pytest.param("my people skills to win clients over", id="plural-noun-is-no-verb"),
         pytest.param("When I moved here I knew nobody", id="subordinate-clause"),
         pytest.param("The new bookshelf is from IKEA", id="not-first-person"),
         pytest.param("Go for the blue one", id="imperative"),
@@ -158,6 +182,56 @@ def test_clauses_without_the_speaker_as_subject(text: str) -> None:
 )
 def test_nothing_is_stored(text: str) -> None:
     assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        pytest.param("I'm building something like Notion for recipes", "building something like Notion", id="named"),
+        pytest.param("I quit smoking in the spring", "quit smoking", id="object-after-quit"),
+        pytest.param("I slowly rebuilt the porch steps", "slowly rebuilt the porch steps", id="adverb-not-a-verb"),
+        pytest.param("I built a treehouse for the twins", "built a treehouse", id="irregular-past"),
+        pytest.param("Been volunteering at the food bank", "has been volunteering at the food bank", id="dropped-ive"),
+    ],
+)
+def test_specific_statements_still_pass_the_filter(text: str, content: str) -> None:
+    found = extract(text)
+    assert len(found) == 1 and content in found[0].content
+
+
+def test_a_hope_with_a_specific_target_is_kept() -> None:
+    [candidate] = extract("I'm hoping to run the Lisbon half under 1:45 this year")
+    assert "Lisbon half under 1:45" in candidate.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("I need a hand clearing out the attic this weekend", id="event-request"),
+        pytest.param("I'll probably try to repaint the fence this weekend", id="event-tentative"),
+        pytest.param("I've been thinking of buying oat milk for my morning routine", id="routine-musing"),
+        pytest.param("We had such a great time last weekend!", id="event-pleasantry"),
+        pytest.param("I really love the soft glow it gives off", id="liking-of-an-earlier-thing"),
+        pytest.param("I took your tip and tried the rye loaf yesterday", id="event-reaction-to-the-assistant"),
+    ],
+)
+def test_specific_rules_read_no_fact_from_a_hedge(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_a_hedged_afterthought_leaves_the_statement_before_it() -> None:
+    [candidate] = extract("btw I have a ceramics class on Tuesdays, so maybe I'll glaze the bowls then")
+    assert candidate.content == "The user has a ceramics class on Tuesdays."
+
+
+def test_a_quoted_title_keeps_its_first_person_words() -> None:
+    [candidate] = extract('I\'ve been reading "My Brilliant Friend" on the train')
+    assert candidate.content == 'The user has been reading "My Brilliant Friend" on the train.'
+
+
+def test_a_dropped_it_is_not_taken_for_a_dropped_i() -> None:
+    assert extract("Been a long road, honestly") == []
+    assert extract("Been hectic for me lately") == []
 
 
 def test_the_general_path_never_takes_a_slot_the_rules_read() -> None:

@@ -10,7 +10,7 @@ from ...models import MemoryKind
 from ..base import Candidate, EntityMention
 from ..dates import DateMention, Prefer, find_dates, guess_tense
 from ..lexicon import EVENT_CUE, EVENT_NOUNS, LOWER, NOT_NAMES, PERSONAL, PLACE, UPPER
-from ..render import absolute_dates, render_date, third_person, without_end_punctuation
+from ..render import absolute_dates, article, render_date, third_person, without_end_punctuation
 from ..skip import leans_on_context
 from .clause import Clause, candidate, clean_value
 
@@ -28,6 +28,13 @@ _PROGRESSIVE_START = re.compile(rf"^[{UPPER}][{LOWER}]+ing\b")
 _PAST_START = re.compile(
     rf"^(?:[{UPPER}][{LOWER}]+ed|Took|Went|Had|Got|Made|Saw|Met|Ran|Spent|Bought|Found|Came|Was|Did)\b"
 )
+_BARE_NOUN_PHRASE = re.compile(
+    rf"^(?!(?:i|we|my|our|the|a|an|this|that|it|he|she|they|you|your)\b)(?!.*\b(?:my|our|[a-z]+ed)\b)"
+    rf"[{UPPER}]?[{LOWER}-]+(?: [{LOWER}-]+){{0,3}}"
+    r"(?<!ing)(?<!ed)(?<!\bis)(?<!\bare)(?<!\bwas)\s*(?:on\s*)?$",
+    re.IGNORECASE,
+)
+"""A noun phrase alone before the date ("Half marathon next Sunday", "Exam on the 20th"): chat for "I have ..."."""
 _PLACE_CUE = re.compile(rf"\b(?:to|in|from|at|near|visit|visiting) (?P<v>{PLACE})")
 
 
@@ -128,6 +135,8 @@ def _event_text(original: str, mentions: list[DateMention]) -> str:
     leading = _DAY_IS.match(original)
     if leading and first.span[0] == 0:
         text = f"{without_end_punctuation(leading.group('rest'))} is on {render_date(first)}"
+    if _BARE_NOUN_PHRASE.match(original[: first.span[0]]) and not _PROGRESSIVE_START.match(text):
+        return f"I have {article(text)} {text[0].lower()}{text[1:]}"  # "Dentist appointment tomorrow"
     if _PROGRESSIVE_START.match(text):
         return f"I'm {text[0].lower()}{text[1:]}"
     if _PAST_START.match(text):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
 from ..base import Candidate, Message
+from ..disclosure import disclosure_start, hedged, is_thin
 from ..segment import readable_sentences
 from ..skip import sarcastic
 from .clause import Clause
@@ -91,19 +93,45 @@ def _statement_candidates(ctx: Clause) -> list[Candidate]:
     Naming a relative ("my friend Kofi ...") does not stop the rest of the clause being an event. A
     routine ("every Friday I ...", "I've been using X for 6 months") is never also a dated event, a habit
     or a project, and an identity statement ("I've been working as a teacher for ten years") is no routine.
+    An event or routine needs words that make it specific ("We had a great time last weekend" is none) and
+    a clause stated as a fact, not asked, hedged or mused about (`disclosure.hedged`).
     """
     found = update_rules(ctx) + identity_rules(ctx)
     if sarcastic(ctx.original):
         return found + relation_rules(ctx)  # "oh great, another Monday meeting": no liking, routine nor event
     found += [] if found else project_rules(ctx)
     routines = [] if found else routine_rules(ctx)
+    routines = [] if routines and _not_yet_a_fact(ctx.clause) else routines
     found += relation_rules(ctx)
-    found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit")]
+    found += [c for c in preference_rules(ctx) if not (routines and c.attribute == "habit") and _whole(c)]
     blocking = [c for c in found if c.category != "relation" or (c.attribute or "").startswith("birthday:")]
     if routines:
         return found + routines
     events = [] if blocking else event_rules(ctx) or milestone_rules(ctx)
+    events = [] if events and _not_yet_a_fact(ctx.clause) else events
     return found + (events or other_people_rules(ctx))
+
+
+_EARLIER_REFERENT = re.compile(r"\b(?:it|they|them|he|she|him|her|this|these|those)\b", re.IGNORECASE)
+
+
+def _whole(candidate: Candidate) -> bool:
+    """False for a liking whose object points back at the conversation ("the warm tone it provides")."""
+    return candidate.attribute != "likes" or not _EARLIER_REFERENT.search(candidate.value or "")
+
+
+def _not_yet_a_fact(clause: str) -> bool:
+    """A first-person clause that asks, hedges or muses ("I need help organizing my garage this weekend",
+    "I'll definitely try to ...", "I've been thinking of ..."), one with no specific word ("We had a
+    great time last weekend") or one about the assistant's words: no event or routine is read from it."""
+    start = disclosure_start(clause)
+    if is_thin(clause, minimum=1) or _TO_THE_ASSISTANT.search(clause):
+        return True
+    return start is not None and hedged(clause[start:]) is not None
+
+
+_TO_THE_ASSISTANT = re.compile(r"\b(?:your|yours)\b", re.IGNORECASE)
+"""A clause about the assistant's own words ("I took your advice and ..."): a reaction within the talk."""
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:

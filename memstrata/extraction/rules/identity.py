@@ -87,6 +87,11 @@ _JOB_RULES = (
         re.I,
     ),
     re.compile(rf"\bmy (?:job title|job|position|role|title) is (?:a |an )?(?P<v>[\w\- ]{{2,50}}?){END}", re.I),
+    re.compile(
+        rf"{I_OR_WE} (?:just |finally |recently )?(?:got |was |have been |'ve been )?promoted to "
+        rf"(?:a |an )?{_JOB}{END}",
+        re.I,
+    ),
 )
 _TIMEZONE_RULES = (
     re.compile(r"\bmy time ?zone is (?P<v>[A-Za-z]{2,5}(?:[+-]\d{1,2})?|[A-Z][\w/]+(?: time)?)", re.I),
@@ -118,7 +123,8 @@ _HEALTH = re.compile(
 _PRONOUNS = re.compile(
     r"\bmy (?:preferred )?pronouns are (?P<v>[a-z]+ ?/ ?[a-z]+(?: ?/ ?[a-z]+)?|[a-z]+ and [a-z]+)"
     r"|(?:^|(?<=[\s,;:]))i (?:use|go by) (?P<w>[a-z]+/[a-z]+(?:/[a-z]+)?) pronouns"
-    r"|^(?P<x>she/her|he/him|they/them|she/they|he/they|xe/xem|ze/zir) pronouns",
+    r"|^(?P<x>she/her|he/him|they/them|she/they|he/they|xe/xem|ze/zir) pronouns"
+    r"|(?:^|(?<=[\s,;:]))i (?:use|go by) (?P<y>she/her|he/him|they/them|she/they|he/they|xe/xem|ze/zir)\b",
     re.I,
 )
 _BIRTHDAY = re.compile(r"\bmy birthday is (?:on )?(?P<v>.+?)$", re.I)
@@ -151,7 +157,7 @@ def _age(match: re.Match[str], ctx: Clause) -> str | None:
 
 
 def _pronouns(match: re.Match[str], ctx: Clause) -> str | None:
-    value = match.group("v") or match.group("w") or match.group("x")
+    value = match.group("v") or match.group("w") or match.group("x") or match.group("y")
     return re.sub(r"\s*/\s*|\s+and\s+", "/", value.casefold())
 
 
@@ -198,7 +204,7 @@ _SLOTS = (
         "job_title",
         _JOB_RULES,
         "{subject} works as {article} {value}",
-        hints=("work", "job", "position", "role", "title", "i'm a", "i am a"),
+        hints=("work", "job", "position", "role", "title", "i'm a", "i am a", "promoted"),
     ),
     _Slot("timezone", _TIMEZONE_RULES, "{subject}'s time zone is {value}", hints=("zone",)),
     _Slot(
@@ -210,7 +216,7 @@ _SLOTS = (
         hints=("speak", "language", "tongue"),
     ),
     _Slot("age", (_AGE,), "{subject} is {value} years old", value_of=_age, hints=tuple("123456789")),
-    _Slot("pronouns", (_PRONOUNS,), "{subject}'s pronouns are {value}", value_of=_pronouns, hints=("pronoun",)),
+    _Slot("pronouns", (_PRONOUNS,), "{subject}'s pronouns are {value}", value_of=_pronouns, hints=("pronoun", "/")),
     _Slot("birthday", (_BIRTHDAY,), "{subject}'s birthday is on {value}", value_of=_birthday, hints=("birthday",)),
     _Slot("email", (_EMAIL,), "{subject}'s email address is {value}", value_of=_as_written, hints=("@",)),
     _Slot(

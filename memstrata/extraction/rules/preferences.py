@@ -88,14 +88,20 @@ _HABIT = re.compile(
     rf"(?P<verb>[{LOWER}]+)(?P<rest>.*)$",
     re.I,
 )
-_FAVORITE = re.compile(r"\bmy (?:all-time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<v>[^,.;!?]+)", re.I)
+_FAVORITE = re.compile(
+    r"\bmy (?:new )?(?:all-time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are) (?P<v>[^,.;!?]+)"
+    r"|^(?:my )?(?:new|current) (?:all-time )?favou?rite (?P<what2>[a-z]+(?: [a-z]+)?) ?(?::|=|is|-) ?"
+    r"(?P<v2>[^,.;!?]+)",
+    re.I,
+)
+"""'My favorite show is X', and the chat shorthand 'New favorite show: X'."""
 _FAVORITE_INVERSE = re.compile(
     r"^(?P<v>[\w\- ]{2,40}?) (?:is|are) (?:my|definitely my|probably my) (?:all-time )?favou?rite "
     r"(?P<what>[a-z]+(?: [a-z]+)?)\b",
     re.I,
 )
 _DIET = re.compile(
-    r"(?:^|(?<=[\s,;:]))(?:i'm|i am) (?:a |an )?(?:strict )?"
+    r"(?:^|(?<=[\s,;:]))(?:i'm|i am|i've been|i have been) (?:a |an )?(?:strict )?"
     r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]free|keto|paleo|"
     r"plant[- ]based|halal|kosher|low[- ]carb|sugar[- ]free|teetotal|sober)\b",
     re.I,
@@ -130,7 +136,8 @@ def preference_rules(ctx: Clause) -> list[Candidate]:
 
 
 def _favorite(ctx: Clause, match: re.Match[str]) -> Candidate | None:
-    what, value = match.group("what").casefold(), clean_value(match.group("v"))
+    what = (match.group("what") or match.group("what2")).casefold()
+    value = clean_value(match.group("v") or match.group("v2"))
     if what.split()[0] in ("part", "thing", "bit", "one", "answer", "example") or blocked_object(value):
         return None
     attribute = f"preference:favorite_{what.replace(' ', '_')}"

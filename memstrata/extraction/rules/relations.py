@@ -10,8 +10,10 @@ from ..lexicon import END, I_AM, I_OR_WE, MY_OR_OUR, NAME, PETS, REL, RELATIONS,
 from ..render import month_day
 from .clause import Clause, candidate, clean_value
 
-_REL_NAMED = re.compile(rf"{MY_OR_OUR} {REL}(?:'s)? name is (?P<v>{NAME}){END}", re.I)
-_REL_IS = re.compile(rf"{MY_OR_OUR} {REL} is (?:called |named )?(?P<v>{NAME}){END}", re.I)
+_NEW = r"(?:new |current )?"
+"""A relative said to be new ("my new manager is Karen") is still that relative."""
+_REL_NAMED = re.compile(rf"{MY_OR_OUR} {_NEW}{REL}(?:'s)? name is (?P<v>{NAME}){END}", re.I)
+_REL_IS = re.compile(rf"{MY_OR_OUR} {_NEW}{REL} is (?:called |named )?(?P<v>{NAME}){END}", re.I)
 _REL_IS_A_NAMED = re.compile(rf"{MY_OR_OUR} {REL} is (?:a|an) [\w\- ]+? (?:named|called) (?P<v>{NAME}){END}", re.I)
 _REL_APPOSITION = re.compile(rf"{MY_OR_OUR} {REL},? (?P<v>{NAME})(?P<rest>,?.*)$", re.I)
 _REL_INVERSE = re.compile(rf"^(?P<v>{NAME}) is (?:my|our) {REL}{END}", re.I)
