@@ -87,6 +87,9 @@ class NewMemory:
     """Surrounding text indexed for keyword search only (see `MemoryRecord.context`)."""
     valid_from: datetime | None = None
     """When it became true (valid time, e.g. when the user said it); default `created_at`."""
+    record_id: str | None = None
+    """The id to store it under (default: a new one). A queued job derives it from its own id, so a
+    re-run of the job finds what an earlier run stored. Never read from `add_many`'s dict items."""
 
 
 def as_new_memories(items: object) -> list[NewMemory]:
@@ -102,7 +105,7 @@ def _as_new_memory(item: object, index: int) -> NewMemory:
     if isinstance(item, str):
         return NewMemory(content=item)
     if isinstance(item, Mapping):
-        unknown = sorted(set(map(str, item)) - set(NewMemory.__dataclass_fields__))
+        unknown = sorted(set(map(str, item)) - (set(NewMemory.__dataclass_fields__) - {"record_id"}))
         if unknown or "content" not in item:
             problem = f"unknown fields {unknown}" if unknown else "no 'content'"
             raise InvalidInput(f"add_many() item {index}: {problem}")
@@ -193,6 +196,7 @@ class SemanticMemory:
             created_at=created,
             context=item.context,
             valid_from=aware(item.valid_from, "valid_from"),
+            memory_id=item.record_id,
         )
 
     def _current_duplicates(

@@ -27,6 +27,8 @@ class Backend:
     open_store: Callable[[], Store]
     traces: Callable[[str], int]
     url: str
+    owner_url: str | None = None
+    """PostgreSQL: the owner role's URL (migrations), for a second process opening the store."""
     opened: list[Store] = field(default_factory=list)
 
     def memory(self, **kwargs: Any) -> Memory:
@@ -77,7 +79,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     with postgres_urls() as (app_url, owner_url):
         found = Backend(
             "postgres", lambda: PostgresStore.open(app_url, owner_url=owner_url), pg_dump_traces(database_of(app_url)),
-            app_url,
+            app_url, owner_url,
         )  # fmt: skip
         yield found
         for store in found.opened:
