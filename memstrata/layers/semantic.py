@@ -6,6 +6,7 @@ This module sequences I/O (embedder, store) around the pure scoring functions in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -46,6 +47,14 @@ ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
+MAX_EMBEDDED_QUERY_CHARS = 8_192
+"""A search embeds at most this much of its query: every embedder reads a bounded input (the bundled
+model its first 3,072 characters, hosted models a few thousand tokens), so a pasted 32 KB document is
+cut here instead of being tokenized whole or sent over the network."""
+MAX_READ_QUERY_CHARS = 2_048
+"""Ranking reads the dates, names and asked role of a query in its first 2,048 characters: scanning a
+32 KB query for date expressions alone took 36 ms. Keyword search takes its own first
+`core.text.MAX_QUERY_TERMS` words of the whole query."""
 _RECONCILED = frozenset({MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK})
 
 
@@ -144,6 +153,7 @@ class SemanticMemory:
         new value for a slot it states ("Alice works at Globex") retires the old one, kept in history."""
         from .reconcile import reconcile_text
 
+        validate_text(item.content)  # before reconciliation reads it: an oversized text is refused at once
         if MemoryKind.parse(item.kind) not in _RECONCILED:
             return self.add_many(scope, [item], reconcile=False)[0]
         return reconcile_text(self.reconciler, scope, item)
@@ -389,14 +399,15 @@ class SemanticMemory:
         if strategy is Strategy.KEYWORD:
             keyword = self.store.keyword_search(scope.user_id, query, where, limit=depth)
         elif strategy is Strategy.SEMANTIC:
-            vector = self.embedder.embed_query(query)
+            vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
             semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
         else:
-            vector = self.embedder.embed_query(query)
+            vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
             semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        read = query[:MAX_READ_QUERY_CHARS]
         hits = _rank(
-            strategy, query, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=[w.casefold() for w in words(query)],
+            strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
+            named=frozenset(words(read)),
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -428,7 +439,7 @@ def _rank(
     now: datetime,
     decay_rate: float,
     params: HybridParams,
-    named: Sequence[str] = (),
+    named: AbstractSet[str] = frozenset(),
 ) -> list[SearchHit]:
     """Order candidates by `strategy`; every hit keeps its raw and normalized component scores."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
@@ -476,7 +487,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _names(record: MemoryRecord, named: Sequence[str]) -> str | None:
+def _names(record: MemoryRecord, named: AbstractSet[str]) -> str | None:
     """The name that links a memory to the query: its speaker, or an entity the query names."""
     speaker = record.metadata.get("speaker")
     if isinstance(speaker, str):

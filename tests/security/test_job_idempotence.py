@@ -82,6 +82,42 @@ def test_a_learn_job_run_again_after_a_crash_changes_nothing(backend: Backend) -
         assert state(memory) == applied
 
 
+def test_a_re_run_applies_the_recorded_plan_even_when_the_model_would_answer_otherwise(backend: Backend) -> None:
+    """With an LLM extractor, a re-run does not ask the model again: it applies the candidates the job
+    recorded before writing (a model may answer differently the second time)."""
+    from tests.llm.servers import client_for, completion, openai_server
+    from tests.security.test_erasure_fence import fact_answer
+
+    with openai_server() as server, client_for(server, max_retries=0) as llm:
+        server.script(completion(fact_answer("Paris")), completion(fact_answer("Rome")))
+        with backend.memory(llm=llm, clock=Clock()) as memory:
+            job_id = memory.learn_later("I moved last week.", scope=USER)
+            crash_after_applying(memory, job_id)
+            applied = state(memory)
+            assert memory.process_queue() == 1
+            assert state(memory) == applied
+            assert len(server.requests) == 1
+            assert [m["content"] for m in applied["memories"]] == ["The user lives in Paris."]
+
+
+def test_a_plan_entry_reads_back_as_the_same_candidate() -> None:
+    from datetime import UTC, datetime
+
+    from memstrata.extraction.base import Candidate, EntityMention, ProfileSlot
+    from memstrata.layers.learning import candidate_of, plan_entry
+
+    candidates = [
+        Candidate(MemoryKind.EVENT, "The user flew to Oslo.", "event", attribute="event", value="Oslo",
+                  event_time=datetime(2026, 3, 1, 9, tzinfo=UTC), entities=(EntityMention("Oslo", "place"),),
+                  confidence=0.7, source_text="I flew to Oslo"),
+        Candidate(MemoryKind.FACT, "The user lives in Paris.", "identity", attribute="location", value="Paris",
+                  profile=ProfileSlot("identity", "location", "Paris"), polarity=-1),
+        Candidate(MemoryKind.PROCEDURE, "Answer in French.", "instruction"),
+    ]  # fmt: skip
+    entries = json.loads(json.dumps([plan_entry(c) for c in candidates]))  # as the queue item stores them
+    assert [candidate_of(e) for e in entries] == candidates
+
+
 def test_a_learn_job_whose_progress_was_lost_changes_nothing_but_access_counts(backend: Backend) -> None:
     """Worst case: the job put back as it was queued, none of its progress recorded. Its memories are
     found by their step ids, entity links and profile facts are upserts; only the access count of a
@@ -137,9 +173,9 @@ JOBS = [
         f"My colleague {name(100 * i + j)} works at {name(j % 4 + 900)} Corp. I love {name(j + 50).lower()} tea."
         for j in range(8)
     )  # fmt: skip
-    for i in range(4)
+    for i in range(2)
 ]
-"""Four jobs of 26 steps each (moves that supersede, colleagues and employers, restated likes)."""
+"""Two jobs of 26 steps each (moves that supersede, colleagues and employers, restated likes)."""
 
 
 def comparable(memory: Memory, user: str) -> dict[str, Any]:
@@ -177,7 +213,7 @@ def kill_a_worker_mid_queue(backend: Backend, rng: random.Random) -> None:
     assert worker.stdout is not None
     with worker.stdout:
         assert worker.stdout.readline().strip() == "ready"
-        time.sleep(rng.uniform(0.05, 0.25))
+        time.sleep(rng.uniform(0.03, 0.2))
         worker.send_signal(signal.SIGKILL)
     assert worker.wait(30) == -signal.SIGKILL
 
