@@ -6,7 +6,8 @@ The suite of BEFORE_REV (its tests and its `memstrata/`, exported with `git arch
 this checkout run alternately, `rounds` times each, with this checkout's virtualenv, so both sides see
 the same machine load. CPU time is the user + system time of the pytest process and its children
 (worker subprocesses); PostgreSQL's own work is not in it. Bytecode is cached (as on CI), and one
-untimed run of each side warms the caches first.
+untimed run of each side warms the caches first. A run with failures is timed and counted all the
+same (its `failed` count says so): a property test may draw a failing example on either side.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ def run_suite(checkout: Path) -> dict[str, float | int]:
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-    if done.returncode != 0:
-        raise SystemExit(f"the suite failed in {checkout}: {summary}")
     counts = {name: int(n) for n, name in re.findall(r"(\d+) (passed|skipped|failed)", summary)}
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), **counts}
