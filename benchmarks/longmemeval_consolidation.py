@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstrata import Memory, MemoryKind, NewMemory, Scope
+from memstrata import ConsolidationOptions, Memory, MemoryKind, NewMemory, Scope
 
 K = 10
 MAX_TURN_CHARS = 16_000
@@ -82,7 +82,9 @@ def run_question(question: dict[str, Any], embedder: str) -> dict[str, Any]:
         off = scores(ranked_turns(memory, question["question"], turns), evidence)
         report = memory.consolidate(scope="u")  # the default policy
         on = scores(ranked_turns(memory, question["question"], turns), evidence)
-        episodes = memory.consolidate(scope="u", kinds=["episode"])  # turns compressed too, by topic
+        episodes = memory.consolidate(
+            scope="u", options=ConsolidationOptions(kinds=["episode"])
+        )  # turns compressed too, by topic
         turns_on = scores(ranked_turns(memory, question["question"], turns), evidence)
     return {"id": question["question_id"], "type": question["question_type"], "off": off, "on": on,
             "episodes_on": turns_on, "compressed": report.compressed, "episodes_compressed": episodes.compressed,

@@ -18,6 +18,8 @@ from .errors import (
     StoreError,
     UsageError,
 )
+from .filters import SearchFilter
+from .layers.lifecycle import ConsolidationOptions
 from .layers.semantic import NewMemory, Strategy
 from .memory import Memory
 from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, SearchHit
@@ -32,6 +34,7 @@ __all__ = [
     "BackendError",
     "BufferUnavailable",
     "ConfigurationError",
+    "ConsolidationOptions",
     "EmbeddingMismatch",
     "EventType",
     "HistoryEvent",
@@ -49,6 +52,7 @@ __all__ = [
     "PermissionDenied",
     "ProviderError",
     "Scope",
+    "SearchFilter",
     "SearchHit",
     "Settings",
     "StoreError",

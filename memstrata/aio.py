@@ -13,7 +13,7 @@ import builtins
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, overload
 
@@ -21,14 +21,22 @@ import anyio.to_thread
 
 from .buffer import Buffer, Turn
 from .client import MemoryClient
-from .core.compress import Window
 from .embedders.base import Embedder
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
+from .filters import SearchFilter
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, LifecyclePolicy, SweepReport
+from .layers.lifecycle import (
+    ConsolidationOptions,
+    ConsolidationReport,
+    ErasureReceipt,
+    ImportReport,
+    LifecyclePolicy,
+    Progress,
+    SweepReport,
+)
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy
@@ -138,33 +146,10 @@ class AsyncMemory:
         return await _in_thread(self.sync.get, memory_id, scope=scope)
 
     async def list(
-        self,
-        *,
-        scope: ScopeLike,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
-        include_expired: bool = False,
-        limit: int = 100,
-        offset: int = 0,
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
     ) -> builtins.list[MemoryRecord]:
-        """Awaitable `Memory.list`: The scope's memories, newest first; current ones unless `as_of`/`include_superseded`."""
-        return await _in_thread(
-            self.sync.list,
-            scope=scope,
-            kinds=kinds,
-            metadata=metadata,
-            created_after=created_after,
-            created_before=created_before,
-            as_of=as_of,
-            include_superseded=include_superseded,
-            include_expired=include_expired,
-            limit=limit,
-            offset=offset,
-        )
+        """Awaitable `Memory.list`: The scope's memories, newest first: by default the current ones (see `SearchFilter`)."""
+        return await _in_thread(self.sync.list, scope=scope, filters=filters, limit=limit, offset=offset)
 
     async def update(
         self,
@@ -206,15 +191,10 @@ class AsyncMemory:
         k: int = 10,
         strategy: Strategy | str = Strategy.HYBRID,
         threshold: float | None = None,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
+        filters: SearchFilter | None = None,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
-        """Awaitable `Memory.search`: Search the scope's current memories."""
+        """Awaitable `Memory.search`: Search the scope's memories (by default the current ones, see `SearchFilter`)."""
         return await _in_thread(
             self.sync.search,
             query,
@@ -222,12 +202,7 @@ class AsyncMemory:
             k=k,
             strategy=strategy,
             threshold=threshold,
-            kinds=kinds,
-            metadata=metadata,
-            created_after=created_after,
-            created_before=created_before,
-            as_of=as_of,
-            include_superseded=include_superseded,
+            filters=filters,
             decay_rate=decay_rate,
         )
 
@@ -389,27 +364,10 @@ class AsyncMemory:
         return await _in_thread(self.sync.context, query, max_tokens, scope=scope, include=include)
 
     async def consolidate(
-        self,
-        *,
-        scope: ScopeLike,
-        older_than: timedelta | float | None = None,
-        min_count: int | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        window: Window | str | None = None,
-        use_llm: bool | None = None,
-        dry_run: bool = False,
+        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None, progress: Progress | None = None
     ) -> ConsolidationReport:
-        """Awaitable `Memory.consolidate`: Compress the user's memories older than `older_than` (a timedelta or days; default from the policy, 30) into "[Compressed memory] …" summaries, when at least `min_count` (default 10) qualify."""
-        return await _in_thread(
-            self.sync.consolidate,
-            scope=scope,
-            older_than=older_than,
-            min_count=min_count,
-            kinds=kinds,
-            window=window,
-            use_llm=use_llm,
-            dry_run=dry_run,
-        )
+        """Awaitable `Memory.consolidate`: Compress the user's old memories into "[Compressed memory] …" summaries, as `options` say (`ConsolidationOptions`; by default memories older than the policy's 30 days, when at least 10 qualify)."""
+        return await _in_thread(self.sync.consolidate, scope=scope, options=options, progress=progress)
 
     async def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
         """Awaitable `Memory.maintain`: Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
@@ -432,10 +390,14 @@ class AsyncMemory:
         return await _in_thread(self.sync.export_user, scope=scope)
 
     async def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None
+        self,
+        document: ExportDocument | dict[str, Any] | str | bytes,
+        *,
+        scope: ScopeLike | None = None,
+        progress: Progress | None = None,
     ) -> ImportReport:
         """Awaitable `Memory.import_user`: Restore an export into this store (re-embedded with this store's embedder); idempotent."""
-        return await _in_thread(self.sync.import_user, document, scope=scope)
+        return await _in_thread(self.sync.import_user, document, scope=scope, progress=progress)
 
 
 class AsyncMemoryClient:
@@ -495,31 +457,10 @@ class AsyncMemoryClient:
         return await _in_thread(self.sync.get, memory_id, scope=scope)
 
     async def list(
-        self,
-        *,
-        scope: ScopeLike,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
-        include_expired: bool = False,
-        limit: int = 100,
-        offset: int = 0,
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
     ) -> builtins.list[MemoryRecord]:
         """Awaitable `MemoryClient.list`: Memories newest first; follows the server's pages until `limit` records are read."""
-        return await _in_thread(
-            self.sync.list,
-            scope=scope,
-            kinds=kinds,
-            created_after=created_after,
-            created_before=created_before,
-            as_of=as_of,
-            include_superseded=include_superseded,
-            include_expired=include_expired,
-            limit=limit,
-            offset=offset,
-        )
+        return await _in_thread(self.sync.list, scope=scope, filters=filters, limit=limit, offset=offset)
 
     async def update(
         self,
@@ -560,12 +501,7 @@ class AsyncMemoryClient:
         k: int = 10,
         strategy: Strategy | str = Strategy.HYBRID,
         threshold: float | None = None,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
+        filters: SearchFilter | None = None,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
         return await _in_thread(
@@ -575,12 +511,7 @@ class AsyncMemoryClient:
             k=k,
             strategy=strategy,
             threshold=threshold,
-            kinds=kinds,
-            metadata=metadata,
-            created_after=created_after,
-            created_before=created_before,
-            as_of=as_of,
-            include_superseded=include_superseded,
+            filters=filters,
             decay_rate=decay_rate,
         )
 
@@ -718,12 +649,9 @@ class AsyncMemoryClient:
         return await _in_thread(self.sync.import_user, document, scope=scope)
 
     async def consolidate(
-        self, *, scope: ScopeLike, older_than: float | None = None, min_count: int | None = None, dry_run: bool = False
+        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None
     ) -> ConsolidationReport:
-        """Awaitable `MemoryClient.consolidate`: `older_than` in days."""
-        return await _in_thread(
-            self.sync.consolidate, scope=scope, older_than=older_than, min_count=min_count, dry_run=dry_run
-        )
+        return await _in_thread(self.sync.consolidate, scope=scope, options=options)
 
 
 class AsyncMemoryAPI(Protocol):
@@ -745,17 +673,7 @@ class AsyncMemoryAPI(Protocol):
     async def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord: ...
 
     async def list(
-        self,
-        *,
-        scope: ScopeLike,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
-        include_expired: bool = False,
-        limit: int = 100,
-        offset: int = 0,
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
     ) -> builtins.list[MemoryRecord]: ...
 
     async def update(
@@ -784,12 +702,7 @@ class AsyncMemoryAPI(Protocol):
         k: int = 10,
         strategy: Strategy | str = Strategy.HYBRID,
         threshold: float | None = None,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
+        filters: SearchFilter | None = None,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]: ...
 
@@ -869,7 +782,7 @@ class AsyncMemoryAPI(Protocol):
     ) -> Context: ...
 
     async def consolidate(
-        self, *, scope: ScopeLike, older_than: float | None = None, min_count: int | None = None, dry_run: bool = False
+        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None
     ) -> ConsolidationReport: ...
 
     async def erase_user(self, *, scope: ScopeLike) -> ErasureReceipt: ...

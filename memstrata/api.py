@@ -18,10 +18,11 @@ from typing import Any, Protocol
 
 from .buffer import Turn
 from .export_format import ExportDocument
+from .filters import SearchFilter
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from .layers.lifecycle import ConsolidationOptions, ConsolidationReport, ErasureReceipt, ImportReport
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Strategy
@@ -43,11 +44,8 @@ class MemoryAPI(Protocol):
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord: ...
 
     def list(
-        self, *, scope: ScopeLike, kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        created_after: datetime | str | None = None, created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None, include_superseded: bool = False, include_expired: bool = False,
-        limit: int = 100, offset: int = 0,
-    ) -> builtins.list[MemoryRecord]: ...  # fmt: skip
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
+    ) -> builtins.list[MemoryRecord]: ...
 
     def update(
         self, memory_id: str, *, scope: ScopeLike, content: str | None = None,
@@ -63,10 +61,7 @@ class MemoryAPI(Protocol):
 
     def search(
         self, query: str, *, scope: ScopeLike, k: int = 10, strategy: Strategy | str = Strategy.HYBRID,
-        threshold: float | None = None, kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None, created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None, as_of: datetime | str | None = None,
-        include_superseded: bool = False, decay_rate: float = 0.01,
+        threshold: float | None = None, filters: SearchFilter | None = None, decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]: ...  # fmt: skip
 
     # profile, entities, procedures
@@ -128,10 +123,7 @@ class MemoryAPI(Protocol):
     ) -> Context: ...  # fmt: skip
 
     # lifecycle and privacy
-    def consolidate(
-        self, *, scope: ScopeLike, older_than: float | None = None, min_count: int | None = None,
-        dry_run: bool = False,
-    ) -> ConsolidationReport: ...  # fmt: skip
+    def consolidate(self, *, scope: ScopeLike, options: ConsolidationOptions | None = None) -> ConsolidationReport: ...
 
     def erase_user(self, *, scope: ScopeLike) -> ErasureReceipt: ...
 

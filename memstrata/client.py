@@ -11,6 +11,7 @@ Error responses are raised as the matching class of `memstrata.errors`.
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, overload
@@ -33,12 +34,13 @@ from .errors import (
     StoreError,
     UsageError,
 )
-from .export_format import ExportDocument, parse_document
+from .export_format import ExportDocument, MemoryJSON, parse_document
 from .extraction.resolution import DecisionKind
+from .filters import SearchFilter, as_filter
 from .layers.context import DEFAULT_MAX_TOKENS, Context, ContextPart
 from .layers.entities import Entity
 from .layers.learning import LearnResult, Operation
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
+from .layers.lifecycle import ConsolidationOptions, ConsolidationReport, ErasureReceipt, ImportReport, as_options
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Strategy
@@ -82,26 +84,19 @@ def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def _query(filters: SearchFilter) -> dict[str, Any]:
+    """A filter as URL query parameters: lists repeat, the metadata object is JSON text."""
+    params = filters.to_json()
+    if "metadata" in params:
+        params["metadata"] = json.dumps(params["metadata"])
+    return params
+
+
 def record_from_json(data: Mapping[str, Any], scope: Scope) -> MemoryRecord:
-    owner = Scope.from_storage(data.get("user_id") or scope.user_id, data.get("agent_id"), data.get("session_id"))
-    return MemoryRecord(
-        id=data["id"],
-        scope=owner,
-        kind=MemoryKind(data["kind"]),
-        content=data["content"],
-        created_at=_dt(data["created_at"]) or datetime.min,
-        updated_at=_dt(data["updated_at"]) or datetime.min,
-        metadata=dict(data.get("metadata") or {}),
-        importance=float(data.get("importance", 0.5)),
-        valid_from=_dt(data.get("valid_from")),
-        valid_to=_dt(data.get("valid_to")),
-        superseded_by=data.get("superseded_by"),
-        expires_at=_dt(data.get("expires_at")),
-        source_ids=tuple(data.get("source_ids") or ()),
-        access_count=int(data.get("access_count", 0)),
-        last_accessed_at=_dt(data.get("last_accessed_at")),
-        pinned=bool(data.get("pinned", False)),
-    )
+    """A memory the server sent (the one JSON shape, `MemoryJSON`); one without a user id (shared by
+    every user of an agent) is attributed to the user asked about."""
+    memory = MemoryJSON.model_validate(data)
+    return memory.to_record(memory.user_id or scope.user_id)
 
 
 class MemoryClient:
@@ -185,27 +180,12 @@ class MemoryClient:
         return record_from_json(self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}")), s)
 
     def list(
-        self,
-        *,
-        scope: ScopeLike,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
-        include_expired: bool = False,
-        limit: int = 100,
-        offset: int = 0,
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
     ) -> builtins.list[MemoryRecord]:
         """Memories newest first; follows the server's pages until `limit` records are read."""
         s = as_scope(scope)
-        kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
-        params: dict[str, Any] = _drop_none({
-            "kind": [str(MemoryKind.parse(k)) for k in kind_list] or None, "agent_id": s.agent_id,
-            "session_id": s.session_id, "created_after": _iso(created_after),
-            "created_before": _iso(created_before), "as_of": _iso(as_of),
-            "include_superseded": include_superseded, "include_expired": include_expired,
-        })  # fmt: skip
+        params: dict[str, Any] = {**_query(as_filter(filters)), **_drop_none({"agent_id": s.agent_id,
+                                                                             "session_id": s.session_id})}  # fmt: skip
         records: builtins.list[MemoryRecord] = []
         next_offset: int | None = offset
         while next_offset is not None and len(records) < limit:
@@ -271,24 +251,14 @@ class MemoryClient:
         k: int = 10,
         strategy: Strategy | str = Strategy.HYBRID,
         threshold: float | None = None,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
+        filters: SearchFilter | None = None,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
         s = as_scope(scope)
-        kind_list = [kinds] if isinstance(kinds, str | MemoryKind) else list(kinds or [])
-        filters = _drop_none({
-            "kinds": [str(MemoryKind.parse(k)) for k in kind_list], "metadata": dict(metadata or {}),
-            "created_after": _iso(created_after), "created_before": _iso(created_before),
-            "as_of": _iso(as_of), "include_superseded": include_superseded,
-        })  # fmt: skip
         body = _drop_none({
             "query": query, "k": k, "strategy": str(Strategy.parse(strategy)), "threshold": threshold,
-            "decay_rate": decay_rate, "filters": filters, "agent_id": s.agent_id, "session_id": s.session_id,
+            "decay_rate": decay_rate, "filters": as_filter(filters).to_json(), "agent_id": s.agent_id,
+            "session_id": s.session_id,
         })  # fmt: skip
         result = self._request("POST", self._user(s, "/search"), json=body)
         return [
@@ -479,13 +449,10 @@ class MemoryClient:
         )  # fmt: skip
 
     def consolidate(
-        self, *, scope: ScopeLike, older_than: float | None = None, min_count: int | None = None,
-        dry_run: bool = False,
+        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None
     ) -> ConsolidationReport:  # fmt: skip
-        """`older_than` in days."""
         s = as_scope(scope)
-        body = _drop_none({"older_than_days": older_than, "min_count": min_count, "dry_run": dry_run})
-        r = self._request("POST", self._user(s, "/consolidate"), json=body)
+        r = self._request("POST", self._user(s, "/consolidate"), json=as_options(options).to_json())
         return ConsolidationReport(
             s.user_id, r["eligible"], r["compressed"], tuple(r["summaries"]), r["method"], r["skipped"],
             tuple(r["groups"]),

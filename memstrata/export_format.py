@@ -1,4 +1,4 @@
-"""The user export document (GDPR Art. 15 access / Art. 20 portability), version 1.
+"""The user export document (GDPR Art. 15 access / Art. 20 portability), version 2.
 
 One JSON object holds everything memstrata stores about one user: every memory (current, superseded,
 compressed and expired alike), every history event, and every item of every namespace (entities,
@@ -10,6 +10,7 @@ The format is documented field by field in docs/export-format.md (kept in sync b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -20,7 +21,13 @@ from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, co
 from .storage.base import Item
 
 FORMAT: Literal["memstrata-export"] = "memstrata-export"
-VERSION = 1
+VERSION = 2
+"""Version 2 writes each memory in the one JSON shape of a memory (`MemoryJSON`), which adds its
+`user_id`; version 1 documents (no `user_id` per memory) still import."""
+
+
+def _same(value: str) -> str | None:
+    return value
 
 
 class _Model(BaseModel):
@@ -34,14 +41,24 @@ class _Model(BaseModel):
         return value
 
 
-class ExportedMemory(_Model):
-    """One memory record, without its vector."""
+class MemoryJSON(_Model):
+    """The one JSON shape of a memory, without its vector: REST responses and MCP tool results, what
+    `MemoryClient` decodes, and each memory of an export document.
+
+    `user_id` and `agent_id` are the ids the reader knows: the store's in an export, the API's (without
+    the tenant) over REST and MCP, where a memory shared by every user of an agent has no `user_id`.
+    """
 
     id: str
+    user_id: str | None = None
     agent_id: str | None = None
     session_id: str | None = None
     kind: MemoryKind
     content: str
+    context: str = ""
+    """Keyword-only text (`MemoryRecord.context`): a turn's preceding turns, a summary's originals. Searched
+    by keyword search with the content, so an import without it would find fewer hits and score them
+    differently."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     importance: float = Field(0.5, ge=0.0, le=1.0)
     created_at: datetime
@@ -54,23 +71,23 @@ class ExportedMemory(_Model):
     access_count: int = Field(0, ge=0)
     last_accessed_at: datetime | None = None
     pinned: bool = False
-    context: str = ""
-    """Keyword-only text (`MemoryRecord.context`): a turn's preceding turns, a summary's originals. Searched
-    by keyword search with the content, so an import without it would find fewer hits and score them
-    differently."""
 
     @classmethod
-    def of(cls, record: MemoryRecord) -> ExportedMemory:
+    def of(cls, record: MemoryRecord, rename: Callable[[str], str | None] = _same) -> MemoryJSON:
+        """The record's JSON; `rename` maps its user and agent ids to the ids the reader knows."""
+        scope = record.scope
         return cls(
-            id=record.id, agent_id=record.scope.agent_id, session_id=record.scope.session_id,
-            kind=record.kind, content=record.content, metadata=record.metadata, importance=record.importance,
+            id=record.id, user_id=rename(scope.user_id), agent_id=None if scope.agent_id is None
+            else rename(scope.agent_id), session_id=scope.session_id, kind=record.kind, content=record.content,
+            context=record.context or "", metadata=record.metadata, importance=record.importance,
             created_at=record.created_at, updated_at=record.updated_at, valid_from=record.valid_from,
             valid_to=record.valid_to, superseded_by=record.superseded_by, expires_at=record.expires_at,
             source_ids=list(record.source_ids), access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at, pinned=record.pinned, context=record.context or "",
+            last_accessed_at=record.last_accessed_at, pinned=record.pinned,
         )  # fmt: skip
 
     def to_record(self, user_id: str) -> MemoryRecord:
+        """The record, owned by `user_id` (an import's target user; the user a client asked about)."""
         text = validate_text(self.content)
         return MemoryRecord(
             id=self.id, scope=Scope(user_id=user_id, agent_id=self.agent_id, session_id=self.session_id),
@@ -81,6 +98,10 @@ class ExportedMemory(_Model):
             last_accessed_at=self.last_accessed_at, content_hash=content_hash(text), pinned=self.pinned,
             context=self.context,
         )  # fmt: skip
+
+
+ExportedMemory = MemoryJSON
+"""The name export documents of version 1 gave a memory; the same model."""
 
 
 class ExportedEvent(_Model):
@@ -140,7 +161,7 @@ class ExportDocument(_Model):
     user_id: str
     exported_at: datetime
     source: ExportSource
-    memories: list[ExportedMemory] = Field(default_factory=list)
+    memories: list[MemoryJSON] = Field(default_factory=list)
     history: list[ExportedEvent] = Field(default_factory=list)
     items: list[ExportedItem] = Field(default_factory=list)
 
@@ -186,5 +207,6 @@ __all__ = [
     "ExportedEvent",
     "ExportedItem",
     "ExportedMemory",
+    "MemoryJSON",
     "parse_document",
 ]

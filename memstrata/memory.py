@@ -11,24 +11,32 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from .api_guard import refuse_foreign_errors
 from .buffer import Buffer, Turn
-from .core.compress import Window
 from .embedders.base import Embedder
 from .embedders.openai_compat import OpenAICompatibleEmbedder
 from .errors import InvalidInput
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
-from .filters import build_filter
+from .filters import SearchFilter, as_filter
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.conversation import turn_from_record
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, LifecyclePolicy, SweepReport
+from .layers.lifecycle import (
+    ConsolidationOptions,
+    ConsolidationReport,
+    ErasureReceipt,
+    ImportReport,
+    LifecyclePolicy,
+    Progress,
+    SweepReport,
+    as_options,
+)
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy
@@ -190,26 +198,11 @@ class Memory:
         return self._layers.semantic.get(as_scope(scope), memory_id)
 
     def list(
-        self,
-        *,
-        scope: ScopeLike,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
-        include_expired: bool = False,
-        limit: int = 100,
-        offset: int = 0,
+        self, *, scope: ScopeLike, filters: SearchFilter | None = None, limit: int = 100, offset: int = 0
     ) -> builtins.list[MemoryRecord]:
-        """The scope's memories, newest first; current ones unless `as_of`/`include_superseded`."""
+        """The scope's memories, newest first: by default the current ones (see `SearchFilter`)."""
         s = as_scope(scope)
-        where = build_filter(
-            kinds=kinds, metadata=metadata, agent_id=s.agent_id, session_id=s.session_id,
-            created_after=created_after, created_before=created_before, as_of=as_of or self._clock(),
-            include_superseded=include_superseded, include_expired=include_expired,
-        )  # fmt: skip
+        where = as_filter(filters).to_memory_filter(agent_id=s.agent_id, session_id=s.session_id, as_of=self._clock())
         self._layers.semantic.access.flush()
         return self._store.list_memories(s.user_id, where, limit=limit, offset=offset)
 
@@ -247,19 +240,12 @@ class Memory:
         k: int = 10,
         strategy: Strategy | str = Strategy.HYBRID,
         threshold: float | None = None,
-        kinds: Sequence[MemoryKind | str] | MemoryKind | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_after: datetime | str | None = None,
-        created_before: datetime | str | None = None,
-        as_of: datetime | str | None = None,
-        include_superseded: bool = False,
+        filters: SearchFilter | None = None,
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
-        """Search the scope's current memories. Every hit carries its component scores."""
-        where = build_filter(
-            kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,
-            as_of=as_of, include_superseded=include_superseded,
-        )  # fmt: skip
+        """Search the scope's memories (by default the current ones, see `SearchFilter`). Every hit
+        carries its component scores."""
+        where = as_filter(filters).to_memory_filter()
         return self._layers.semantic.search(
             as_scope(scope), query, k=k, strategy=Strategy.parse(strategy), threshold=threshold, where=where,
             decay_rate=decay_rate,
@@ -418,21 +404,18 @@ class Memory:
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def consolidate(
-        self, *, scope: ScopeLike, older_than: timedelta | float | None = None, min_count: int | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None, window: Window | str | None = None,
-        use_llm: bool | None = None, dry_run: bool = False,
-    ) -> ConsolidationReport:  # fmt: skip
-        """Compress the user's memories older than `older_than` (a timedelta or days; default from the
-        policy, 30) into "[Compressed memory] …" summaries, when at least `min_count` (default 10)
-        qualify. `dry_run=True` only reports the groups it would compress.
+        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None, progress: Progress | None = None
+    ) -> ConsolidationReport:
+        """Compress the user's old memories into "[Compressed memory] …" summaries, as `options` say
+        (`ConsolidationOptions`; by default memories older than the policy's 30 days, when at least 10
+        qualify). `options.dry_run` only reports the groups it would compress. `progress(done, total)`
+        is told after each compressed group.
 
         Pinned memories, memories a profile fact points to, preferences, tasks and procedures are
         never compressed. Originals stay in history and for `as_of`; summaries keep their provenance.
         """
-        return self._layers.lifecycle.consolidate(
-            as_scope(scope).user_id, older_than_days=older_than, min_count=min_count, kinds=kinds, window=window,
-            use_llm=use_llm, dry_run=dry_run,
-        )  # fmt: skip
+        user_id = as_scope(scope).user_id
+        return self._layers.lifecycle.consolidate(user_id, as_options(options), progress)
 
     def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
         """Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
@@ -462,12 +445,14 @@ class Memory:
         return self._layers.lifecycle.export_user(as_scope(scope).user_id)
 
     def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None
-    ) -> ImportReport:
+        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None,
+        progress: Progress | None = None,
+    ) -> ImportReport:  # fmt: skip
         """Restore an export into this store (re-embedded with this store's embedder); idempotent.
-        `scope` imports into that user instead of the document's own."""
+        `scope` imports into that user instead of the document's own; `progress(done, total)` is told
+        after each embedded batch of memories."""
         user_id = None if scope is None else as_scope(scope).user_id
-        return self._layers.lifecycle.import_user(document, user_id=user_id)
+        return self._layers.lifecycle.import_user(document, user_id=user_id, progress=progress)
 
 
 def _resolve_embedder(spec: Embedder | str, *, redact: bool | None) -> Embedder:

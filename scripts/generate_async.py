@@ -35,7 +35,7 @@ import builtins
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, overload
 
@@ -43,14 +43,22 @@ import anyio.to_thread
 
 from .buffer import Buffer, Turn
 from .client import MemoryClient
-from .core.compress import Window
 from .embedders.base import Embedder
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
+from .filters import SearchFilter
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, LifecyclePolicy, SweepReport
+from .layers.lifecycle import (
+    ConsolidationOptions,
+    ConsolidationReport,
+    ErasureReceipt,
+    ImportReport,
+    LifecyclePolicy,
+    Progress,
+    SweepReport,
+)
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..extraction.base import Message
 from ..extraction.rules import RuleExtractor
+from ..filters import SearchFilter
 from ..llm.base import ChatMessage
 from ..llm.scripted import ScriptedLLM
 from ..memory import Memory
@@ -156,7 +157,7 @@ def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, An
         first = _first(memory, scope, pair, mode, llm)
         later = _later(memory, scope, pair, mode, llm)
         current = memory.list(scope=scope, limit=500)
-        everything = memory.list(scope=scope, include_superseded=True, limit=500)
+        everything = memory.list(scope=scope, limit=500, filters=SearchFilter(include_superseded=True))
     older = first if pair.first_at <= pair.later_at else later  # the statement said first in valid time
     old_ids = {r.id for r in older if re.search(pair.old, r.content, re.IGNORECASE)}
     current_ids = {r.id for r in current}

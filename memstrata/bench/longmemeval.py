@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core.retrieval import context_text
 from ..errors import InvalidInput
+from ..filters import SearchFilter
 from ..layers.semantic import NewMemory, Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope
@@ -89,8 +90,13 @@ def store_turns(memory: Memory, conversation: Conversation, user_id: str) -> Non
 
 def search(memory: Memory, case: Case, *, k: int = SEARCH_K, strategy: Strategy = Strategy.HYBRID) -> list[str]:
     """The provenance (turn or session ids) of the top-k hits, best first, searched as of the question's date."""
-    hits = memory.search(case.question, scope=user_of(case), k=k, strategy=strategy,
-                         as_of=visible_until(case.asked_at))  # fmt: skip
+    hits = memory.search(
+        case.question,
+        scope=user_of(case),
+        k=k,
+        strategy=strategy,
+        filters=SearchFilter(as_of=visible_until(case.asked_at)),
+    )
     return [h.memory.source_ids[0] for h in hits if h.memory.source_ids]
 
 

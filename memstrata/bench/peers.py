@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from ..embedders.base import Embedder
 from ..errors import ConfigurationError, InvalidInput
+from ..filters import SearchFilter
 from . import longmemeval_data
 from .locomo_data import Conversation, Question, evidence_recall, load
 from .longmemeval_data import visible_until
@@ -188,7 +189,9 @@ class MemstrataPeer:
 
     def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
         as_of = visible_until(question.asked_at) if question.asked_at else None
-        hits = self.memory.search(question.question, scope=_namespace(conversation), k=k, as_of=as_of)
+        hits = self.memory.search(
+            question.question, scope=_namespace(conversation), k=k, filters=SearchFilter(as_of=as_of)
+        )
         return [dia for h in hits for dia in h.memory.source_ids[:1]]
 
     def close(self) -> None:

@@ -46,6 +46,7 @@ from typing import Any
 
 from ..embedders.hashing import HashingEmbedder
 from ..errors import UsageError
+from ..filters import SearchFilter
 from ..memory import Memory
 from ..models import Scope
 from ..storage.base import MemoryFilter, Store
@@ -210,7 +211,7 @@ def probe_isolation(backend: Backend, *, operations: int = 300, seed: int = 15) 
             except UsageError:
                 ops += 1
         for user in users:
-            for record in memory.list(scope=user, include_superseded=True, limit=10_000):
+            for record in memory.list(scope=user, limit=10_000, filters=SearchFilter(include_superseded=True)):
                 owner = record.metadata.get("owner")
                 leaks += record.scope.user_id != user or (owner is not None and owner != user)
                 leaks += "overwritten" in record.content and f"owner-{user}-" not in record.content
@@ -259,7 +260,7 @@ def probe_erasure(backend: Backend, redis_url: str | None, *, trials: int = 3) -
 
 
 def _visible(memory: Memory, user: str) -> int:
-    records = memory.list(scope=user, include_superseded=True, include_expired=True, limit=10_000)
+    records = memory.list(scope=user, limit=10_000, filters=SearchFilter(include_superseded=True, include_expired=True))
     return sum(MARKER in r.content for r in records) + memory.export_user(scope=user).to_json().count(MARKER)
 
 

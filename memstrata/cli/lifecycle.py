@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..layers.lifecycle import ConsolidationReport, Lifecycle
-from ..memory import Memory
+from ..layers.lifecycle import ConsolidationOptions, ConsolidationReport
 from .common import add_json_flag, counts_text, emit, open_memory, print_json
 from .progress import add_progress_flags, progress_bar
+from .value_flags import add_value_flags, value_from_args
 
 
 def register(commands: Any) -> None:
@@ -55,22 +55,10 @@ def register(commands: Any) -> None:
 
     consolidate = commands.add_parser("consolidate", help="compress a user's old memories into summaries")
     consolidate.add_argument("--user", required=True, help="user id")
-    consolidate.add_argument("--older-than-days", type=float, help="age in days (default: settings, 30)")
-    consolidate.add_argument("--min-count", type=int, help="least number of old memories (default: settings, 10)")
-    consolidate.add_argument("--kind", action="append", dest="kinds", help="kind to compress (repeatable)")
-    consolidate.add_argument("--window", choices=["day", "week", "month"], help="grouping window")
-    consolidate.add_argument("--no-llm", action="store_true", help="offline extractive summary even with an LLM")
-    consolidate.add_argument("--dry-run", action="store_true", help="show the groups, change nothing")
+    add_value_flags(consolidate, ConsolidationOptions)
     add_json_flag(consolidate)
     add_progress_flags(consolidate)
     consolidate.set_defaults(handler=cmd_consolidate)
-
-
-def _lifecycle(memory: Memory) -> Lifecycle:
-    """The Memory's lifecycle layer, for the two commands that draw progress: `Memory.import_user` and
-    `Memory.consolidate` take no progress callback, the layer underneath does."""
-    lifecycle: Lifecycle = memory._layers.lifecycle
-    return lifecycle
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
@@ -116,7 +104,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InvalidInput(f"cannot read {args.file}: {exc.strerror}") from None
     with open_memory(args) as memory, progress_bar(args, "import", "memories") as progress:
-        report = _lifecycle(memory).import_user(raw, user_id=args.user, progress=progress)
+        report = memory.import_user(raw, scope=args.user, progress=progress)
     emit(args, report, lambda: (
         f"imported into {report.user_id}: {report.memories_written} memories written, "
         f"{report.memories_unchanged} unchanged, {report.events_written} history events, "
@@ -138,10 +126,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
     with open_memory(args) as memory, progress_bar(args, "consolidate", "groups") as progress:
-        report = _lifecycle(memory).consolidate(
-            args.user, older_than_days=args.older_than_days, min_count=args.min_count, kinds=args.kinds,
-            window=args.window, use_llm=False if args.no_llm else None, dry_run=args.dry_run, progress=progress,
-        )  # fmt: skip
+        options = value_from_args(args, ConsolidationOptions)
+        report = memory.consolidate(scope=args.user, options=options, progress=progress)
     emit(args, report, lambda: _consolidation_text(report))
     return 0
 

@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 from ..errors import InvalidInput
+from ..filters import SearchFilter
 from ..layers.semantic import Strategy
 from .common import add_scope_arguments, open_memory, print_json, scope_of
+from .value_flags import add_value_flags, value_from_args
 
 
 def register(commands: Any) -> None:
@@ -25,9 +27,7 @@ def register(commands: Any) -> None:
     search.add_argument("-k", type=int, default=10)
     search.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
     search.add_argument("--threshold", type=float)
-    search.add_argument("--kind", action="append", dest="kinds")
-    search.add_argument("--as-of")
-    search.add_argument("--include-superseded", action="store_true")
+    add_value_flags(search, SearchFilter)
     add_scope_arguments(search)
     search.set_defaults(handler=cmd_search)
 
@@ -37,9 +37,8 @@ def register(commands: Any) -> None:
     get.set_defaults(handler=cmd_get)
 
     list_ = commands.add_parser("list", help="list memories")
-    list_.add_argument("--kind", action="append", dest="kinds")
     list_.add_argument("--limit", type=int, default=50)
-    list_.add_argument("--include-superseded", action="store_true")
+    add_value_flags(list_, SearchFilter)
     add_scope_arguments(list_)
     list_.set_defaults(handler=cmd_list)
 
@@ -91,7 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         hits = memory.search(
             args.query, scope=scope_of(args), k=args.k, strategy=args.strategy, threshold=args.threshold,
-            kinds=args.kinds, as_of=args.as_of, include_superseded=args.include_superseded,
+            filters=value_from_args(args, SearchFilter),
         )  # fmt: skip
     if args.json:
         print_json(hits)
@@ -110,12 +109,7 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        records = memory.list(
-            scope=scope_of(args),
-            kinds=args.kinds,
-            limit=args.limit,
-            include_superseded=args.include_superseded,
-        )
+        records = memory.list(scope=scope_of(args), filters=value_from_args(args, SearchFilter), limit=args.limit)
     if args.json:
         print_json(records)
     else:

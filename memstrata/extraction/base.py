@@ -31,6 +31,9 @@ that entity's normalized name.
 ROLES: tuple[Role, ...] = ("user", "assistant", "system")
 ENTITY_TYPES: tuple[EntityType, ...] = ("person", "place", "organization", "project", "other")
 
+STATEMENT = "statement"
+"""Attribute of a first-person sentence kept as said because no slot fits it; its value is the sentence."""
+
 MULTI_VALUED_ATTRIBUTES = frozenset(
     {
         "likes",
@@ -46,12 +49,15 @@ MULTI_VALUED_ATTRIBUTES = frozenset(
         "project",
         "fact",
         "health",
+        STATEMENT,
     }
 )
 """Attributes that hold many values at once: a new value never replaces another.
 
 "likes" carries both likes and dislikes: `value` names the object, `polarity` says which
 (+1 likes, -1 dislikes), so "hates tea" can retire "likes tea" but never "likes coffee".
+"statement" is a first-person sentence kept as said because no slot fits it ("I need 120 stars to
+reach gold"): its value is that sentence.
 Every other attribute ("location", "relation:manager", "preference:answer_length") is one slot.
 """
 
@@ -187,6 +193,7 @@ __all__ = [
     "ENTITY_TYPES",
     "MULTI_VALUED_ATTRIBUTES",
     "ROLES",
+    "STATEMENT",
     "EntityType",
     "Extractor",
     "Message",

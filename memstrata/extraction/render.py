@@ -19,7 +19,7 @@ _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "
 _PAST_OR_MODAL = wordset(
     """can could will would shall should must might may went ran had got took made saw met came left began
     won lost bought sold flew drove wrote gave did quit became broke found spent was were said told
-    thought knew felt kept sent paid put read set let hit cut"""
+    thought knew felt kept sent paid put read set let hit cut hurt cost shut spread split"""
 )
 
 
@@ -50,7 +50,8 @@ _FIRST_TO_THIRD: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
         (r"\bI've\b", f"{_SUBJ} has"),
         (r"\bI'd\b", f"{_SUBJ} would"),
         (r"\bI'll\b", f"{_SUBJ} will"),
-        (r"\bI don't\b|\bI do not\b", f"{_SUBJ} does not"),
+        (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:don't|do not)\b", rf"{_SUBJ}\1 does not"),
+        (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:haven't|have not)\b", rf"{_SUBJ}\1 has not"),
         (r"\bwe're\b", f"{_SUBJ} and others are"),
         (r"\bwe've\b", f"{_SUBJ} and others have"),
         (r"\bwe'll\b", f"{_SUBJ} and others will"),

@@ -5,7 +5,8 @@
 - NOOP: the candidate is already known (same text, same subject+attribute+value, or a near
   duplicate of the same kind and attribute); `target_ids` holds the memory to refresh.
 - SUPERSEDE: same subject and single-valued attribute with a new value ("lives in Paris" ->
-  "lives in Berlin"), or the same object with the opposite polarity ("likes tea" -> "hates tea");
+  "lives in Berlin"), the same object with the opposite polarity ("likes tea" -> "hates tea"), or the
+  same value said again later in other words (the later wording becomes current);
   `target_ids` are the memories to retire.
 - ADD: anything else.
 
@@ -31,7 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..models import MemoryKind, content_hash
-from .base import Candidate, is_multi_valued
+from .base import STATEMENT, Candidate, is_multi_valued
 
 DUPLICATE_SIMILARITY = 0.95
 """Cosine similarity from which a same-kind, same-attribute memory counts as the same memory."""
@@ -43,7 +44,7 @@ RETRACTION = "retraction"
 """Attribute of a memory that records that something stopped holding ("I no longer live in Madrid")
 when the message stated nothing in its place; its metadata "retracts" lists the phrases."""
 
-_FREE_TEXT_ATTRIBUTES = frozenset({None, "event", "note", "task", "plan", RETRACTION})
+_FREE_TEXT_ATTRIBUTES = frozenset({None, "event", "note", "task", "plan", RETRACTION, STATEMENT})
 """Attributes whose value is the source sentence rather than a comparable slot value."""
 
 _STRUCTURED_KINDS = frozenset(
@@ -181,6 +182,8 @@ def decide(
     conflicts: list[ExistingMemory] = []
     for memory in existing:
         verdict = _compare(new, memory, retracted)
+        if verdict == "same" and _said_before(memory, stated_at):
+            return Decision(DecisionKind.SUPERSEDE, (memory.id,), f"same {new.attribute}, said later in other words")
         if verdict == "same":
             return Decision(DecisionKind.NOOP, (memory.id,), f"same {new.attribute} already stored")
         if verdict == "retire" or (verdict == "retracted" and _said_after(memory, stated_at)):
@@ -212,6 +215,13 @@ def _said_after(memory: ExistingMemory, stated_at: datetime | None) -> bool:
     return stated_at is not None and memory.stated_at is not None and memory.stated_at > stated_at
 
 
+def _said_before(memory: ExistingMemory, stated_at: datetime | None) -> bool:
+    """Whether `memory` was said strictly before `stated_at`. A value restated later keeps the later
+    wording (the memory said earlier goes to history), so the current wording of a slot does not depend
+    on the order in which statements arrive."""
+    return stated_at is not None and memory.stated_at is not None and memory.stated_at < stated_at
+
+
 _AFFINITY = frozenset({"likes", "diet", "habit"})
 """Attributes that say how the user stands towards a thing: "hates coffee" (likes, -1) and "no
 coffee" (diet) both contradict "loves coffee", whichever of them holds it."""
@@ -226,6 +236,8 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
+    if new.attribute == STATEMENT == old.attribute and new.subject == old.subject:
+        return restated_count(new.value, old.value)
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)
@@ -245,9 +257,29 @@ def _retracts(memory: ExistingMemory, old: _Slot, retracted: Sequence[str]) -> b
     """Does one of the `retracted` phrases name what `memory` states?"""
     if old.attribute is None and "attribute" not in memory.metadata:
         return any(text_names(memory.content, phrase) for phrase in retracted)
+    if old.attribute == STATEMENT:
+        return any(text_names(old.value or "", phrase) for phrase in retracted)  # the sentence as said
     if old.value is None or old.attribute in _FREE_TEXT_ATTRIBUTES:
         return False
     return any(value_named(old.value, phrase) for phrase in retracted)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b")
+_UPDATE_WORDS = re.compile(r"\b(?:now|currently|still|already|actually|so far|in total|these days|anymore|again)\b")
+
+
+_LEAST_FRAME_WORDS = 5
+
+
+def restated_count(new: str | None, old: str | None) -> str:
+    """ "retire" when two first-person sentences say the same thing with other numbers ("I have 120
+    stars" -> "I now have 150 stars"), "same" when they say it with the same ones, else "keep"."""
+    if not new or not old:
+        return "keep"
+    frames = [" ".join(_UPDATE_WORDS.sub(" ", _NUMBER.sub("#", text)).split()) for text in (new, old)]
+    if frames[0] != frames[1] or "#" not in frames[0] or len(frames[0].split()) < _LEAST_FRAME_WORDS:
+        return "keep"  # short frames ("Rae note 1", "I have 2 cats") say too little to be the same statement
+    return "same" if _NUMBER.findall(new) == _NUMBER.findall(old) else "retire"
 
 
 def _slot_verdict(new: _Slot, old: _Slot) -> str:
@@ -307,6 +339,8 @@ def _near_duplicate(new: _Slot, old: _Slot) -> bool:
         return False
     if new.event_time and old.event_time and new.event_time[:10] != old.event_time[:10]:
         return False
+    if new.attribute == STATEMENT:
+        return _NUMBER.findall(new.value or "") == _NUMBER.findall(old.value or "")  # other numbers: a new fact
     if new.attribute in _FREE_TEXT_ATTRIBUTES:
         return True  # the value is the sentence itself: rewording is not a new fact
     return new.value is None or old.value is None or new.value == old.value
@@ -418,6 +452,7 @@ __all__ = [
     "decide",
     "history_of",
     "normalize_value",
+    "restated_count",
     "validate_llm_decision",
     "retired_by_retraction",
     "text_names",

@@ -40,12 +40,20 @@ _REQUEST_PREFIX_ONLY = re.compile(
 
 def readable_clauses(text: str) -> Iterator[tuple[str, str]]:
     """(masked, original) pairs for the clauses of `text` that may state something about the user."""
+    for sentence in readable_sentences(text):
+        yield from sentence
+
+
+def readable_sentences(text: str) -> Iterator[list[tuple[str, str]]]:
+    """The readable clauses of `text` (see `readable_clauses`), grouped by the sentence they belong to."""
     normalized = normalize(text.replace("\r", ""))
     if not normalized or looks_like_code_or_error(text):
         return
     masked = mask_quotes(normalized)
     for sentence_masked, sentence in _statement_sentences(masked, normalized):
-        yield from _clause_bodies(sentence_masked, sentence)
+        clauses = list(_clause_bodies(sentence_masked, sentence))
+        if clauses:
+            yield clauses
 
 
 def normalize(text: str) -> str:

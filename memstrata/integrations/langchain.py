@@ -35,6 +35,7 @@ from ..aio import AsyncMemory
 from ..buffer import Turn
 from ..embedders.base import Embedder
 from ..errors import InvalidInput
+from ..filters import SearchFilter
 from ..layers.semantic import Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope, SearchHit
@@ -263,10 +264,11 @@ class MemstrataRetriever(BaseRetriever):
         if unknown:
             raise InvalidInput(f"unknown retriever option(s) {sorted(unknown)}; known: {sorted(_OVERRIDES)}")
         options = {name: getattr(self, name) for name in _OVERRIDES} | overrides
-        metadata = options.pop("metadata_filter")
-        if options.pop("include_episodes") is False and options["kinds"] is None:
-            options["kinds"] = LONG_TERM_KINDS
-        return {**options, "metadata": metadata, "scope": self.scope}
+        metadata, kinds = options.pop("metadata_filter"), options.pop("kinds")
+        if options.pop("include_episodes") is False and kinds is None:
+            kinds = LONG_TERM_KINDS
+        filters = SearchFilter(kinds=kinds or (), metadata=metadata or {})
+        return {**options, "filters": filters, "scope": self.scope}
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **overrides: Any

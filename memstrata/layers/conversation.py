@@ -46,6 +46,8 @@ _PAGE = 500
 BUFFER_RETRY_SECONDS = 5.0
 """With `fallback`, how long the buffer is skipped after a failure before it is tried again."""
 T = TypeVar("T")
+FOLD = "fold"
+"""The work-queue job kind of a session's queued summary fold (`Conversation.fold_from_log`)."""
 
 
 # -- summarizers -------------------------------------------------------------------------------
@@ -178,9 +180,13 @@ class Conversation:
         window_size: int = 10,
         summary_threshold: int = 8,
         fallback: bool = False,
+        fold_later: Callable[[Scope], object] | None = None,
     ) -> None:
         """`fallback=True`: when the buffer fails, log a warning and serve turns from the episode log
-        (nothing is lost: every message is in the log first). Otherwise raise `BufferUnavailable`."""
+        (nothing is lost: every message is in the log first). Otherwise raise `BufferUnavailable`.
+
+        `fold_later(scope)`: queue the session's summary fold instead of folding on the conversation
+        path (for a slow summarizer, such as an LLM); the queued job calls `fold_from_log`."""
         if not isinstance(window_size, int) or window_size < 1:
             raise InvalidInput(f"window_size must be a positive integer, got {window_size!r}")
         if not isinstance(summary_threshold, int) or not 1 <= summary_threshold <= window_size:
@@ -195,6 +201,7 @@ class Conversation:
         self.window_size = window_size
         self.summary_threshold = summary_threshold
         self.fallback = fallback
+        self.fold_later = fold_later
         self._local_locks = KeyedLocks()
         self._locks_guard = threading.Lock()
         self._stale: set[tuple[str, str]] = set()
@@ -238,7 +245,10 @@ class Conversation:
         records = self.semantic.add_many(scope, items, dedupe=False)
         turns = [turn_from_record(r) for r in records]
         window = self._append(scope, turns)
-        if window is None or len(window) > self.window_size:
+        if self.fold_later is not None:
+            if window is None or len(window) - len(turns) <= self.window_size < len(window):
+                self.fold_later(scope)  # once, when the window first overflows: one pending fold a session
+        elif window is None or len(window) > self.window_size:
             self._fold(scope)
         return turns
 
@@ -323,9 +333,8 @@ class Conversation:
                 self._outage(scope, exc)
 
     def _fold(self, scope: Scope) -> None:
-        """Fold the oldest `summary_threshold` turns into the summary while the window overflows.
-
-        Runs under the session's fold lock; another process holding it is folding already.
+        """Fold the oldest `summary_threshold` turns of the buffer into the summary while the window
+        overflows. Runs under the session's fold lock; another process holding it is folding already.
         """
         with self._fold_lock(scope) as held:
             if not held:
@@ -336,16 +345,37 @@ class Conversation:
             if state.last_folded_id in ids:  # a fold whose buffer trim did not happen (crash): finish it
                 self._trim(scope, state.last_folded_id)
                 window = window[ids.index(state.last_folded_id) + 1 :]
-            while len(window) > self.window_size:
-                chunk = window[: self.summary_threshold]
-                summary = self.summarizer.summarize(state.summary or None, chunk)
-                state = replace(
-                    state, summary=summary, folded=state.folded + len(chunk), last_folded_id=chunk[-1].id,
-                    last_folded_at=chunk[-1].at, summarizer=self.summarizer.name, updated_at=self.clock(),
-                )  # fmt: skip
-                self._save_state(scope, state)
-                self._trim(scope, chunk[-1].id)
-                window = window[len(chunk) :]
+            self._fold_window(scope, state, window)
+
+    @fenced
+    def fold_from_log(self, scope: Scope) -> int:
+        """The queued fold: fold the session's unfolded turns, read from the episode log (so turns the
+        buffer's cap dropped while the job waited are summarized too), until at most `window_size` are
+        left; return how many were folded. A session another worker is folding is left to it."""
+        with self._fold_lock(scope) as held:
+            if not held:
+                return 0
+            state = self.state(scope)
+            # The buffer holds the newest turns: trimming through a folded turn it still holds drops
+            # every older one; a folded turn it no longer holds means it holds only newer ones.
+            return self._fold_window(scope, state, self.unfolded_from_log(scope, state))
+
+    def _fold_window(self, scope: Scope, state: SessionState, window: list[Turn]) -> int:
+        """Fold `window` (the unfolded turns, oldest first) chunk by chunk down to `window_size`; each
+        chunk's summary is saved before the buffer is trimmed through the chunk's last turn."""
+        folded = 0
+        while len(window) > self.window_size:
+            chunk = window[: self.summary_threshold]
+            summary = self.summarizer.summarize(state.summary or None, chunk)
+            state = replace(
+                state, summary=summary, folded=state.folded + len(chunk), last_folded_id=chunk[-1].id,
+                last_folded_at=chunk[-1].at, summarizer=self.summarizer.name, updated_at=self.clock(),
+            )  # fmt: skip
+            self._save_state(scope, state)
+            self._trim(scope, chunk[-1].id)
+            window = window[len(chunk) :]
+            folded += len(chunk)
+        return folded
 
     def _trim(self, scope: Scope, turn_id: str | None) -> None:
         if turn_id is None or not self._buffer_usable():
@@ -505,6 +535,7 @@ class Conversation:
 
 
 __all__ = [
+    "FOLD",
     "Conversation",
     "ExtractiveSummarizer",
     "LLMSummarizer",

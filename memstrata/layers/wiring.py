@@ -19,7 +19,7 @@ from ..models import Scope
 from ..settings import Settings
 from ..storage.base import Store
 from .context import ContextAssembler
-from .conversation import Conversation, ExtractiveSummarizer, LLMSummarizer, Summarizer
+from .conversation import FOLD, Conversation, ExtractiveSummarizer, LLMSummarizer, Summarizer
 from .entities import EntityMemory
 from .learning import LearningMemory
 from .lifecycle import Lifecycle, LifecyclePolicy
@@ -86,30 +86,37 @@ def build_layers(
     )
     opened = open_buffer(buffer, ttl_seconds=settings.buffer_ttl_seconds, clock=clock)
     summarizer: Summarizer = LLMSummarizer(llm, clock=clock) if llm is not None else ExtractiveSummarizer()
+
+    def fold_later(scope: Scope) -> str:  # an LLM fold is a model call: off the conversation path
+        return queue.enqueue(scope, kind=FOLD)
+
     conversation = Conversation(
         store=store, semantic=semantic, buffer=opened, clock=clock, summarizer=summarizer,
         window_size=settings.window_size, summary_threshold=settings.summary_threshold,
-        fallback=buffer_fallback(buffer),
+        fallback=buffer_fallback(buffer), fold_later=fold_later if llm is not None else None,
     )  # fmt: skip
     user_context = UserContextUpdater(store=store, clock=clock, llm=llm)
     lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)
+    queue = WorkQueue(store=store, clock=clock, run=_job_runner(learning, lifecycle, conversation, clock))
     return Layers(
         semantic=semantic, profiles=profiles, entities=entities, procedures=ProceduralMemory(semantic=semantic),
         learning=learning, conversation=conversation, user_context=user_context,
         context=ContextAssembler(semantic=semantic, conversation=conversation, user_context=user_context),
-        lifecycle=lifecycle, queue=WorkQueue(store=store, clock=clock, run=_job_runner(learning, lifecycle, clock)),
+        lifecycle=lifecycle, queue=queue,
         owns_buffer=buffer is None or isinstance(buffer, str),
     )  # fmt: skip
 
 
-def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, clock: Clock) -> Job:
-    """What the durable queue runs: learning from messages, and a user's periodic upkeep (each job
-    idempotent through its `JobProgress`)."""
+def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, conversation: Conversation, clock: Clock) -> Job:
+    """What the durable queue runs: learning from messages, a user's periodic upkeep, a session's fold
+    (each job idempotent: see `work_queue`)."""
 
     def run(kind: str, scope: Scope, payload: list[dict[str, Any]], progress: JobProgress) -> None:
         if kind == LEARN:
             learning.learn(scope, to_messages(payload, clock()), progress=progress)
         elif kind == MAINTAIN:
             lifecycle.run_due_upkeep(scope.user_id, job_id=progress.job_id)
+        elif kind == FOLD:
+            conversation.fold_from_log(scope)
 
     return run

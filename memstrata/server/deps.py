@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
 
 from ..errors import InvalidInput
 from ..memory import Memory
@@ -81,7 +82,10 @@ def reject_unknown_query(request: Request) -> None:
     pending = [dependant]
     while pending:
         current = pending.pop()
-        known |= {param.alias for param in current.query_params}
+        for param in current.query_params:
+            model = param.field_info.annotation
+            is_model = isinstance(model, type) and issubclass(model, BaseModel)
+            known |= set(model.model_fields) if is_model else {param.alias}  # a query model: its fields
         pending += current.dependencies
     unknown = sorted(set(request.query_params) - known)
     if unknown:

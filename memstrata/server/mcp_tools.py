@@ -18,7 +18,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidInput
-from ..export_format import ExportDocument
+from ..export_format import ExportDocument, MemoryJSON
+from ..filters import SearchFilter
 from ..layers.context import PARTS
 from ..layers.semantic import Strategy
 from ..memory import Memory
@@ -32,7 +33,6 @@ from .schemas import (
     FactOut,
     FactsResponse,
     HistoryEventOut,
-    MemoryOut,
     MessageIn,
     OperationOut,
     ProcedureOut,
@@ -40,6 +40,7 @@ from .schemas import (
     SessionOut,
     TurnOut,
     UserContextOut,
+    memory_out,
 )
 
 
@@ -85,11 +86,10 @@ Kind = Annotated[
     Field(description="fact (true about the user), preference, event (dated), note, task (open item), "
           "episode (a conversation turn), summary, procedure"),
 ]  # fmt: skip
-Kinds = Annotated[list[MemoryKind] | None, Field(description="only these kinds (default: all)")]
 Metadata = Annotated[dict[str, Any] | None, Field(description="JSON object stored with the memory (e.g. source, tags)")]
-MetadataFilter = Annotated[
-    dict[str, str | int | float | bool] | None,
-    Field(description="only memories whose metadata has these exact values"),
+Filters = Annotated[
+    SearchFilter | None,
+    Field(description="which memories (default: every kind, current ones; as_of: what was true at that time)"),
 ]
 When = Annotated[datetime | None, Field(description="ISO 8601 date-time, e.g. 2026-05-01T00:00:00Z")]
 Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0..1; higher survives consolidation longer")]
@@ -98,12 +98,12 @@ Offset = Annotated[int, Field(ge=0, le=100_000, description="skip this many (for
 
 
 class MemoryList(BaseModel):
-    memories: list[MemoryOut]
+    memories: list[MemoryJSON]
     next_offset: int | None = Field(description="pass as offset to get the next page; null on the last page")
 
 
 class SearchHitBrief(BaseModel):
-    memory: MemoryOut
+    memory: MemoryJSON
     score: float
     scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
     superseded: bool = Field(description="true if a newer memory replaced this one (only with include_superseded)")
@@ -157,7 +157,7 @@ def learn(
     result = b.memory.learn([m.to_dict() for m in messages], scope=b.scope)
     return LearnResult(
         operations=[
-            OperationOut(event=op.event.value, memory=MemoryOut.of(op.memory, b.tenant),
+            OperationOut(event=op.event.value, memory=memory_out(op.memory, b.tenant),
                          replaced_ids=list(op.replaced_ids), reason=op.reason)
             for op in result.operations
         ]
@@ -172,14 +172,14 @@ def add_memory(
     importance: Importance = 0.5,
     pinned: Annotated[bool, Field(description="never consolidated or expired")] = False,
     expires_at: When = None,
-) -> MemoryOut:
+) -> MemoryJSON:
     """Store one memory exactly as written (no extraction). Storing identical text again returns the
     existing memory. Use learn instead when the text is a conversation to distill."""
     record = b.memory.add(
         content, scope=b.scope, kind=kind, metadata=metadata, importance=importance, pinned=pinned,
         expires_at=expires_at,
     )  # fmt: skip
-    return MemoryOut.of(record, b.tenant)
+    return memory_out(record, b.tenant)
 
 
 def search_memories(
@@ -193,51 +193,31 @@ def search_memories(
             "hybrid_weighted, hybrid_rrf"
         ),
     ] = Strategy.HYBRID,  # fmt: skip
-    kinds: Kinds = None,
-    metadata: MetadataFilter = None,
-    created_after: When = None,
-    created_before: When = None,
-    as_of: Annotated[datetime | None, Field(description="what was true at this ISO 8601 time (default: now)")] = None,
-    include_superseded: Annotated[bool, Field(description="also return replaced memories, marked")] = False,
+    filters: Filters = None,
 ) -> SearchResult:
     """Search the user's long-term memories and return the best matches with their scores. Call it before
     answering anything that may depend on the user's preferences, history, people or projects."""
-    hits = b.memory.search(
-        query, scope=b.scope, k=k, strategy=strategy, kinds=kinds, metadata=metadata, created_after=created_after,
-        created_before=created_before, as_of=as_of, include_superseded=include_superseded,
-    )  # fmt: skip
+    hits = b.memory.search(query, scope=b.scope, k=k, strategy=strategy, filters=filters)
     return SearchResult(
         hits=[
-            SearchHitBrief(memory=MemoryOut.of(h.memory, b.tenant), score=h.score, scores=h.scores,
+            SearchHitBrief(memory=memory_out(h.memory, b.tenant), score=h.score, scores=h.scores,
                            superseded=h.memory.superseded_by is not None)
             for h in hits
         ]
     )  # fmt: skip
 
 
-def get_memory(b: Binding, memory_id: MemoryId) -> MemoryOut:
+def get_memory(b: Binding, memory_id: MemoryId) -> MemoryJSON:
     """One memory by id, with its validity interval and what superseded it (if anything)."""
-    return MemoryOut.of(b.memory.get(memory_id, scope=b.scope), b.tenant)
+    return memory_out(b.memory.get(memory_id, scope=b.scope), b.tenant)
 
 
-def list_memories(
-    b: Binding,
-    kinds: Kinds = None,
-    metadata: MetadataFilter = None,
-    created_after: When = None,
-    created_before: When = None,
-    include_superseded: Annotated[bool, Field(description="also list replaced memories")] = False,
-    limit: Limit = 50,
-    offset: Offset = 0,
-) -> MemoryList:
+def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset: Offset = 0) -> MemoryList:
     """The user's memories, newest first, optionally filtered; page with offset/next_offset."""
-    records = b.memory.list(
-        scope=b.scope, kinds=kinds, metadata=metadata, created_after=created_after, created_before=created_before,
-        include_superseded=include_superseded, limit=limit + 1, offset=offset,
-    )  # fmt: skip
+    records = b.memory.list(scope=b.scope, filters=filters, limit=limit + 1, offset=offset)
     more = len(records) > limit
     return MemoryList(
-        memories=[MemoryOut.of(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None
+        memories=[memory_out(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None
     )
 
 
@@ -248,13 +228,13 @@ def update_memory(
     metadata: Metadata = None,
     importance: Annotated[float | None, Field(ge=0.0, le=1.0, description="0..1")] = None,
     pinned: Annotated[bool | None, Field(description="never consolidated or expired")] = None,
-) -> MemoryOut:
+) -> MemoryJSON:
     """Correct a memory in place (a typo, a wrong detail); its history keeps the old text. When a fact has
     changed over time (a new job, a move), use supersede_memory so the old value stays valid for the past."""
     record = b.memory.update(
         memory_id, scope=b.scope, content=content, metadata=metadata, importance=importance, pinned=pinned
     )
-    return MemoryOut.of(record, b.tenant)
+    return memory_out(record, b.tenant)
 
 
 def supersede_memory(
@@ -262,10 +242,10 @@ def supersede_memory(
     memory_id: MemoryId,
     content: Annotated[str, Field(min_length=1, max_length=65536, description="the new, current value")],
     reason: Annotated[str, Field(max_length=1000, description="why it changed")] = "",
-) -> MemoryOut:
+) -> MemoryJSON:
     """Replace an outdated memory with a new one: the old one ends its validity now and stays in history
     (search with as_of a past time still finds it). Returns the new memory."""
-    return MemoryOut.of(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
+    return memory_out(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
 
 
 def forget_memory(b: Binding, memory_id: MemoryId) -> Forgotten:

@@ -15,26 +15,25 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
     StrictFloat,
     StrictInt,
-    StrictStr,
     ValidationError,
 )
 
 from ..buffer import Turn
 from ..errors import InvalidInput
-from ..export_format import ExportDocument
+from ..export_format import ExportDocument, MemoryJSON
+from ..filters import SearchFilter, When
 from ..layers.context import PARTS, Context
 from ..layers.entities import Entity
 from ..layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
 from ..layers.procedures import Procedure
 from ..layers.profile import ProfileFact
 from ..layers.semantic import Strategy
-from ..models import HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from ..models import RESERVED_PREFIX, HistoryEvent, MemoryKind, MemoryRecord, SearchHit
 from .tenancy import api_id
 
 MAX_JSON_DEPTH = 16
@@ -67,26 +66,12 @@ def _no_nul(value: str) -> str:
     return value
 
 
-def _iso_datetime(value: object) -> object:
-    """Only ISO 8601 strings (or datetimes): never a number taken as a Unix time."""
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str) and len(value) >= 10 and not value.replace(".", "", 1).isdigit():
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ValueError("must be an ISO 8601 date-time such as 2026-03-01T12:00:00Z")
-
-
 # Request bodies take JSON types strictly: no 0 for false, no "5" for 5, no epoch number for a date.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_json_object)]
-Scalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
 Text = Annotated[str, AfterValidator(_no_nul)]
 Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$")]
 Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Flag = StrictBool
-When = Annotated[datetime, BeforeValidator(_iso_datetime)]
 
 
 class Request(BaseModel):
@@ -133,53 +118,18 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 # -- memories ----------------------------------------------------------------
-class MemoryOut(BaseModel):
-    id: str
-    user_id: str | None
-    agent_id: str | None
-    session_id: str | None
-    kind: MemoryKind
-    content: str
-    metadata: dict[str, Any]
-    importance: float
-    created_at: datetime
-    updated_at: datetime
-    valid_from: datetime | None
-    valid_to: datetime | None
-    superseded_by: str | None
-    expires_at: datetime | None
-    source_ids: list[str]
-    access_count: int
-    last_accessed_at: datetime | None
-    pinned: bool
+def memory_out(record: MemoryRecord, tenant: str) -> MemoryJSON:
+    """A memory as a client of `tenant` reads it: the one JSON shape, with API ids (no user id for a
+    memory shared by every user of an agent)."""
 
-    @classmethod
-    def of(cls, record: MemoryRecord, tenant: str) -> MemoryOut:
-        user = record.scope.user_id
-        return cls(
-            id=record.id,
-            user_id=None if user.startswith("_") else api_id(tenant, user),
-            agent_id=api_id(tenant, record.scope.agent_id),
-            session_id=record.scope.session_id,
-            kind=record.kind,
-            content=record.content,
-            metadata=record.metadata,
-            importance=record.importance,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
-            valid_from=record.valid_from,
-            valid_to=record.valid_to,
-            superseded_by=record.superseded_by,
-            expires_at=record.expires_at,
-            source_ids=list(record.source_ids),
-            access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at,
-            pinned=record.pinned,
-        )
+    def api(store_id: str) -> str | None:
+        return None if store_id.startswith(RESERVED_PREFIX) else api_id(tenant, store_id)
+
+    return MemoryJSON.of(record, api)
 
 
 class MemoryPage(BaseModel):
-    items: list[MemoryOut]
+    items: list[MemoryJSON]
     next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
 
 
@@ -233,14 +183,32 @@ class HistoryEventOut(BaseModel):
 
 
 # -- search ------------------------------------------------------------------
-class SearchFilters(Request):
-    kinds: list[MemoryKind] = Field(default_factory=list, max_length=len(MemoryKind))
-    metadata: dict[Annotated[str, Field(max_length=64)], Scalar] = Field(default_factory=dict, max_length=20)
-    created_after: When | None = None
-    created_before: When | None = None
-    as_of: When | None = None
-    include_superseded: Flag = False
+class SearchFilters(SearchFilter):
+    """`SearchFilter` as a request carries it; it may repeat the path's user (checked by the key)."""
+
     user_id: Id | None = Field(default=None, description="optional; must equal the path's user")
+
+    def claimed_users(self) -> Iterator[object]:
+        if self.user_id is not None:
+            yield self.user_id
+        if "user_id" in self.metadata:
+            yield self.metadata["user_id"]
+
+    def search_filter(self) -> SearchFilter:
+        """The filter without the claimed user."""
+        return SearchFilter.model_validate(self.model_dump(exclude={"user_id"}))
+
+
+class ListQuery(SearchFilter):
+    """The query parameters of a memory listing: a `SearchFilter` and a page."""
+
+    agent_id: Id | None = None
+    session_id: Id | None = None
+    limit: int = Field(default=50, ge=1, le=MAX_PAGE)
+    offset: int = Field(default=0, ge=0, le=10_000_000)
+
+    def search_filter(self) -> SearchFilter:
+        return SearchFilter.model_validate(self.model_dump(include=set(SearchFilter.model_fields)))
 
 
 class SearchRequest(Request):
@@ -260,13 +228,13 @@ class SearchRequest(Request):
 
 
 class SearchHitOut(BaseModel):
-    memory: MemoryOut
+    memory: MemoryJSON
     score: float
     scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
 
     @classmethod
     def of(cls, hit: SearchHit, tenant: str) -> SearchHitOut:
-        return cls(memory=MemoryOut.of(hit.memory, tenant), score=hit.score, scores=hit.scores)
+        return cls(memory=memory_out(hit.memory, tenant), score=hit.score, scores=hit.scores)
 
 
 class SearchResponse(BaseModel):
@@ -345,13 +313,13 @@ class ProcedureOut(BaseModel):
     type: str
     task: str
     text: str
-    memory: MemoryOut
+    memory: MemoryJSON
 
     @classmethod
     def of(cls, procedure: Procedure, tenant: str) -> ProcedureOut:
         return cls(
             type=procedure.type, task=procedure.task, text=procedure.render(),
-            memory=MemoryOut.of(procedure.memory, tenant),
+            memory=memory_out(procedure.memory, tenant),
         )  # fmt: skip
 
 
@@ -402,7 +370,7 @@ class LearnRequest(Request):
 
 class OperationOut(BaseModel):
     event: str = Field(description="add, noop (already known) or supersede")
-    memory: MemoryOut
+    memory: MemoryJSON
     replaced_ids: list[str]
     reason: str
 
@@ -534,12 +502,6 @@ class ImportReportOut(BaseModel):
             events_written=report.events_written, items_written=report.items_written,
             items_unchanged=report.items_unchanged, items_skipped=report.items_skipped, embedder=report.embedder,
         )  # fmt: skip
-
-
-class ConsolidateRequest(Request):
-    older_than_days: StrictFloat | None = Field(default=None, ge=0, le=36500, description="default: settings (30)")
-    min_count: StrictInt | None = Field(default=None, ge=1, le=100_000, description="default: settings (10)")
-    dry_run: Flag = False
 
 
 class ConsolidationOut(BaseModel):

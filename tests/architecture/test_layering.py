@@ -51,6 +51,17 @@ def test_the_server_uses_only_the_public_api_of_memory() -> None:
     assert offenders == []
 
 
+def test_only_memory_and_the_wiring_touch_the_layers() -> None:
+    """Everything else (CLI, server, integrations) uses `Memory`'s public methods."""
+    allowed = {PACKAGE_ROOT / "memory.py", PACKAGE_ROOT / "layers" / "wiring.py"}
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in PACKAGE_ROOT.rglob("*.py")
+        if path not in allowed and "._layers" in path.read_text()
+    ]
+    assert offenders == []
+
+
 def test_async_module_is_generated_from_the_current_sources() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "generate_async.py"), "--check"], capture_output=True, text=True

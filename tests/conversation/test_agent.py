@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from memstrata import SearchFilter
 from memstrata.errors import InvalidInput, ProviderError
 from memstrata.integrations.agent import SUMMARY_PREFIX, AgentWithMemory, MemoryAgent
 from memstrata.llm.scripted import ScriptedLLM
@@ -34,7 +35,9 @@ def test_the_loop_recalls_prompts_and_saves_both_turns(memory: Any) -> None:
         agent.chat(f"Question {n} about peanut-free recipes from Lisbon in 2026?")
     messages = llm.calls[-1].messages
     assert messages[1].content.startswith(SUMMARY_PREFIX) and messages[2].role == "assistant"
-    assert len(memory.list(scope=S1, kinds="episode")) == 14  # both turns of every chat are in the log
+    assert (
+        len(memory.list(scope=S1, filters=SearchFilter(kinds="episode"))) == 14
+    )  # both turns of every chat are in the log
     assert len(memory.recent_turns(scope=S1)) <= 10
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata import namespaces
+from memstrata import SearchFilter, namespaces
 from memstrata.buffer import Turn
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import BufferUnavailable, InvalidInput, ProviderError
@@ -66,14 +66,14 @@ def test_every_message_goes_to_the_episode_log_with_time_role_and_speaker(memory
     turn = memory.add_message("user", "I moved to Lisbon last week", at=said_at, speaker="Alice", scope=S1)
     clock.advance(minutes=1)
     memory.add_message("assistant", "Welcome to Lisbon!", scope=S1)
-    episodes = memory.list(scope=S1, kinds="episode")
+    episodes = memory.list(scope=S1, filters=SearchFilter(kinds="episode"))
     assert [e.content for e in episodes] == ["Welcome to Lisbon!", "I moved to Lisbon last week"]
     first = episodes[1]
     assert first.id == turn.id and first.kind is MemoryKind.EPISODE
     assert first.scope == S1 and first.created_at == said_at
     assert first.metadata == {"role": "user", "speaker": "Alice"}
     assert episodes[0].metadata == {"role": "assistant"} and episodes[0].created_at == T0 + timedelta(minutes=1)
-    hits = memory.search("Lisbon move", scope="alice", kinds="episode")
+    hits = memory.search("Lisbon move", scope="alice", filters=SearchFilter(kinds="episode"))
     assert turn.id in [h.memory.id for h in hits]
 
 
@@ -207,9 +207,11 @@ def test_llm_summaries_use_the_prompt_with_today_and_fall_back_when_the_model_fa
     memory = make_memory(llm=llm)
     assert isinstance(memory._layers.conversation.summarizer, LLMSummarizer)
     say(memory, S1, *range(1, 12))
+    assert llm.calls == [] and memory.process_queue() == 1  # the fold is queued, never run by add_message
     assert memory.session_summary(scope=S1) == "The user counted to eight."
     assert "Today is 2026-03-02 (Monday)" in llm.calls[0].prompt and "turn 8" in llm.calls[0].prompt
     say(memory, S1, *range(12, 20))
+    memory.process_queue()
     assert "The user counted to eight." in llm.calls[1].prompt  # the previous summary is folded in
     state = memory.store.get_item("alice", namespaces.SESSION, "s1").value
     assert state["summary"].startswith("The user counted to eight.")  # extractive fallback kept the line
@@ -225,7 +227,7 @@ def test_clear_session_forgets_buffer_and_summary_but_not_episodes(memory: Any) 
     say(memory, S1, *range(1, 12))
     memory.clear_session(scope=S1)
     assert memory.session_summary(scope=S1) == ""
-    assert len(memory.list(scope=S1, kinds="episode")) == 11
+    assert len(memory.list(scope=S1, filters=SearchFilter(kinds="episode"))) == 11
 
 
 def test_extractive_summarizer_is_the_offline_default(memory: Any) -> None:
@@ -347,7 +349,7 @@ def test_a_redis_outage_heals_from_the_log_when_redis_is_back(
 def test_episodes_index_the_turns_before_them_as_context(memory: Any) -> None:
     memory.add_message("user", "Did your team play the chess tournament?", speaker="Alice", scope=S1)
     memory.add_messages([("assistant", "Yes, we won a trophy!"), ("user", "Congratulations")], scope=S1)
-    by_text = {e.content: e for e in memory.list(scope=S1, kinds="episode")}
+    by_text = {e.content: e for e in memory.list(scope=S1, filters=SearchFilter(kinds="episode"))}
     assert by_text["Did your team play the chess tournament?"].context == ""
     assert by_text["Yes, we won a trophy!"].context == "Alice: Did your team play the chess tournament?"
     assert by_text["Congratulations"].context == (

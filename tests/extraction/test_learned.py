@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Memory
+from memstrata import Memory, SearchFilter
 from memstrata.embedders.hashing import HashingEmbedder
 
 
@@ -58,3 +58,26 @@ def test_memories_about_and_with_sarah_are_linked_to_her(memory: Memory) -> None
     sarah = memory.entity("sarah", scope="alice")
     assert sarah.type == "person" and len(sarah.memory_ids) == 2
     assert "Sarah moved to the London office." in chat.current()
+
+
+def test_a_statement_restated_with_a_new_number_replaces_the_old_one(memory: Memory) -> None:
+    chat = Chat(memory)
+    chat.say("I need 120 stars to reach the gold level.")
+    chat.say("Update: I now need 80 stars to reach the gold level.")
+    assert chat.current() == {"The user now needs 80 stars to reach the gold level."}
+    history = {m.content for m in memory.list(scope="alice", filters=SearchFilter(include_superseded=True))}
+    assert "The user needs 120 stars to reach the gold level." in history
+
+
+def test_a_statement_the_user_retracts_is_retired(memory: Memory) -> None:
+    chat = Chat(memory)
+    chat.say("I drink coffee every morning")
+    chat.say("I don't drink coffee anymore")
+    assert "The user drinks coffee every morning." not in chat.current()
+
+
+def test_statements_about_different_things_both_stay_current(memory: Memory) -> None:
+    chat = Chat(memory)
+    chat.say("I have two kids and a dog named Rex.")
+    chat.say("I have 120 stars on the coffee app.")
+    assert chat.current() == {"The user has two kids and a dog named Rex.", "The user has 120 stars on the coffee app."}

@@ -16,6 +16,7 @@ from memstrata.extraction.resolution import (
     ExistingMemory,
     decide,
     normalize_value,
+    restated_count,
     validate_llm_decision,
 )
 from memstrata.extraction.rules import RuleExtractor
@@ -323,3 +324,18 @@ def test_value_named(value: str, phrase: str, named: bool) -> None:
     from memstrata.extraction.resolution import value_named
 
     assert value_named(value, phrase) is named
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "verdict"),
+    [
+        pytest.param("I now have 150 stars on the app", "I have 120 stars on the app", "retire", id="new-number"),
+        pytest.param("I have 120 stars on the app", "I have 120 stars on the app", "same", id="same-number"),
+        pytest.param("I have three bikes in the garage now", "I have two bikes in the garage", "retire", id="words"),
+        pytest.param("I have 3 bikes in the garage", "I have 3 cats in the garage", "keep", id="another-thing"),
+        pytest.param("Rae note 2", "Rae note 1", "keep", id="too-short"),
+        pytest.param("I ran a marathon", "I ran a half marathon", "keep", id="no-number"),
+    ],
+)
+def test_restated_count(new: str, old: str, verdict: str) -> None:
+    assert restated_count(new, old) == verdict

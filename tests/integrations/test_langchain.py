@@ -13,7 +13,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memstrata import InvalidInput, Memory
+from memstrata import InvalidInput, Memory, SearchFilter
 from memstrata.aio import AsyncMemory
 from memstrata.buffer import Turn
 from memstrata.embedders.hashing import HashingEmbedder
@@ -61,7 +61,7 @@ def test_messages_round_trip_with_episode_ids(memory: Any) -> None:
         (HumanMessage, "What is my name?"),
     ]
     assert messages[1].name == "Alice"
-    episode_ids = {r.id for r in memory.list(scope="alice", kinds="episode")}
+    episode_ids = {r.id for r in memory.list(scope="alice", filters=SearchFilter(kinds="episode"))}
     assert {m.id for m in messages} == episode_ids
     assert history(memory, "s2").messages == []  # another session
     assert MemstrataChatMessageHistory("s1", user_id="bob", memory=memory).messages == []  # another user

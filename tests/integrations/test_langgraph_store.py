@@ -10,7 +10,7 @@ import anyio
 import pytest
 from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
-from memstrata import ConfigurationError, InvalidInput, Memory
+from memstrata import ConfigurationError, InvalidInput, Memory, SearchFilter
 from memstrata.aio import AsyncMemory
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.integrations.langgraph import MemstrataStore
@@ -92,22 +92,22 @@ def test_custom_user_labels(memory: Memory) -> None:
 def test_overwrite_keeps_created_at_and_replaces_vectors(store: MemstrataStore, memory: Memory, clock: Clock) -> None:
     store.put(ALICE, "doc", {"text": "green tea", "tags": ["brewing", "leaves"]}, index=["text", "tags[*]"])
     first = store.get(ALICE, "doc")
-    assert len(memory.list(scope="alice", kinds="note")) == 3  # text, tags.0, tags.1
+    assert len(memory.list(scope="alice", filters=SearchFilter(kinds="note"))) == 3  # text, tags.0, tags.1
     clock.advance(minutes=5)
     store.put(ALICE, "doc", {"text": "black coffee"})
     second = store.get(ALICE, "doc")
     assert second.created_at == first.created_at
     assert second.updated_at == first.updated_at + timedelta(minutes=5)
-    assert [r.content for r in memory.list(scope="alice", kinds="note")] == ["black coffee"]
+    assert [r.content for r in memory.list(scope="alice", filters=SearchFilter(kinds="note"))] == ["black coffee"]
     assert memory.search("green tea leaves brewing", scope="alice", strategy="keyword") == []
     store.delete(ALICE, "doc")
-    assert memory.list(scope="alice", kinds="note") == []
+    assert memory.list(scope="alice", filters=SearchFilter(kinds="note")) == []
 
 
 def test_vector_history_records_updates(store: MemstrataStore, memory: Memory) -> None:
     store.put(ALICE, "doc", {"text": "green tea"})
     store.put(ALICE, "doc", {"text": "black tea"})
-    [record] = memory.list(scope="alice", kinds="note")
+    [record] = memory.list(scope="alice", filters=SearchFilter(kinds="note"))
     assert [(e.event, e.before, e.after) for e in memory.history(record.id, scope="alice")] == [
         ("add", None, "green tea"),
         ("update", "green tea", "black tea"),
@@ -117,7 +117,7 @@ def test_vector_history_records_updates(store: MemstrataStore, memory: Memory) -
 def test_default_index_embeds_the_whole_value(memory: Memory) -> None:
     store = MemstrataStore(memory)
     store.put(ALICE, "k", {"food": "pizza", "drink": "lemonade"})
-    [record] = memory.list(scope="alice", kinds="note")
+    [record] = memory.list(scope="alice", filters=SearchFilter(kinds="note"))
     assert record.content == '{"drink": "lemonade", "food": "pizza"}'
     assert store.search(ALICE, query="lemonade")[0].score >= 0.5
 
@@ -125,7 +125,7 @@ def test_default_index_embeds_the_whole_value(memory: Memory) -> None:
 def test_index_false_store_ignores_queries(memory: Memory) -> None:
     store = MemstrataStore(memory, index=False)
     store.put(ALICE, "k", {"text": "green tea"})
-    assert memory.list(scope="alice", kinds="note") == []
+    assert memory.list(scope="alice", filters=SearchFilter(kinds="note")) == []
     [result] = store.search(ALICE, query="green tea")
     assert result.score is None
 
@@ -180,10 +180,12 @@ def test_expired_items_are_never_returned_and_sweep_deletes_them(
     assert store.get(ALICE, "short") is None  # expired, not swept yet: still never returned
     assert [i.key for i in store.search(ALICE, query="tea")] == ["long"]
     assert store.list_namespaces() == [ALICE]
-    notes = memory.list(scope="alice", kinds="note", as_of=clock.now)
+    notes = memory.list(scope="alice", filters=SearchFilter(kinds="note", as_of=clock.now))
     assert [r.content for r in notes] == ["black tea"]  # the expired item's vector is hidden too
     assert store.sweep_ttl() == 1
-    assert [r.content for r in memory.list(scope="alice", kinds="note", include_expired=True)] == ["black tea"]
+    assert [
+        r.content for r in memory.list(scope="alice", filters=SearchFilter(kinds="note", include_expired=True))
+    ] == ["black tea"]
     clock.advance(minutes=61)
     assert store.sweep_ttl() == 1
     assert store.list_namespaces() == []
@@ -301,7 +303,11 @@ def test_rewriting_the_same_text_reuses_its_vector(tmp_path: Path, clock: Clock)
         store.put(ALICE, "k", {"text": "green tea", "title": "Tea", "views": 1})
         store.put(ALICE, "k", {"text": "green tea", "title": "Teas", "views": 2}, ttl=5)
         assert embedder.documents == [["green tea", "Tea"], ["Teas"]]
-        [record] = [r for r in memory.list(scope="alice", kinds="note", as_of=clock.now) if r.content == "green tea"]
+        [record] = [
+            r
+            for r in memory.list(scope="alice", filters=SearchFilter(kinds="note", as_of=clock.now))
+            if r.content == "green tea"
+        ]
         assert record.expires_at == clock.now + timedelta(minutes=5)
         assert [e.event for e in memory.history(record.id, scope="alice")] == ["add"]
         assert store.search(ALICE, query="green tea")[0].value["views"] == 2
@@ -321,7 +327,7 @@ def test_from_conn_string_embeds_only_the_text_fields(tmp_path: Path) -> None:
     with MemstrataStore.from_conn_string(str(tmp_path / "lg.db"), index=index) as store:  # type: ignore[arg-type]
         store.setup()
         store.put(ALICE, "tea", {"text": "Alice drinks green tea", "secret": "her PIN is 4321"})
-        vectors = store.memory.list(scope="alice", kinds="note")
+        vectors = store.memory.list(scope="alice", filters=SearchFilter(kinds="note"))
         assert [v.content for v in vectors] == ["Alice drinks green tea"]  # not the whole value
         assert store.memory.embedder.name == f"langchain:HashingEmbeddings:{DIMENSIONS}"
         assert store.search(ALICE, query="green tea")[0].key == "tea"

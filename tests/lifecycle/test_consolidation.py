@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from memstrata import EventType, InvalidInput, MemoryKind, NewMemory, ProviderError, Scope
+from memstrata import (
+    ConsolidationOptions,
+    EventType,
+    InvalidInput,
+    MemoryKind,
+    NewMemory,
+    ProviderError,
+    Scope,
+    SearchFilter,
+)
 from memstrata.core.compress import Window, extractive_summary, plan_groups, summary_id
 from memstrata.llm.scripted import ScriptedLLM
 from memstrata.models import new_record
@@ -62,7 +71,9 @@ def test_at_min_count_old_memories_become_one_summary(memory: Any) -> None:
 def test_age_and_threshold_are_parameters(memory: Any) -> None:
     old_events(memory, 4, days_ago=8)
     assert memory.consolidate(scope=USER).compressed == 0
-    report = memory.consolidate(scope=USER, older_than=timedelta(days=7), min_count=3)
+    report = memory.consolidate(
+        scope=USER, options=ConsolidationOptions(older_than_days=timedelta(days=7), min_count=3)
+    )
     assert report.compressed == 4
 
 
@@ -84,9 +95,9 @@ def test_provenance_history_and_as_of(memory: Any, clock: Clock) -> None:
     assert added.event is EventType.ADD and added.details["replaces"] == [r.id for r in originals]
     hits = memory.search("hiking trail Dana3", scope=USER, k=20)
     assert [h.memory.id for h in hits] == [summary.id]
-    past = memory.search("hiking trail Dana3", scope=USER, k=20, as_of=before)
+    past = memory.search("hiking trail Dana3", scope=USER, k=20, filters=SearchFilter(as_of=before))
     assert summary.id not in {h.memory.id for h in past} and originals[3].id in {h.memory.id for h in past}
-    everything = memory.list(scope=USER, include_superseded=True)
+    everything = memory.list(scope=USER, filters=SearchFilter(include_superseded=True))
     assert len(everything) == 13
 
 
@@ -140,9 +151,9 @@ def test_groups_by_kind_and_month_and_splits_big_groups(memory: Any) -> None:
 
 def test_dry_run_writes_nothing(memory: Any) -> None:
     old_events(memory, 10)
-    report = memory.consolidate(scope=USER, dry_run=True)
+    report = memory.consolidate(scope=USER, options=ConsolidationOptions(dry_run=True))
     assert report.skipped == "dry run" and report.groups[0]["replaces"] == 10
-    assert len(memory.list(scope=USER)) == 10 and not memory.list(scope=USER, kinds="summary")
+    assert len(memory.list(scope=USER)) == 10 and not memory.list(scope=USER, filters=SearchFilter(kinds="summary"))
 
 
 def test_deterministic_and_rerun_is_a_no_op(make_memory: Callable[..., Any]) -> None:
@@ -154,7 +165,7 @@ def test_deterministic_and_rerun_is_a_no_op(make_memory: Callable[..., Any]) -> 
         assert report.summaries == (summary_id(USER, [r.id for r in originals]),)
         texts.append(memory.get(report.summaries[0], scope=USER).content)
         again = memory.consolidate(scope=USER)
-        assert again.compressed == 0 and len(memory.list(scope=USER, kinds="summary")) == 1
+        assert again.compressed == 0 and len(memory.list(scope=USER, filters=SearchFilter(kinds="summary"))) == 1
     assert texts[0] == texts[1]
 
 
@@ -165,7 +176,7 @@ def test_interrupted_consolidation_rewrites_its_own_summary(memory: Any) -> None
     orphan = new_record(scope=originals[0].scope, content="half written", kind=MemoryKind.SUMMARY, memory_id=orphan_id)
     memory.store.save(USER, [orphan], (), memory.embedder.embed_documents([orphan.content]))
     memory.consolidate(scope=USER)
-    [summary] = memory.list(scope=USER, kinds="summary")
+    [summary] = memory.list(scope=USER, filters=SearchFilter(kinds="summary"))
     assert summary.id == orphan_id and summary.content.startswith("[Compressed memory]")
 
 
@@ -194,15 +205,15 @@ def test_provider_failure_changes_nothing(memory: Any) -> None:
     with pytest.raises(ProviderError):
         memory.consolidate(scope=USER)
     assert len(memory.list(scope=USER)) == 10
-    assert memory.consolidate(scope=USER, use_llm=False).compressed == 10
+    assert memory.consolidate(scope=USER, options=ConsolidationOptions(use_llm=False)).compressed == 10
 
 
 def test_use_llm_without_llm_is_an_error(memory: Any) -> None:
     old_events(memory, 10)
     with pytest.raises(InvalidInput, match="no LLM is configured"):
-        memory.consolidate(scope=USER, use_llm=True)
+        memory.consolidate(scope=USER, options=ConsolidationOptions(use_llm=True))
     with pytest.raises(InvalidInput, match="summaries are not compressed again"):
-        memory.consolidate(scope=USER, kinds=["summary"])
+        memory.consolidate(scope=USER, options=ConsolidationOptions(kinds=["summary"]))
 
 
 def test_every_n_turns_policy_queues_consolidation_off_the_conversation_path(memory: Any) -> None:
@@ -211,12 +222,12 @@ def test_every_n_turns_policy_queues_consolidation_off_the_conversation_path(mem
     session = Scope(USER, session_id="s1")
     for i in range(20):
         memory.add_message("user", f"message {i}", scope=session)
-    assert memory.list(scope=USER, kinds="summary") == []  # nothing compressed inline
+    assert memory.list(scope=USER, filters=SearchFilter(kinds="summary")) == []  # nothing compressed inline
     assert memory.queue_status().counts["pending"] == 1
     memory.add_message("user", "one more", scope=session)  # already queued: not queued twice
     assert memory.queue_status().counts["pending"] == 1
     assert memory.process_queue() == 1
-    assert len(memory.list(scope=USER, kinds="summary")) >= 1
+    assert len(memory.list(scope=USER, filters=SearchFilter(kinds="summary"))) >= 1
     state = memory.store.get_item(USER, "lifecycle", "consolidation").value
     assert state["turns"] == 0 and state["last_compressed"] == 10 and state["queued"] is False
 
@@ -304,7 +315,9 @@ def test_locomo_style_questions_find_evidence_through_provenance(memory: Any, cl
         ("Where did Caroline's necklace come from?", {"D2:3"}),
         ("What class did Melanie sign up for?", {"D2:4"}),
     ]
-    report = memory.consolidate(scope=USER, kinds=["episode"])  # turns are compressed only when asked
+    report = memory.consolidate(
+        scope=USER, options=ConsolidationOptions(kinds=["episode"])
+    )  # turns are compressed only when asked
     assert report.compressed == 24 and len(report.summaries) == 2
     assert memory.store.count_memories(USER, MemoryFilter(kinds=(MemoryKind.EPISODE,))) == 0
     for question, evidence in questions:
@@ -348,9 +361,9 @@ def test_memories_about_one_topic_over_five_weeks_become_one_summary(memory: Any
         for i in range(12)
     ]
     memory.add_many(items, scope=USER, dedupe=False)
-    report = memory.consolidate(scope=USER, min_count=2)
+    report = memory.consolidate(scope=USER, options=ConsolidationOptions(min_count=2))
     assert report.compressed == 12 and len(report.summaries) == 1
     hits = memory.search("split 7", scope=USER, strategy="keyword")
     assert hits and hits[0].memory.kind is MemoryKind.SUMMARY
-    week = memory.consolidate(scope=Scope("other"), min_count=2, window="week")
+    week = memory.consolidate(scope=Scope("other"), options=ConsolidationOptions(min_count=2, window="week"))
     assert week.compressed == 0  # the week window is still available

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memstrata import Memory
@@ -43,6 +43,7 @@ def ingest(memory: Memory, user: str, texts: list[str], order: list[int]) -> lis
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(log=logs)
+@example(log=(["I used to love coffee", "I hate coffee now."], [1, 0]))  # same value, other words: newest wording wins
 def test_out_of_order_ingestion_ends_in_the_in_order_state(store: Store, log: tuple[list[str], list[int]]) -> None:
     texts, shuffled = log
     memory = Memory(store=store, embedder=HashingEmbedder(64), track_access=False)

@@ -13,7 +13,7 @@ import pytest
 
 from memstrata import EventType, InvalidInput, MemoryKind, NewMemory, Scope
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.export_format import ExportDocument, ExportedEvent, ExportedItem, ExportedMemory, ExportSource
+from memstrata.export_format import VERSION, ExportDocument, ExportedEvent, ExportedItem, ExportedMemory, ExportSource
 from tests.lifecycle.conftest import T0, Backend, Clock, LifecycleMemory
 
 USER = "alice"
@@ -188,7 +188,7 @@ def test_hand_written_document_gets_import_events(memory: Any) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        pytest.param({"version": 2}, "version 2 is not supported", id="future-version"),
+        pytest.param({"version": 3}, "version 3 is not supported", id="future-version"),
         pytest.param({"format": "mem0"}, "format", id="other-format"),
         pytest.param({"user_id": "_system"}, "invalid user_id", id="reserved-user"),
         pytest.param({"exported_at": "2026-01-01T00:00:00"}, "UTC offset", id="naive-time"),
@@ -204,7 +204,7 @@ def test_invalid_documents_are_refused(memory: Any, change: dict[str, Any], mess
 def test_export_format_doc_documents_every_field() -> None:
     """docs/export-format.md names every field of every model of the format, and its version."""
     text = DOCS.read_text(encoding="utf-8")
-    assert re.search(r"^Version: 1$", text, re.MULTILINE)
+    assert re.search(rf"^Version: {VERSION}$", text, re.MULTILINE)
     for model in (ExportDocument, ExportSource, ExportedMemory, ExportedEvent, ExportedItem):
         for field in model.model_fields:
             assert f"`{field}`" in text, f"docs/export-format.md does not document {model.__name__}.{field}"

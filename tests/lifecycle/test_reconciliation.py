@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstrata import EventType, Memory, ProviderError
+from memstrata import EventType, Memory, ProviderError, SearchFilter
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Message
 from memstrata.extraction.resolution import DecisionKind
@@ -39,7 +39,7 @@ def test_add_then_learn_leaves_one_employer_and_keeps_the_old_in_history(memory:
     acme = memory.add("Alice works at Acme Corp", scope="alice")
     assert DecisionKind.SUPERSEDE in said(memory, "I no longer work at Acme, I joined Globex")
     assert current(memory) == ["The user works at Globex."]
-    [old] = [r for r in memory.list(scope="alice", include_superseded=True) if r.id == acme.id]
+    [old] = [r for r in memory.list(scope="alice", filters=SearchFilter(include_superseded=True)) if r.id == acme.id]
     assert old.valid_to is not None and old.superseded_by is not None
     assert [e.event for e in memory.history(acme.id, scope="alice")] == [EventType.ADD, EventType.SUPERSEDE]
     assert "Acme" not in memory.context("where does Alice work?", 500, scope="alice").text
@@ -86,21 +86,27 @@ def test_an_older_statement_never_supersedes_a_newer_one(memory: Memory) -> None
     said(memory, "I live in Porto.", T2026)
     assert said(memory, "I live in Madrid.", T2024) == [DecisionKind.HISTORY]
     assert current(memory) == ["The user lives in Porto."]
-    [madrid] = [r for r in memory.list(scope="alice", include_superseded=True) if "Madrid" in r.content]
+    [madrid] = [
+        r for r in memory.list(scope="alice", filters=SearchFilter(include_superseded=True)) if "Madrid" in r.content
+    ]
     porto = memory.list(scope="alice")[0]
     assert madrid.valid_from == T2024 and madrid.valid_to == T2026 and madrid.superseded_by == porto.id
-    assert [r.content for r in memory.list(scope="alice", as_of=T2025)] == ["The user lives in Madrid."]
+    assert [r.content for r in memory.list(scope="alice", filters=SearchFilter(as_of=T2025))] == [
+        "The user lives in Madrid."
+    ]
 
 
 def test_valid_time_comes_from_the_message_and_recorded_time_from_the_store(memory: Memory) -> None:
     said(memory, "I live in Madrid.", T2024)
     said(memory, "I moved to Porto.", T2026)
-    records = memory.list(scope="alice", include_superseded=True)
+    records = memory.list(scope="alice", filters=SearchFilter(include_superseded=True))
     by_text = {r.content: r for r in records}
     madrid, porto = by_text["The user lives in Madrid."], by_text["The user lives in Porto."]
     assert madrid.valid_from == T2024 and porto.valid_from == T2026 and madrid.valid_to == T2026
     assert porto.created_at > T2026  # recorded now, by the store's clock
-    assert [r.content for r in memory.list(scope="alice", as_of=T2025)] == ["The user lives in Madrid."]
+    assert [r.content for r in memory.list(scope="alice", filters=SearchFilter(as_of=T2025))] == [
+        "The user lives in Madrid."
+    ]
 
 
 def test_a_retraction_said_before_the_fact_becomes_its_history(memory: Memory) -> None:

@@ -6,7 +6,7 @@ import sqlite3
 from datetime import timedelta
 from typing import Any
 
-from memstrata import EventType, MemoryKind, NewMemory
+from memstrata import EventType, MemoryKind, NewMemory, SearchFilter
 from memstrata.layers.lifecycle import LifecyclePolicy
 from memstrata.models import utcnow
 from tests.lifecycle.conftest import T0, Clock, use_policy
@@ -27,7 +27,7 @@ def test_expired_memories_are_deleted_with_scrubbed_history(memory: Any, clock: 
     report = memory.sweep(scope=USER)
     assert (report.expired, report.retention, report.by_user) == (1, 0, {USER: 1})
     assert memory.store.get(USER, [gone.id]) == []
-    assert {r.id for r in memory.list(scope=USER, include_expired=True)} == {kept.id, forever.id}
+    assert {r.id for r in memory.list(scope=USER, filters=SearchFilter(include_expired=True))} == {kept.id, forever.id}
     events = memory.history(gone.id, scope=USER)
     assert [e.event for e in events] == [EventType.ADD, EventType.UPDATE, EventType.EXPIRE]
     assert all(e.before is None and e.after is None for e in events)
@@ -47,7 +47,7 @@ def test_ttl_per_kind_and_episode_retention(memory: Any) -> None:
     memory = use_policy(memory, ttl_days={MemoryKind.TASK: 30}, episode_retention_days=90)
     report = memory.sweep(scope=USER)
     assert (report.expired, report.retention) == (0, 2)
-    left = {r.id for r in memory.list(scope=USER, include_expired=True, include_superseded=True)}
+    left = {r.id for r in memory.list(scope=USER, filters=SearchFilter(include_expired=True, include_superseded=True))}
     assert left == {new_task.id, new_turn.id, fact.id}
     assert memory.history(old_task.id, scope=USER)[-1].details == {"reason": "retention", "kind": "task"}
     assert memory.history(old_turn.id, scope=USER)[-1].event is EventType.EXPIRE
@@ -58,7 +58,9 @@ def test_retention_covers_superseded_versions(memory: Any) -> None:
     memory.supersede(first.id, "Alice works at Globex", scope=USER)
     memory = use_policy(memory, ttl_days={MemoryKind.FACT: 10})
     assert memory.sweep(scope=USER).retention == 1
-    assert [r.content for r in memory.list(scope=USER, include_superseded=True)] == ["Alice works at Globex"]
+    assert [r.content for r in memory.list(scope=USER, filters=SearchFilter(include_superseded=True))] == [
+        "Alice works at Globex"
+    ]
 
 
 def test_session_state_retention(memory: Any, clock: Clock) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from memstrata import SearchFilter
 from memstrata.errors import MemstrataError, UsageError
 from memstrata.memory import Memory
 from memstrata.models import Scope
@@ -54,8 +55,8 @@ def calls(memory: Memory) -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
         ("get", lambda v: m.get(v, scope=USER), TEXTS + WRONG),
         ("search query", lambda v: m.search(v, scope=USER), TEXTS + WRONG),
         ("search k", lambda v: m.search("q", scope=USER, k=v), WRONG),
-        ("search metadata", lambda v: m.search("q", scope=USER, metadata=v), JSONS + WRONG),
-        ("list metadata", lambda v: m.list(scope=USER, metadata=v), JSONS + WRONG),
+        ("search metadata", lambda v: m.search("q", scope=USER, filters=SearchFilter(metadata=v)), JSONS + WRONG),
+        ("list metadata", lambda v: m.list(scope=USER, filters=SearchFilter(metadata=v)), JSONS + WRONG),
         ("list limit", lambda v: m.list(scope=USER, limit=v), WRONG),
         ("message content", lambda v: m.add_message("user", v, scope=s), TEXTS + WRONG),
         ("message speaker", lambda v: m.add_message("user", "hi", speaker=v, scope=s), TEXTS + WRONG),
@@ -86,7 +87,7 @@ def calls(memory: Memory) -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
 
 def reads_still_work(memory: Memory) -> None:
     scope = Scope(USER, session_id="s1")
-    memory.list(scope=USER, include_superseded=True, limit=1000)
+    memory.list(scope=USER, limit=1000, filters=SearchFilter(include_superseded=True))
     memory.search("ok", scope=USER)
     memory.context("ok", scope=scope).text.encode("utf-8")
     memory.export_user(scope=USER).to_json().encode("utf-8")

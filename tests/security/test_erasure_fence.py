@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from memstrata import SearchFilter
 from memstrata.errors import UserErased
 from memstrata.layers.work_queue import WorkQueue
 from memstrata.memory import Memory
@@ -62,7 +63,7 @@ def llm_memory(backend: Backend, *script: Callable[[RecordedRequest], Reply] | R
 
 
 def assert_gone(backend: Backend, memory: Memory, marker: str = MARKER) -> None:
-    kept = memory.list(scope=USER, include_superseded=True, include_expired=True, limit=1000)
+    kept = memory.list(scope=USER, limit=1000, filters=SearchFilter(include_superseded=True, include_expired=True))
     assert not [r for r in kept if marker in r.content + (r.context or "")]
     assert marker not in memory.export_user(scope=USER).to_json()
     assert memory.entities(scope=USER) == [] and memory.facts(scope=USER) == []

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from memstrata import SearchFilter
 from memstrata.memory import Memory
 from memstrata.server.app import create_app
 from memstrata.server.auth import KeyRing
@@ -70,7 +71,7 @@ def apply_python(memory: Memory, steps: list[tuple[int, str, int, int]], run: in
 def assert_isolated(memory: Memory, run: int, *, survivors: dict[str, set[str]] | None = None) -> None:
     for user in USERS:
         others = [tag(u, run) for u in USERS if u != user]
-        for record in memory.list(scope=user, include_superseded=True, limit=10_000):
+        for record in memory.list(scope=user, limit=10_000, filters=SearchFilter(include_superseded=True)):
             assert record.scope.user_id == user
             assert not any(t in record.content for t in others), (user, record.content)
         for entity in memory.entities(scope=user):

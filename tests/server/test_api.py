@@ -80,7 +80,7 @@ def test_list_paginates_with_next_offset(admin: httpx.Client) -> None:
 def test_list_filters_by_kind(admin: httpx.Client) -> None:
     add(admin, "fay", "Fay prefers tea", kind="preference")
     add(admin, "fay", "Fay has a dentist appointment", kind="event")
-    kinds = admin.get("/v1/users/fay/memories", params={"kind": "preference"}).json()["items"]
+    kinds = admin.get("/v1/users/fay/memories", params={"kinds": "preference"}).json()["items"]
     assert [m["kind"] for m in kinds] == ["preference"]
 
 

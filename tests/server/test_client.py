@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from memstrata import ConsolidationOptions, SearchFilter
 from memstrata.client import MemoryClient
 from memstrata.errors import BackendError, InvalidInput, NotFound, PermissionDenied
 from memstrata.models import EventType, MemoryKind, MemoryRecord, Scope, SearchHit
@@ -28,7 +29,7 @@ def test_add_get_list_update_supersede_forget_history(client: MemoryClient) -> N
     assert updated.content == "Quinn prefers aisle seats" and updated.importance == 0.9
     newer = client.supersede(record.id, "Quinn prefers exit rows", scope="quinn")
     assert [r.content for r in client.list(scope="quinn")] == ["Quinn prefers exit rows"]
-    assert len(client.list(scope="quinn", include_superseded=True)) == 2
+    assert len(client.list(scope="quinn", filters=SearchFilter(include_superseded=True))) == 2
     events = client.history(record.id, scope="quinn")
     assert [e.event for e in events] == [EventType.ADD, EventType.UPDATE, EventType.SUPERSEDE]
     assert client.forget(newer.id, scope="quinn") is True
@@ -51,7 +52,7 @@ def test_search_with_scope_filters_and_scores(client: MemoryClient) -> None:
     assert hits and isinstance(hits[0], SearchHit)
     assert hits[0].memory.content == "Sam's laptop is a ThinkPad" and hits[0].memory.scope.agent_id == "support"
     assert {"semantic", "keyword"} <= set(hits[0].scores)
-    only_events = client.search("Sam", scope="sam", kinds=["event"])
+    only_events = client.search("Sam", scope="sam", filters=SearchFilter(kinds=["event"]))
     assert {h.memory.kind for h in only_events} == {MemoryKind.EVENT}
     agent_only = client.search("Sam", scope=Scope("sam", agent_id="support"))
     assert [h.memory.content for h in agent_only] == ["Sam's laptop is a ThinkPad"]
@@ -108,6 +109,6 @@ def test_lifecycle_methods(client: MemoryClient) -> None:
     assert [m.id for m in document.memories] == [record.id]
     report = client.import_user(document, scope="vic2")
     assert report.memories_written == 1 and client.get(record.id, scope="vic2").content == record.content
-    assert client.consolidate(scope="vic", dry_run=True).compressed == 0
+    assert client.consolidate(scope="vic", options=ConsolidationOptions(dry_run=True)).compressed == 0
     receipt = client.erase_user(scope="vic")
     assert receipt.counts["semantic"] == 1 and client.list(scope="vic") == []

@@ -234,9 +234,10 @@ def test_http_full_memory_lifecycle(server: Server) -> None:
         history = await client.call_tool("memory_history", {"memory_id": added_id})
         current = await client.call_tool("search_memories", {"query": "where does Dana work", "k": 5})
         with_old = await client.call_tool(
-            "search_memories", {"query": "where does Dana work", "k": 5, "include_superseded": True}
+            "search_memories", {"query": "where does Dana work", "k": 5, "filters": {"include_superseded": True}}
         )
-        by_meta = await client.call_tool("list_memories", {"metadata": {"source": "chat"}, "include_superseded": True})
+        by_meta_filter = {"metadata": {"source": "chat"}, "include_superseded": True}
+        by_meta = await client.call_tool("list_memories", {"filters": by_meta_filter})
         forgotten = await client.call_tool("forget_memory", {"memory_id": replaced.structured_content["id"]})
         return locals()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from memstrata import SearchFilter
 from memstrata.models import Scope
 from memstrata.storage.base import MemoryFilter
 
@@ -274,7 +275,9 @@ def test_search_marks_superseded_hits(page: Page, server: Server, uma: dict[str,
 def test_timeline_draws_validity_and_supersede_chains(page: Page, server: Server, uma: dict[str, str]) -> None:
     sign_in(page, server, server.keys.admin)
     page.click('[data-tab="timeline"]')
-    drawn = server.memory.list(scope="acme:uma", include_superseded=True, kinds=["fact", "preference", "event"])
+    drawn = server.memory.list(
+        scope="acme:uma", filters=SearchFilter(include_superseded=True, kinds=["fact", "preference", "event"])
+    )
     expect(page.locator("#timeline g.bar")).to_have_count(len(drawn))
     expect(page.locator(f'#timeline g.bar.superseded[data-id="{uma["old_job"]}"]')).to_have_count(1)
     expect(page.locator(f'#timeline g.bar.current[data-id="{uma["job"]}"]')).to_have_count(1)

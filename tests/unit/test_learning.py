@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import EventType, Memory, ProviderError
+from memstrata import EventType, Memory, ProviderError, SearchFilter
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.extraction.base import Candidate, Message
 from memstrata.extraction.resolution import DecisionKind
@@ -55,7 +55,7 @@ def test_contradictions_supersede_and_keep_history(
     hits = memory.search(query, scope="alice", k=5)
     current = [h.memory.content for h in hits]
     assert any(new_text in c for c in current) and not any(old_text in c for c in current), current
-    past = memory.search(query, scope="alice", k=5, as_of=first_time + timedelta(hours=1))
+    past = memory.search(query, scope="alice", k=5, filters=SearchFilter(as_of=first_time + timedelta(hours=1)))
     assert any(old_text in h.memory.content for h in past)
     old = next(h.memory for h in past if old_text in h.memory.content)
     history = memory.history(old.id, scope="alice")

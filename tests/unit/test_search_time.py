@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Memory, MemoryKind, NewMemory, Scope
+from memstrata import Memory, MemoryKind, NewMemory, Scope, SearchFilter
 
 T = datetime(2023, 5, 24, 9, 0, tzinfo=UTC)  # a Wednesday
 
@@ -43,11 +43,11 @@ def test_a_search_sees_what_existed_at_its_time(memory: Memory, clock: Clock) ->
     ], scope="u")  # fmt: skip
     now = [h.memory.content for h in memory.search("blender", scope="u")]
     assert now == ["I bought a blender for smoothies"]  # the clock is T: the later memory does not exist yet
-    later = memory.search("blender", scope="u", as_of=T + timedelta(days=5))
+    later = memory.search("blender", scope="u", filters=SearchFilter(as_of=T + timedelta(days=5)))
     assert len(later) == 2
     clock.now = T + timedelta(days=5)  # the clock moves: the default "now" follows it
     assert len(memory.search("blender", scope="u")) == 2
-    before = memory.search("blender", scope="u", as_of=T - timedelta(days=10))
+    before = memory.search("blender", scope="u", filters=SearchFilter(as_of=T - timedelta(days=10)))
     assert before == []
 
 
@@ -59,10 +59,10 @@ def test_superseded_and_expired_memories_follow_the_search_time(memory: Memory, 
     clock.now = T + timedelta(days=40)
     current = [h.memory.id for h in memory.search("gym", scope="u")]
     assert current[0] == new.id and old.id not in current
-    then = [h.memory.id for h in memory.search("gym", scope="u", as_of=T + timedelta(days=1))]
+    then = [h.memory.id for h in memory.search("gym", scope="u", filters=SearchFilter(as_of=T + timedelta(days=1)))]
     assert then[0] == old.id and new.id not in then
     assert short.id not in [h.memory.id for h in memory.search("locker code", scope="u")]
-    while_valid = memory.search("locker code", scope="u", as_of=T + timedelta(days=30, hours=1))
+    while_valid = memory.search("locker code", scope="u", filters=SearchFilter(as_of=T + timedelta(days=30, hours=1)))
     assert while_valid[0].memory.id == short.id
 
 
@@ -76,7 +76,7 @@ def test_date_expressions_are_resolved_against_the_search_time(memory: Memory) -
     hits = memory.search(question, scope="u", k=3)
     assert hits[0].memory.content.startswith("I visited the art museum")
     assert hits[0].scores["time_match"] == 1.0
-    earlier = memory.search(question, scope="u", k=3, as_of=datetime(2023, 3, 12, tzinfo=UTC))
+    earlier = memory.search(question, scope="u", k=3, filters=SearchFilter(as_of=datetime(2023, 3, 12, tzinfo=UTC)))
     assert earlier[0].memory.content.startswith("We went to the science museum")  # two months before 12 March
 
 

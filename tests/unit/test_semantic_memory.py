@@ -17,6 +17,7 @@ from memstrata import (
     MemoryNotFound,
     NewMemory,
     Scope,
+    SearchFilter,
     StoreError,
 )
 from memstrata.embedders.hashing import HashingEmbedder
@@ -62,7 +63,7 @@ def test_add_many_embeds_in_one_batch(memory: Memory) -> None:
     records = memory.add_many([NewMemory("one"), NewMemory("two", kind=MemoryKind.NOTE)], scope="alice")
     assert [r.content for r in records] == ["one", "two"]
     assert sorted(r.content for r in memory.list(scope="alice")) == ["one", "two"]
-    assert [r.content for r in memory.list(scope="alice", kinds="note")] == ["two"]
+    assert [r.content for r in memory.list(scope="alice", filters=SearchFilter(kinds="note"))] == ["two"]
 
 
 def test_update_keeps_history(memory: Memory, clock: Clock) -> None:
@@ -85,9 +86,9 @@ def test_supersede_hides_old_fact_but_as_of_finds_it(memory: Memory, clock: Cloc
     clock.advance(days=1)
     hits = memory.search("where does Alice live", scope="alice")
     assert [h.memory.id for h in hits] == [new.id]
-    past = memory.search("where does Alice live", scope="alice", as_of=T0 + timedelta(days=1))
+    past = memory.search("where does Alice live", scope="alice", filters=SearchFilter(as_of=T0 + timedelta(days=1)))
     assert [h.memory.id for h in past] == [old.id]
-    both = memory.search("Alice lives", scope="alice", include_superseded=True)
+    both = memory.search("Alice lives", scope="alice", filters=SearchFilter(include_superseded=True))
     assert {h.memory.id for h in both} == {old.id, new.id}
     retired = memory.get(old.id, scope="alice")
     assert retired.superseded_by == new.id and retired.valid_to == T0 + timedelta(days=10)
@@ -137,14 +138,16 @@ def test_filters_on_kind_metadata_and_dates(memory: Memory, clock: Clock) -> Non
     memory.add("trip to Rome planned", scope="alice", kind="event", metadata={"topic": "travel"})
     clock.advance(days=3)
     later = memory.add("trip budget is 2000 euros", scope="alice", kind="note", metadata={"topic": "travel"})
-    assert [h.memory.id for h in memory.search("trip", scope="alice", kinds=["note"])] == [later.id]
-    assert len(memory.search("trip", scope="alice", metadata={"topic": "travel"})) == 2
-    recent = memory.search("trip", scope="alice", created_after=T0 + timedelta(days=1))
+    assert [h.memory.id for h in memory.search("trip", scope="alice", filters=SearchFilter(kinds=["note"]))] == [
+        later.id
+    ]
+    assert len(memory.search("trip", scope="alice", filters=SearchFilter(metadata={"topic": "travel"}))) == 2
+    recent = memory.search("trip", scope="alice", filters=SearchFilter(created_after=T0 + timedelta(days=1)))
     assert [h.memory.id for h in recent] == [later.id]
-    with pytest.raises(InvalidInput, match="unknown memory kind"):
-        memory.search("trip", scope="alice", kinds=["bogus"])
-    with pytest.raises(InvalidInput, match="metadata filter key"):
-        memory.search("trip", scope="alice", metadata={"bad key;": 1})
+    with pytest.raises(InvalidInput, match="kinds.0: Input should be 'fact'"):
+        memory.search("trip", scope="alice", filters=SearchFilter(kinds=["bogus"]))
+    with pytest.raises(InvalidInput, match="metadata.bad key;.*should match pattern"):
+        memory.search("trip", scope="alice", filters=SearchFilter(metadata={"bad key;": 1}))
 
 
 def test_time_weighted_prefers_recently_accessed_after_restart(db: Path, clock: Clock) -> None:

@@ -56,7 +56,7 @@ def event_rules(ctx: Clause) -> list[Candidate]:
         return []
     if not (PERSONAL.search(clause) or _EVENT_NOUN.search(clause)):
         return []
-    mentions = _event_dates(ctx, guess_tense(clause))
+    mentions = event_dates(ctx, guess_tense(clause))
     if not mentions:
         return _recent_event(ctx)
     first = mentions[0]
@@ -110,7 +110,7 @@ def _recent_event(ctx: Clause) -> list[Candidate]:
     ]
 
 
-def _event_dates(ctx: Clause, prefer: Prefer | None) -> list[DateMention]:
+def event_dates(ctx: Clause, prefer: Prefer | None) -> list[DateMention]:
     """Dates in the clause, except deadlines ("by Friday", "due next week") and a day named inside a
     noun phrase ("a Sunday morning yoga routine", "my family's Sunday dinner")."""
     return [

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..base import Candidate, Message
-from ..segment import readable_clauses
+from ..segment import readable_sentences
 from ..skip import sarcastic
 from .clause import Clause
 from .events import event_rules
@@ -19,6 +19,7 @@ from .projects import project_rules
 from .relations import relation_rules
 from .requests import request_rules
 from .routines import routine_rules
+from .self_statements import self_statement_rules
 from .updates import update_rules
 
 
@@ -46,14 +47,24 @@ class RuleExtractor:
         return _dedupe(found)
 
     def extract_text(self, text: str, *, at: datetime, name: str | None = None) -> list[Candidate]:
-        """Candidates from one user message's text."""
+        """Candidates from one user message's text.
+
+        The specific rules read every clause; a clause they do not read may still be a first-person
+        statement, kept as said (`self_statements`), unless it follows a clause of the same sentence
+        that a rule read: such a clause mostly explains or qualifies it ("Text me, I never check email").
+        """
         found: list[Candidate] = []
-        for masked, original in readable_clauses(text):
-            produced = _clause_candidates(Clause(clause=masked, original=original, at=at, name=name))
-            found.extend(produced)
-            for candidate in produced:
-                if _names_the_user(candidate) and name is None:
-                    name = candidate.value
+        for sentence in readable_sentences(text):
+            explained = False
+            for masked, original in sentence:
+                ctx = Clause(clause=masked, original=original, at=at, name=name)
+                produced = _clause_candidates(ctx)
+                if not produced and not explained:
+                    produced = self_statement_rules(ctx)
+                else:
+                    explained = True
+                found.extend(produced)
+                name = next((c.value for c in produced if _names_the_user(c) and name is None), name)
         return found
 
 

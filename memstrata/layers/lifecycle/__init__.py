@@ -13,17 +13,16 @@ use; each job lives in its own module:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from ...core.compress import Window
 from ...embedders.base import Embedder
 from ...export_format import ExportDocument
 from ...llm.base import LLMClient
-from ...models import RESERVED_PREFIX, MemoryKind, validate_id
+from ...models import RESERVED_PREFIX, validate_id
 from ...storage.base import Store
 from ._paging import all_users
-from .consolidation import ConsolidationReport, Consolidator
+from .consolidation import DEFAULT_OPTIONS, ConsolidationOptions, ConsolidationReport, Consolidator, as_options
 from .erasure import Eraser, ErasureReceipt
 from .policy import LIFECYCLE, LifecyclePolicy
 from .portability import ImportReport, Porter, Progress
@@ -72,28 +71,14 @@ class Lifecycle:
 
     # -- consolidation ---------------------------------------------------------------------------
     def consolidate(
-        self,
-        user_id: str,
-        *,
-        older_than_days: timedelta | float | None = None,
-        min_count: int | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        window: Window | str | None = None,
-        use_llm: bool | None = None,
-        dry_run: bool = False,
-        progress: Progress | None = None,
+        self, user_id: str, options: ConsolidationOptions = DEFAULT_OPTIONS, progress: Progress | None = None
     ) -> ConsolidationReport:
-        """Compress the user's memories older than `older_than_days` (default 30; a number of days or
-        a timedelta) into summaries, when at least `min_count` (default 10) qualify.
-
-        `use_llm=None` uses the LLM when one is configured, else the offline extractive summary.
-        `dry_run=True` reports the groups it would compress and writes nothing. `progress(done, total)`
-        is told after each compressed group.
+        """Compress the user's old memories into summaries, as `options` say (`ConsolidationOptions`:
+        by default memories older than 30 days, when at least 10 qualify; the LLM summarizes when one
+        is configured, else the offline extractive summary). `progress(done, total)` is told after
+        each compressed group.
         """
-        return self.consolidator.consolidate(
-            validate_id(user_id, "user_id"), older_than_days=older_than_days, min_count=min_count,
-            kinds=kinds, window=window, use_llm=use_llm, dry_run=dry_run, progress=progress,
-        )  # fmt: skip
+        return self.consolidator.consolidate(validate_id(user_id, "user_id"), options, progress)
 
     def count_turns(self, user_id: str, turns: int = 1) -> bool:
         """Count a user's conversation turns; True every `consolidate_every_turns` (default 20), when
@@ -159,6 +144,7 @@ class Lifecycle:
 
 __all__ = [
     "LIFECYCLE",
+    "ConsolidationOptions",
     "ConsolidationReport",
     "ErasureReceipt",
     "ImportReport",
@@ -166,4 +152,5 @@ __all__ = [
     "LifecyclePolicy",
     "Progress",
     "SweepReport",
+    "as_options",
 ]

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, StrictBool, StrictFloat, StrictInt
 
 from ... import namespaces
 from ...core.compress import (
@@ -30,6 +32,7 @@ from ...core.compress import (
 )
 from ...embedders.base import Embedder
 from ...errors import InvalidInput, LLMOutputError
+from ...filters import ValueObject
 from ...llm.base import LLMClient
 from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
 from ...prompts.consolidate import build_consolidation_messages, parse_consolidation
@@ -37,6 +40,53 @@ from ...storage.base import MemoryFilter, Store
 from ...storage.fence import fenced
 from ._paging import all_items, all_memories, strings_in
 from .policy import LIFECYCLE, LifecyclePolicy
+from .portability import Progress
+
+
+def _days(value: object) -> object:
+    """An age may be given as a timedelta; it is kept as a number of days."""
+    return value / timedelta(days=1) if isinstance(value, timedelta) else value
+
+
+def _listed(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+class ConsolidationOptions(ValueObject):
+    """What one consolidation run compresses and how. Unset fields take the lifecycle policy's values.
+
+    Built once by the caller (`Memory.consolidate(options=...)`, the CLI from its flags, the REST body,
+    which is this model) and passed unchanged down to the `Consolidator`.
+    """
+
+    older_than_days: Annotated[StrictFloat | None, BeforeValidator(_days)] = Field(
+        default=None, ge=0, le=36500, allow_inf_nan=False,
+        description="compress memories older than this many days (default: the policy's, 30)",
+    )  # fmt: skip
+    min_count: StrictInt | None = Field(
+        default=None, ge=1, le=100_000, description="only when at least this many qualify (default: 10)"
+    )
+    kinds: Annotated[tuple[MemoryKind, ...] | None, BeforeValidator(_listed)] = Field(
+        default=None, description="kinds to compress (default: the policy's)"
+    )
+    window: Window | None = Field(default=None, description="grouping: topic, day, week or month")
+    use_llm: StrictBool | None = Field(
+        default=None, description="summarize with the LLM (default: when one is configured; false: offline)"
+    )
+    dry_run: StrictBool = Field(default=False, description="report the groups, change nothing")
+
+
+DEFAULT_OPTIONS = ConsolidationOptions()
+
+
+def as_options(value: ConsolidationOptions | None) -> ConsolidationOptions:
+    """`value`, or the defaults for None; anything else is `InvalidInput`."""
+    if value is None:
+        return DEFAULT_OPTIONS
+    if not isinstance(value, ConsolidationOptions):
+        raise InvalidInput(f"options must be ConsolidationOptions, got {type(value).__name__}")
+    return value
+
 
 STATE_KEY = "consolidation"
 MANAGED_SOURCES = (namespaces.LANGGRAPH_SOURCE,)
@@ -79,24 +129,14 @@ class Consolidator:
 
     @fenced
     def consolidate(
-        self,
-        user_id: str,
-        *,
-        older_than_days: timedelta | float | None = None,
-        min_count: int | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        window: Window | str | None = None,
-        use_llm: bool | None = None,
-        dry_run: bool = False,
-        progress: Callable[[int, int], None] | None = None,
+        self, user_id: str, options: ConsolidationOptions = DEFAULT_OPTIONS, progress: Progress | None = None
     ) -> ConsolidationReport:
         """See `Lifecycle.consolidate`; `progress(done, total)` is called after each compressed group."""
         policy = self.policy
-        age = older_than(policy.consolidate_older_than_days if older_than_days is None else older_than_days)
-        minimum = policy.consolidate_min_count if min_count is None else min_count
-        if minimum < 1:
-            raise InvalidInput(f"min_count must be at least 1, got {minimum}")
-        chosen = tuple(MemoryKind.parse(k) for k in kinds) if kinds is not None else policy.consolidate_kinds
+        age = older_than(policy.consolidate_older_than_days if options.older_than_days is None
+                         else options.older_than_days)  # fmt: skip
+        minimum = policy.consolidate_min_count if options.min_count is None else options.min_count
+        chosen = options.kinds if options.kinds is not None else policy.consolidate_kinds
         if MemoryKind.SUMMARY in chosen:
             raise InvalidInput("summaries are not compressed again; leave 'summary' out of kinds")
         now = self.clock()
@@ -109,15 +149,15 @@ class Consolidator:
         if len(pool) < minimum:
             reason = f"{len(pool)} eligible memories, fewer than min_count={minimum}"
             return ConsolidationReport(user_id, len(pool), 0, skipped=reason)
-        window = Window.parse(window or policy.consolidate_window)
+        window = Window.parse(options.window or policy.consolidate_window)
         groups = plan_groups(pool, window=window, max_group=policy.consolidate_max_group)
         if not groups:
             return ConsolidationReport(user_id, len(pool), 0, skipped="no window holds two or more memories")
         plan = tuple(_group_info(user_id, g) for g in groups)
-        if dry_run:
+        if options.dry_run:
             return ConsolidationReport(user_id, len(pool), 0, skipped="dry run", groups=plan)
-        llm = self._llm() if use_llm is not False else None
-        if use_llm and llm is None:
+        llm = self._llm() if options.use_llm is not False else None
+        if options.use_llm and llm is None:
             raise InvalidInput("use_llm=True, but no LLM is configured")
         methods = []
         for done, group in enumerate(groups, 1):

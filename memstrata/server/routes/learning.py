@@ -9,10 +9,10 @@ from ..schemas import (
     ERROR_RESPONSES,
     LearnRequest,
     LearnResponse,
-    MemoryOut,
     OperationOut,
     QueueFailure,
     QueueStatusOut,
+    memory_out,
 )
 from ..tenancy import api_id, store_user_id
 from .users import tenant_store_ids
@@ -35,7 +35,7 @@ def learn(user_id: str, body: LearnRequest, caller: Writer, memory: MemoryDep, r
         operations=[
             OperationOut(
                 event=str(op.event.value),
-                memory=MemoryOut.of(op.memory, caller.tenant),
+                memory=memory_out(op.memory, caller.tenant),
                 replaced_ids=list(op.replaced_ids),
                 reason=op.reason,
             )  # fmt: skip

@@ -7,11 +7,11 @@ from fastapi import APIRouter, Request
 
 from ...errors import NotFound
 from ...export_format import ExportDocument
+from ...layers.lifecycle import ConsolidationOptions
 from ..deps import Eraser, Exporter, MemoryDep, StateDep, Writer
 from ..schemas import (
     ERROR_RESPONSES,
     IMPORT_BODY,
-    ConsolidateRequest,
     ConsolidationOut,
     ErasureReceiptOut,
     ImportReportOut,
@@ -51,9 +51,6 @@ async def import_user(user_id: str, request: Request, caller: Exporter, memory: 
 
 
 @router.post("/consolidate", summary="Compress old memories into summaries (originals stay in history)")
-def consolidate(user_id: str, body: ConsolidateRequest, caller: Writer, memory: MemoryDep) -> ConsolidationOut:
-    report = memory.consolidate(
-        scope=caller.scope(user_id), older_than=body.older_than_days, min_count=body.min_count,
-        dry_run=body.dry_run,
-    )  # fmt: skip
+def consolidate(user_id: str, body: ConsolidationOptions, caller: Writer, memory: MemoryDep) -> ConsolidationOut:
+    report = memory.consolidate(scope=caller.scope(user_id), options=body)
     return ConsolidationOut.of(report)

@@ -7,77 +7,59 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from ...errors import MemoryNotFound
-from ...models import MemoryKind
+from ...export_format import MemoryJSON
 from ..deps import MemoryDep, Reader, Writer
 from ..schemas import (
     ERROR_RESPONSES,
-    MAX_PAGE,
     AddMemoryRequest,
     ForgetResult,
     HistoryEventOut,
-    MemoryOut,
+    ListQuery,
     MemoryPage,
     SupersedeRequest,
     UpdateMemoryRequest,
-    When,
+    memory_out,
 )
 
 router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, summary="Store a memory verbatim")
-def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryOut:
+def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryJSON:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     record = memory.add(
         body.content, scope=scope, kind=body.kind, metadata=body.metadata, importance=body.importance,
         source_ids=body.source_ids, expires_at=body.expires_at, pinned=body.pinned,
     )  # fmt: skip
-    return MemoryOut.of(record, caller.tenant)
+    return memory_out(record, caller.tenant)
 
 
 @router.get("", summary="List memories, newest first")
-def list_memories(
-    user_id: str,
-    caller: Reader,
-    memory: MemoryDep,
-    kind: Annotated[list[MemoryKind] | None, Query(description="repeat to allow several kinds")] = None,
-    agent_id: Annotated[str | None, Query(max_length=128)] = None,
-    session_id: Annotated[str | None, Query(max_length=128)] = None,
-    created_after: When | None = None,
-    created_before: When | None = None,
-    as_of: When | None = None,
-    include_superseded: bool = False,
-    include_expired: bool = False,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> MemoryPage:
-    scope = caller.scope(user_id, agent_id=agent_id, session_id=session_id)
-    records = memory.list(
-        scope=scope, kinds=kind, created_after=created_after, created_before=created_before, as_of=as_of,
-        include_superseded=include_superseded, include_expired=include_expired, limit=limit + 1,
-        offset=offset,
-    )  # fmt: skip
+def list_memories(user_id: str, query: Annotated[ListQuery, Query()], caller: Reader, memory: MemoryDep) -> MemoryPage:
+    scope = caller.scope(user_id, agent_id=query.agent_id, session_id=query.session_id)
+    limit, offset = query.limit, query.offset
+    records = memory.list(scope=scope, filters=query.search_filter(), limit=limit + 1, offset=offset)
     return MemoryPage(
-        items=[MemoryOut.of(r, caller.tenant) for r in records[:limit]],
+        items=[memory_out(r, caller.tenant) for r in records[:limit]],
         next_offset=offset + limit if len(records) > limit else None,
     )
 
 
 @router.get("/{memory_id}", summary="Get one memory")
-def get_memory(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> MemoryOut:
-    return MemoryOut.of(memory.get(memory_id, scope=caller.scope(user_id)), caller.tenant)
+def get_memory(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> MemoryJSON:
+    return memory_out(memory.get(memory_id, scope=caller.scope(user_id)), caller.tenant)
 
 
 @router.patch("/{memory_id}", summary="Change a memory in place (its history keeps the old text)")
 def update_memory(
     user_id: str, memory_id: str, body: UpdateMemoryRequest, caller: Writer, memory: MemoryDep
-) -> MemoryOut:
+) -> MemoryJSON:
     scope = caller.scope(user_id, claimed=body.claimed_users())
     record = memory.update(
         memory_id, scope=scope, content=body.content, metadata=body.metadata, importance=body.importance,
         expires_at=body.expires_at, pinned=body.pinned,
     )  # fmt: skip
-    return MemoryOut.of(record, caller.tenant)
+    return memory_out(record, caller.tenant)
 
 
 @router.post(
@@ -86,9 +68,9 @@ def update_memory(
 )  # fmt: skip
 def supersede_memory(
     user_id: str, memory_id: str, body: SupersedeRequest, caller: Writer, memory: MemoryDep
-) -> MemoryOut:
+) -> MemoryJSON:
     record = memory.supersede(memory_id, body.content, scope=caller.scope(user_id), reason=body.reason)
-    return MemoryOut.of(record, caller.tenant)
+    return memory_out(record, caller.tenant)
 
 
 @router.delete("/{memory_id}", summary="Forget a memory: delete it and scrub its text from history")

@@ -13,10 +13,8 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERRO
 @router.post("/search", summary="Search memories (semantic, keyword, hybrid, time-weighted)")
 def search(user_id: str, body: SearchRequest, caller: Reader, memory: MemoryDep) -> SearchResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
-    f = body.filters
     hits = memory.search(
-        body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold, kinds=f.kinds,
-        metadata=f.metadata, created_after=f.created_after, created_before=f.created_before, as_of=f.as_of,
-        include_superseded=f.include_superseded, decay_rate=body.decay_rate,
+        body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold,
+        filters=body.filters.search_filter(), decay_rate=body.decay_rate,
     )  # fmt: skip
     return SearchResponse(hits=[SearchHitOut.of(h, caller.tenant) for h in hits])

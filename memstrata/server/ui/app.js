@@ -145,7 +145,7 @@ async function loadMemories(reset) {
     $("memories").tBodies[0].replaceChildren();
   }
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(state.offset) });
-  if ($("filter-kind").value) params.append("kind", $("filter-kind").value);
+  if ($("filter-kind").value) params.append("kinds", $("filter-kind").value);
   if ($("filter-agent").value.trim()) params.set("agent_id", $("filter-agent").value.trim());
   if ($("filter-after").value) params.set("created_after", new Date($("filter-after").value).toISOString());
   if ($("filter-before").value) params.set("created_before", new Date(`${$("filter-before").value}T23:59:59`).toISOString());

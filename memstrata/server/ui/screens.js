@@ -33,7 +33,7 @@ async function loadUsers({ openUser }) {
 // -- timeline ------------------------------------------------------------------------
 async function loadTimeline() {
   const params = new URLSearchParams({ limit: "200", include_superseded: "true" });
-  for (const kind of ["fact", "preference", "event", "summary"]) params.append("kind", kind);
+  for (const kind of ["fact", "preference", "event", "summary"]) params.append("kinds", kind);
   const page = await api("GET", userPath(`/memories?${params}`));
   const box = $("timeline");
   box.replaceChildren();
@@ -65,7 +65,7 @@ async function loadContext(event) {
 
 // -- sessions --------------------------------------------------------------------------
 async function loadSessions() {
-  const params = new URLSearchParams({ limit: "500", kind: "episode" });
+  const params = new URLSearchParams({ limit: "500", kinds: "episode" });
   const page = await api("GET", userPath(`/memories?${params}`));
   const sessions = new Map();
   for (const episode of page.items) {

@@ -1,0 +1,271 @@
+"""What makes a clause a self-disclosure worth keeping, by linguistic category (pure, no I/O).
+
+A self-disclosure is a declarative clause whose grammatical subject is the speaker ("I ...", "My
+sister ...") and whose predicate says something about the speaker's life: what they did, have, are,
+plan or keep doing. The rule extractor stores such a clause as it is (in the third person) when no
+specific rule reads a slot out of it (`rules.self_statements`).
+
+`disclosure_start` finds the speaker as subject; a conversational subject ("my question is ...") or
+one naming another person or a pet ("my coworker keeps ...": a fact about someone else) is none.
+`refusal` names why a first-person clause must still not be stored. Each reason is a category of
+language, not a list of sentences:
+
+- "request": the clause asks the assistant for something ("I'd like some ideas", "I need help with",
+  "I'm looking for recommendations", "I want to know ...").
+- "attitude": the predicate is a verb of thinking, knowing, saying or wishing whose content is the
+  point ("I think ...", "I wonder ...", "I guess ...", "I hope you ..."), or a reaction or state of
+  mind ("I'm glad ...", "I'm curious ...", "I appreciate ...", "I love that ..."), a passing state
+  ("I'm a bit tired today", "I'm in a meeting"), or stretched emphasis ("I just looove ...").
+- "modal": ability, permission, obligation or conditional mood ("I can ...", "I should ...",
+  "I'd ...", "I could ..."), a future "I'll ..." with no date (mostly a promise to the assistant:
+  "I'll try that", "I'll keep it in mind") or a tentative one ("I'll try to check ... next week").
+- "assistant": the clause mentions the assistant ("you", "your"): it is about this conversation.
+- "context": it leans on words said before: a pronoun or demonstrative ("it", "him", "these
+  recipes", "ones"), or a phrase only the conversation resolves ("the same", "the second option").
+- "conversation": the clause is about this very talk ("since we last talked").
+- "slot": the clause uses the vocabulary of a slot the specific rules read (where the user lives or
+  works, their name, age, diet...) although no rule stored it: the rules judged it unclear, and a free
+  sentence would compete with the slot's current value.
+- "thin": too few specific words to mean anything alone ("I'm staying positive", "I heard great
+  things"), or too long to be one fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import RELATIONS, wordset
+from .skip import leans_on_context
+
+_LEAD = (
+    r"(?:(?:just|so far|lately|recently|currently|nowadays|these days|today|tonight|yesterday|this morning"
+    r"|this week|last (?:week|weekend|month|year|night)|earlier(?: today| this week)?|a (?:few|couple of) "
+    r"(?:days|weeks|months|years) ago|(?:on|in|over|at|during|since|after|before) [\w' -]{2,30}?"
+    r"|when i was [\w ]{2,20}?"
+    r"|as (?:a|an) [\w -]{2,25}?|for (?:the )?(?:past|last) [\w ]{2,20}?)\s*,?\s+)"
+)
+_FIRST_PERSON = re.compile(
+    rf"^{_LEAD}?(?P<subject>(?:i|i'm|i've|i'll|i'd)\b|(?:my|our) (?:[\w'-]+ ){{1,3}}?(?=(?:is|are|was|were|has|have"
+    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s|[a-z]+ed)\b))",
+    re.IGNORECASE,
+)
+"""The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
+
+_WORD = re.compile(r"[\w'/:$%.-]+")
+_STOP = wordset(
+    """i i'm i've i'll i'd me my mine myself we we're we've our us a an the and or but so to of in on at for with
+    from by as is am are was were be been being have has had do does did not no just really very also too still
+    now then there here some any much many more most lot lots bit kind sort of up out about into over after
+    before again ever never always usually often get got getting go going went gone make made am quite pretty"""
+)
+_MIN_CONTENT_WORDS = 2
+_MAX_WORDS = 45
+
+_REQUEST = re.compile(
+    r"^(?:i'd|i would) (?:like|love|appreciate|be (?:grateful|interested))\b"
+    r"|^i (?:want|need|wanted|needed) (?:you|your|some|a little|a few|more|any)? ?(?:help|advice|tips|ideas"
+    r"|suggestions|recommendations|information|info|guidance|input|feedback|resources|options|examples|insights|pointers|"
+    r"clarification|answers?)\b"
+    r"|^i(?:'m| am) (?:\w+ )?(?:looking for|searching for|seeking|after) (?:some |a few |more |any |good |the best )?"
+    r"(?:help|advice|tips|ideas|suggestions|recommendations|information|info|guidance|input|feedback|resources|"
+    r"options|examples|insights|ways|recipes|alternatives|strategies|pointers)\b"
+    r"|^i (?:want|wanted|need|needed|would like|hope|hoped|was hoping|am hoping|'m hoping) to (?:know|learn more|"
+    r"understand|find out|figure out|get (?:a|some|your|an)|ask|check|confirm|make sure|clarify|explore|discuss|"
+    r"see|hear|talk|brainstorm|get started)\b"
+    r"|^i(?:'m| am) (?:\w+ )?(?:trying|struggling) to (?:figure out|decide|understand|find|choose|get a sense|"
+    r"wrap my head|work out|come up with|think of)\b",
+    re.IGNORECASE,
+)
+_ATTITUDE_VERBS = wordset(
+    """think thought believe believed guess guessed suppose supposed assume assumed reckon wonder wondered
+    wondering know knew understand understood realize realized realise realised mean meant agree agreed
+    disagree doubt bet imagine imagined expect notice noticed recall appreciate appreciated
+    love loved like liked hate hated enjoy enjoyed prefer preferred adore adored want wanted wish wished
+    hope hoped feel felt consider considered considering figure figured forgot forget trust ask asked asking
+    say said tell told mention mentioned apologize apologise thank thanked totally definitely
+    completely absolutely kinda sorta"""
+)
+_REACTION_STATES = wordset(
+    """glad happy sorry excited thrilled curious interested sure unsure confused worried concerned relieved
+    grateful thankful impressed surprised amazed fine ok okay good great done ready afraid eager keen
+    tempted inclined leaning torn wondering thinking hoping trying asking looking not open fascinated
+    intrigued overwhelmed stuck lost aware convinced certain feeling inspired motivated proud blessed stoked
+    pumped nervous anxious stressed exhausted tired bored sad upset angry frustrated"""
+)
+_MODAL = re.compile(
+    r"^i(?:'d| would| could| can| can't| cannot| couldn't| should| shouldn't| might| may| must| shall)\b", re.I
+)
+_FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
+_HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
+_TENTATIVE_FUTURE = re.compile(
+    r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
+    r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
+    r"|give|take a look|have a look|need)\b",
+    re.IGNORECASE,
+)
+"""A future that is a promise within the conversation ("I'll try to check ...", "I'll see what ..."), or
+an errand for the next few hours ("I'll pick up a bag later today")."""
+_NEEDS_HELP = re.compile(r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance)\b", re.I)
+_THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it|its|another)\b", re.I)
+"""Someone or something named earlier in the conversation: the statement is not whole without it."""
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:this|these|those)\b(?! (?:week|weekend|morning|afternoon|evening|night|year|month|summer|winter|spring"
+    r"|fall|autumn|season|semester|term|time|trip|days|past|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
+    re.IGNORECASE,
+)
+_ABOUT_THIS_TALK = re.compile(r"\b(?:we|us)\b[^.]*\b(?:talked|spoke|chatted|caught up|last talked)\b", re.I)
+_GENERIC = wordset(
+    """positive going keep keeps keeping kept pushing push forward ahead dream dreams goal goals best effort thing
+    things stuff great good nice busy stay staying stayed trying try motivated focused inspired believing believe
+    themselves chasing chase hard work working time times life way ways new big something everything anything
+    well better doing done heard happening happen day days journey progress moving move fun support supported
+    grateful lookout awesome amazing cool crazy wild really super totally lately recently always never everyone
+    people else bit whole lot also even though too still gonna wanna let anyone stop reach find able care tough
+    around matter"""
+)
+"""Words too general to make a statement specific ("keep pushing forward", "heard great things")."""
+_ASSISTANT = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.IGNORECASE)
+_VAGUE_OBJECT = re.compile(
+    r"\b(?:the same|the above|the (?:first|second|third|fourth|last|other|latter|former|next) (?:one|option|idea|"
+    r"suggestion|recipe|step|point|choice)s?|the one|the ones|such|both of them|all of them|some of them|"
+    r"the (?:recipe|list|suggestion|recommendation|idea|option|tip|advice|information|answer|response|article|link|"
+    r"example|explanation|steps|plan you|aftertaste|result|results|output)s?\b(?! (?:of|for|from|at|in) [A-Z]))"
+    r"|\bones\b|\b(?:a|the|this|that|another|new|old|other|different|same|first|last) one\b(?! of)"
+    r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
+    re.IGNORECASE,
+)
+_CONVERSATION_NOUNS = wordset(
+    """question questions concern concerns point guess bad thoughts thought understanding apologies pleasure
+    answer reply message mistake take impression feeling sense idea request follow-up followup issue problem
+    main next last first second only biggest favorite favourite hope goal guess worry point question"""
+)
+_SLOT_VOCABULARY = re.compile(
+    r"\b(?:live|lives|living|lived|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
+    r"|worked (?:at|for|as)|job|employer|hired|name|called|years? old|age|aged|birthday|born|married|divorced"
+    r"|engaged|pronouns?|allergic|allergy|vegan|vegetarian|pescatarian|gluten|lactose|diet|kosher|halal"
+    r"|manager|boss|husband|wife|girlfriend|boyfriend|partner|favou?rite)\b",
+    re.IGNORECASE,
+)
+_PEOPLE = wordset(
+    """family parent kid child children people folk folks team teammate guy girl boy man woman lady baby
+    classmate client customer student patient landlady tenant buddy pal ex relative grandparent in-law"""
+)
+_PASSING_STATE = re.compile(
+    r"^i(?:'m| am| was| feel| felt)(?: (?:\w+ly|so|very|a bit|a little|pretty|quite|kinda|kind of|sort of|super"
+    r"|totally|too|extremely|rather|slightly|just|also|still|getting|feeling))* (?!(?:a|an|the|my|our|in|at|on|from"
+    r"|with|into|off|out|back|home|up|down|over|now|currently)\b)(?![\w'-]+ing\b)(?!\d)[\w'-]+"
+    r"(?:\W*$| (?:and|for|of|about|with|at|by|to|today|tonight|now|lately|right now|this|that|these days|after"
+    r"|because)\b)",
+    re.IGNORECASE,
+)
+"""A passing state of body or mind ("I'm a bit tired today", "I'm so done with this week")."""
+_WHERE_NOW = re.compile(
+    r"^i(?:'m| am)(?: (?:currently|just|still|now|already|finally))* (?:in|at|on|out|off|back|home|away|stuck|here"
+    r"|there|outside|inside)\b",
+    re.IGNORECASE,
+)
+_HOW_FAR_NOW = re.compile(
+    r"^i(?:'m| am) (?:about |almost |nearly |only |just )?(?:\d+|a few|a couple of|an?|\w+) (?:minutes?|mins?|stops?"
+    r"|miles?|km|blocks?|hours?|seconds?|secs?) (?:away|from|out|late|early|behind)\b",
+    re.IGNORECASE,
+)
+"""Where the user is at the moment ("I'm in a meeting", "I'm at the gym", "I'm 5 minutes away"): a
+situation, not a fact."""
+_ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
+"""A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
+_EVALUATIVE_TAIL = re.compile(
+    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$",
+    re.IGNORECASE,
+)
+_SUBORDINATE = re.compile(
+    r"^(?:when|whenever|if|unless|as|since|because|cause|although|though|once|while|whereas|which|who|that|what"
+    r"|where|how|why|than|like|until|till)\b",
+    re.IGNORECASE,
+)
+
+
+def disclosure_start(clause: str) -> int | None:
+    """Where the speaker's subject starts in `clause` ("I", "I'm", "My sister" ...), when the clause is a
+    first-person statement; None otherwise (another subject, a subordinate clause, an imperative)."""
+    if _SUBORDINATE.match(clause):
+        return None
+    match = _FIRST_PERSON.match(clause)
+    if match is None:
+        return None
+    if match.group("subject")[:2].casefold() in ("my", "ou"):
+        nouns = [word.casefold() for word in match.group("subject").split()[1:]]
+        if nouns[0] in _CONVERSATION_NOUNS or any(_is_person(noun) for noun in nouns):
+            return None  # "my question is ...": about the talk; "my coworker keeps ...": about someone else
+    return match.start("subject")
+
+
+def _is_person(noun: str) -> bool:
+    """True for a word naming a person or pet ("sister", "parents", "coworker", "dog")."""
+    singular = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    return noun in RELATIONS or singular in RELATIONS or singular in _PEOPLE
+
+
+def _leans_on_earlier_words(statement: str) -> bool:
+    """A third-person pronoun or a demonstrative ("talked to him", "these recipes"): it points at
+    something said earlier in the conversation."""
+    return bool(_THIRD_PERSON_PRONOUN.search(statement) or _DEMONSTRATIVE.search(statement))
+
+
+def without_evaluation(statement: str) -> str:
+    """The statement without a trailing comment on it (", it's a nightmare", "and it's been great")."""
+    return _EVALUATIVE_TAIL.sub("", statement)
+
+
+_AUXILIARIES = wordset(
+    """been am was have has had also just really still actually honestly now always never not even only currently
+    recently finally already do did don't didn't doesn't haven't hadn't wasn't more so very super pretty quite"""
+)
+
+
+def _predicate_words(statement: str) -> list[str]:
+    """The words after the subject pronoun, its auxiliaries and adverbs ("I've been really" -> the rest)."""
+    words = statement.split()
+    rest = words[1:] if words and words[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd") else words[2:]
+    while rest and (rest[0].casefold().endswith("ly") or rest[0].casefold() in _AUXILIARIES):
+        rest = rest[1:]
+    return rest
+
+
+def refusal(statement: str, *, dated: bool = False) -> str | None:
+    """Why the first-person `statement` (starting at its subject) must not be stored, or None.
+
+    `dated` says the clause names a date, which makes a future "I'll ..." a plan rather than a promise.
+    """
+    if _REQUEST.search(statement):
+        return "request"
+    if _ASSISTANT.search(statement):
+        return "assistant"
+    if _NEEDS_HELP.search(statement):
+        return "request"
+    if _MODAL.match(statement) or (_FUTURE.match(statement) and not dated) or _TENTATIVE_FUTURE.match(statement):
+        return "modal"
+    predicate = _predicate_words(statement)
+    head = predicate[0].casefold().strip(",.!") if predicate else ""
+    if not _HOPE_OR_PLAN.match(statement) and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
+        return "attitude"
+    if (
+        _PASSING_STATE.match(statement)
+        or _WHERE_NOW.match(statement)
+        or _HOW_FAR_NOW.match(statement)
+        or _ELONGATED.search(head)
+    ):
+        return "attitude"
+    if _VAGUE_OBJECT.search(statement) or leans_on_context(statement) or _leans_on_earlier_words(statement):
+        return "context"
+    if _ABOUT_THIS_TALK.search(statement):
+        return "conversation"
+    if _SLOT_VOCABULARY.search(statement):
+        return "slot"
+    words = _WORD.findall(statement)
+    content = [w for w in words if w.casefold() not in _STOP and w.casefold() not in _GENERIC]
+    if len(content) < _MIN_CONTENT_WORDS or len(words) > _MAX_WORDS:
+        return "thin"
+    return None
+
+
+__all__ = ["disclosure_start", "refusal", "without_evaluation"]

@@ -1,0 +1,60 @@
+"""The general path: a first-person statement no specific rule reads, kept as it was said.
+
+"I recently set a personal best of 27:12", "I need 120 stars to reach the gold level", "Passed CFA
+Level II yesterday": each is something the user disclosed about their life, with no slot-like cue for
+the specific rules. `self_statement_rules` keeps such a clause, worded in the third person with its
+dates made absolute ("The user passed CFA Level II on 3 March 2026."), when `..disclosure` finds the
+speaker as its subject and nothing that must not be stored (a request, an attitude, a modal, a
+reference to the assistant or to something only the conversation shows, a slot's vocabulary).
+
+Candidates carry a free-text slot so that resolution can still relate them to later messages: a
+dated or past action is an `event`; a state is a `statement` whose value is the clause in the first
+person, which a retraction can name ("I don't drink coffee anymore" retires "drinks coffee every
+morning") and which a restatement with a new number replaces ("I now have 150 stars").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...models import MemoryKind
+from ..base import STATEMENT, Candidate
+from ..dates import guess_tense
+from ..disclosure import disclosure_start, refusal, without_evaluation
+from ..render import absolute_dates, third_person
+from .clause import Clause, candidate, clean_value
+from .events import event_dates
+
+_PAST_ACTION = re.compile(
+    r"^(?:i|we)(?:'ve| have| had)? (?:(?:just|recently|finally|already|also|actually|officially) )*"
+    r"(?:[a-z]+(?<!e)ed|went|ran|got|took|made|met|came|left|began|won|lost|bought|sold|flew|drove|wrote|gave|did|quit"
+    r"|became|broke|found|spent|set|hit|read|saw|swam|rode|sang|built|caught|taught|brought|held|kept|paid"
+    r"|sent|tried|finished|started|passed)\b",
+    re.IGNORECASE,
+)
+
+
+def self_statement_rules(ctx: Clause) -> list[Candidate]:
+    """The clause as a memory when it is a storable first-person statement about the user."""
+    start = disclosure_start(ctx.clause)
+    if start is None:
+        return []
+    masked = without_evaluation(ctx.clause[start:])
+    said = ctx.original[start : start + len(masked)]
+    mentions = event_dates(Clause(masked, said, ctx.at, ctx.name), guess_tense(masked))
+    if refusal(masked, dated=bool(mentions)) is not None:
+        return []
+    content = third_person(absolute_dates(said, mentions), ctx.name)
+    event = bool(mentions) or bool(_PAST_ACTION.match(masked))
+    return [
+        candidate(
+            ctx,
+            kind=MemoryKind.EVENT if event else MemoryKind.FACT,
+            category="event" if event else "identity",
+            content=content,
+            attribute="event" if event else STATEMENT,
+            value=clean_value(said),
+            event_time=mentions[0].start if mentions else None,
+            confidence=0.6,
+        )
+    ]
