@@ -1,7 +1,7 @@
 """Every queued job is idempotent: run again after a crash, it changes nothing.
 
 A worker killed after applying a job and before marking it done leaves the job pending, and the next
-worker runs it again. For each job kind (learn, maintain) on both stores: the job is applied and left
+worker runs it again. For each job kind (learn, maintain, fold) on both stores: the job is applied and left
 pending exactly as such a crash leaves it, then run again by the queue, and the user's whole export
 (every memory, history event and item; times left out) must not change. A worst case too: the job
 put back exactly as it was queued, as if none of its progress had been recorded. And a real
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memstrata import MemoryKind, NewMemory, Scope, namespaces
-from memstrata.layers.work_queue import DONE, MAINTAIN, PENDING, JobProgress
+from memstrata.layers.work_queue import DONE, MAINTAIN, PENDING, JobProgress, job_scope
 from memstrata.memory import Memory
 from tests.security.conftest import Backend
 from tests.support.clock import Clock
@@ -67,7 +67,8 @@ def crash_after_applying(memory: Memory, job_id: str) -> None:
     queue = memory._layers.queue
     item = memory.store.get_item(USER, namespaces.QUEUE, job_id)
     assert item is not None and item.value["status"] == PENDING
-    queue.run(item.value["kind"], Scope(USER), item.value["messages"], JobProgress(memory.store, item))
+    scope = job_scope(USER, item.value["scope"])
+    queue.run(item.value["kind"], scope, item.value["messages"], JobProgress(memory.store, item))
 
 
 def test_a_learn_job_run_again_after_a_crash_changes_nothing(backend: Backend) -> None:
@@ -153,6 +154,27 @@ def test_a_maintain_job_run_again_after_a_crash_changes_nothing(backend: Backend
         assert memory.process_queue() == 1
         assert job_item(memory, job_id)["status"] == DONE
         assert state(memory) == applied
+
+
+def test_a_fold_job_run_again_after_a_crash_changes_nothing(backend: Backend) -> None:
+    """The session's summary fold (queued when an LLM summarizes): its progress is the session state,
+    saved with each folded chunk, so a re-run finds nothing left to fold and asks the model nothing."""
+    from tests.llm.servers import client_for, completion, openai_server
+
+    with openai_server() as server, client_for(server, max_retries=0) as llm:
+        server.script(*[completion(f"The user talked about topic {i}.") for i in range(4)])
+        with backend.memory(llm=llm, clock=Clock()) as memory:
+            session = Scope(USER, session_id="s1")
+            for i in range(19):  # past the window (10), short of the turn policy's upkeep (20)
+                memory.add_message("user", f"Turn {i} about topic {i}.", scope=session)
+            [job] = [i for i in memory.store.list_items(USER, namespaces.QUEUE) if i.value["kind"] == "fold"]
+            crash_after_applying(memory, job.key)
+            applied = state(memory)
+            asked = len(server.requests)
+            assert asked >= 1 and memory.session_summary(scope=session)
+            assert memory.process_queue() == 1
+            assert job_item(memory, job.key)["status"] == DONE
+            assert state(memory) == applied and len(server.requests) == asked
 
 
 # -- kill -9 ------------------------------------------------------------------------------------------
