@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT))
 from memstrata.bench.report import machine_info  # noqa: E402
 
 
-def run_suite(checkout: Path) -> dict[str, float | int]:
+def run_suite(checkout: Path, seed: int | None) -> dict[str, float | int]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPATH": str(checkout)}
     command = [str(ROOT / ".venv/bin/python"), "-m", "pytest", "tests/security", "-q", "-p", "no:randomly"]
+    command += [f"--hypothesis-seed={seed}"] if seed is not None else []
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=False)
@@ -48,6 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("before_rev")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seed", type=int, help="the same hypothesis seed on both sides (the same examples drawn)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/hostile-suite-time.json"))
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,14 +58,15 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive.stdout, check=True)
         sides = {"before": before, "after": ROOT}
         for checkout in sides.values():
-            run_suite(checkout)  # warm the bytecode and the OS caches
+            run_suite(checkout, options.seed)  # warm the bytecode and the OS caches
         runs: dict[str, list[dict[str, float | int]]] = {side: [] for side in sides}
         for _ in range(options.rounds):
             for side, checkout in sides.items():
-                runs[side].append(run_suite(checkout))
+                runs[side].append(run_suite(checkout, options.seed))
                 print(side, runs[side][-1], file=sys.stderr, flush=True)
     result = {
         "before_rev": options.before_rev,
+        "hypothesis_seed": options.seed,
         "runs": runs,
         "median": {side: {k: median(float(r[k]) for r in rs) for k in ("wall_s", "cpu_s")} for side, rs in runs.items()},
         "machine": machine_info(),
