@@ -15,6 +15,7 @@ from typing import Any
 from .errors import InvalidInput
 from .extraction.base import Message
 from .filters import aware
+from .models import MAX_CONTENT_BYTES
 
 MessageLike = Message | Mapping[str, Any] | tuple[str, str] | str | Any
 
@@ -37,6 +38,9 @@ def to_message(message: MessageLike, now: datetime) -> Message:
     role, content, at, speaker = _fields(message)
     if not isinstance(content, str):
         raise InvalidInput(f"message content must be a string, got {type(content).__name__}")
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > MAX_CONTENT_BYTES:  # refused before any extraction reads it (2 MB took seconds of regexes)
+        raise InvalidInput(f"message content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes")
     if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
         raise InvalidInput("speaker must be a non-empty string")
     return Message(role, content, aware(at, "message time `at`") or now, speaker.strip() if speaker else None)

@@ -19,8 +19,9 @@ a NOSUPERUSER NOBYPASSRLS role, so row-level security applies), and counts failu
 * acknowledged writes lost on kill -9: a writer subprocess prints each memory id once `add` returned,
   is killed with SIGKILL mid-stream, and every printed id is looked up afterwards;
 * PostgreSQL search latency at 10,000 memories of one user for queries of up to 32 KB of distinct
-  words (p50/p99 of the store's keyword search and of a hybrid search, with the query-term cap), and
-  the same keyword search over every word of the query (no cap: the behaviour before) for comparison.
+  words (p50/p99 of the store's keyword search and of a hybrid search, with the query-term cap), on an
+  idle store and while 4 other threads search without pause; with `--uncapped`, the same keyword
+  search over every word of the query (no cap: the behaviour before) for comparison.
 
 All data is synthetic (written here): these are correctness counts and latencies, not quality figures.
 """
@@ -408,12 +409,14 @@ def writer_main(kind: str, user: str) -> None:
         print(record.id, flush=True)
 
 
-def probe_search_latency(backend: Backend, *, memories: int = 10_000, queries: int = 40) -> dict[str, Any]:
-    """Keyword and hybrid search latency at `memories` rows of one user, queries up to 32 KB."""
-    from ..core.text import words
-    from ..layers.semantic import NewMemory
+def probe_search_latency(
+    backend: Backend, *, memories: int = 10_000, queries: int = 40, load_threads: int = 4, uncapped: bool = False
+) -> dict[str, Any]:
+    """Keyword and hybrid search latency at `memories` rows of one user, queries up to 32 KB: on an
+    otherwise idle store, then while `load_threads` threads search the same user with the same queries
+    without pause (a server under load); with `uncapped`, also the keyword search over every word of
+    two 32 KB queries (the behaviour before the term cap; about 100 s each)."""
     from ..storage.postgres import PostgresStore
-    from ..storage.postgres import queries as q
 
     rng = random.Random(8)
     vocabulary = [f"w{n}{chr(97 + n % 26)}" for n in range(20_000)]
@@ -421,44 +424,87 @@ def probe_search_latency(backend: Backend, *, memories: int = 10_000, queries: i
     with backend.memory() as memory:
         store = memory.store
         assert isinstance(store, PostgresStore)
-        for start in range(0, memories, 500):
-            batch = [
-                NewMemory(content=" ".join(rng.sample(vocabulary, 12)))
-                for _ in range(start, min(memories, start + 500))
-            ]
-            memory.add_many(batch, scope=user, dedupe=False)
-        with store.transaction(None) as cur:
-            cur.execute("SELECT 1")
+        _fill(memory, user, vocabulary, rng, memories)
         sizes = [64, 1024, 8 * 1024, 32 * 1024]
         texts = [_query(rng, vocabulary, sizes[i % len(sizes)]) for i in range(queries)]
-        keyword, hybrid = [], []
-        for text in texts:
-            started = time.perf_counter()
-            store.keyword_search(user, text, MemoryFilter(), limit=10)
-            keyword.append((time.perf_counter() - started) * 1000)
-            started = time.perf_counter()
-            memory.search(text, scope=user, k=10)
-            hybrid.append((time.perf_counter() - started) * 1000)
-        uncapped = []
-        for text in texts[3::4][:2]:  # 32 KB queries, every word: the behaviour before the cap
-            terms = list(dict.fromkeys(words(text)))
-            w = q.Where(user, MemoryFilter())
-            started = time.perf_counter()
-            with store.transaction(user) as cur:
-                cur.execute(q.keyword_sql(w), [user, terms, q.keyword_batches(10)[0], *w.params, 10])
-                cur.fetchall()
-            uncapped.append((time.perf_counter() - started) * 1000)
+        quiet = _timed_searches(memory, user, texts, sizes)
+        with _searching(memory, user, texts, load_threads):
+            loaded = _timed_searches(memory, user, texts, sizes)
+        before = [_uncapped_keyword_ms(store, user, text) for text in texts[3::4][:2]] if uncapped else []
     return {
-        "memories": memories, "queries": queries, "query_bytes": sizes,
+        "memories": memories, "queries": queries, "query_bytes": sizes, **quiet,
+        "under_load": {"threads": load_threads, **loaded},
+        **({"keyword_uncapped_32kb_ms": before} if before else {}),
+    }  # fmt: skip
+
+
+def _fill(memory: Memory, user: str, vocabulary: list[str], rng: random.Random, memories: int) -> None:
+    from ..layers.semantic import NewMemory
+
+    for start in range(0, memories, 500):
+        batch = [
+            NewMemory(content=" ".join(rng.sample(vocabulary, 12))) for _ in range(start, min(memories, start + 500))
+        ]
+        memory.add_many(batch, scope=user, dedupe=False)
+    for text in (" ".join(rng.sample(vocabulary, 40)), " ".join(rng.sample(vocabulary, 4000))):
+        memory.search(text, scope=user, k=10)  # warm the pool and the caches
+
+
+def _timed_searches(memory: Memory, user: str, texts: list[str], sizes: list[int]) -> dict[str, Any]:
+    """Each query once through the store's keyword search and once through a hybrid `Memory.search`."""
+    keyword, hybrid = [], []
+    for text in texts:
+        started = time.perf_counter()
+        memory.store.keyword_search(user, text, MemoryFilter(), limit=10)
+        keyword.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        memory.search(text, scope=user, k=10)
+        hybrid.append((time.perf_counter() - started) * 1000)
+    return {
         **latency_summary(keyword, "keyword_ms"), **latency_summary(hybrid, "hybrid_ms"),
         "keyword_ms_max": round(max(keyword), 1), "hybrid_ms_max": round(max(hybrid), 1),
-        "keyword_uncapped_32kb_ms": [round(x, 1) for x in uncapped],
         "by_query_bytes": {
             size: {**latency_summary(keyword[i :: len(sizes)], "keyword_ms"),
                    **latency_summary(hybrid[i :: len(sizes)], "hybrid_ms")}
             for i, size in enumerate(sizes)
         },
     }  # fmt: skip
+
+
+@contextmanager
+def _searching(memory: Memory, user: str, texts: list[str], threads: int) -> Iterator[None]:
+    """`threads` threads running hybrid searches of `texts` in a loop while the block runs."""
+    stop = threading.Event()
+
+    def loop(offset: int) -> None:
+        while not stop.is_set():
+            for text in texts[offset:] + texts[:offset]:
+                if stop.is_set():
+                    return
+                memory.search(text, scope=user, k=10)
+
+    workers = [threading.Thread(target=loop, args=(i * 7,), daemon=True) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+
+
+def _uncapped_keyword_ms(store: Any, user: str, text: str) -> float:
+    from ..core.text import words
+    from ..storage.postgres import queries as q
+
+    terms = list(dict.fromkeys(words(text)))
+    where = q.Where(user, MemoryFilter())
+    started = time.perf_counter()
+    with store.transaction(user) as cur:
+        cur.execute(q.keyword_sql(where), [user, terms, q.keyword_batches(10)[0], *where.params, 10])
+        cur.fetchall()
+    return round((time.perf_counter() - started) * 1000, 1)
 
 
 def _query(rng: random.Random, vocabulary: list[str], size: int) -> str:
@@ -476,8 +522,9 @@ def _query(rng: random.Random, vocabulary: list[str], size: int) -> str:
 
 
 def run(
-    admin_url: str | None, redis_url: str | None, *, latency_memories: int, only: set[str] | None = None
-) -> dict[str, Any]:
+    admin_url: str | None, redis_url: str | None, *, latency_memories: int, only: set[str] | None = None,
+    load_threads: int = 4, uncapped: bool = False,
+) -> dict[str, Any]:  # fmt: skip
     results: dict[str, Any] = {}
     kinds: list[tuple[str, Callable[[], Any]]] = [("sqlite", sqlite_backend)]
     if admin_url:
@@ -499,7 +546,9 @@ def run(
                 print(kind, name, found[name], file=sys.stderr, flush=True)
         if kind == "postgres" and (only is None or "search_latency" in only):
             with opener() as backend:
-                found["search_latency"] = probe_search_latency(backend, memories=latency_memories)
+                found["search_latency"] = probe_search_latency(
+                    backend, memories=latency_memories, load_threads=load_threads, uncapped=uncapped
+                )
                 print(kind, "search_latency", found["search_latency"], file=sys.stderr, flush=True)
         results[kind] = found
     return results
@@ -514,12 +563,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--postgres-admin-url", help="a superuser URL; PostgreSQL probes are skipped without it")
     parser.add_argument("--redis-url", help="a Redis database for the buffer (its keys are searched for markers)")
     parser.add_argument("--latency-memories", type=int, default=10_000)
+    parser.add_argument("--load-threads", type=int, default=4, help="concurrent searchers in the loaded phase")
+    parser.add_argument("--uncapped", action="store_true", help="also time two 32 KB keyword searches of every word")
     parser.add_argument("--only", help="comma-separated probes: isolation,erasure,bad_input,concurrent_learns,"
                         "kill9,search_latency")  # fmt: skip
     parser.add_argument("--out", default="benchmarks/results/reliability.json")
     options = parser.parse_args(args)
     only = set(options.only.split(",")) if options.only else None
-    results = run(options.postgres_admin_url, options.redis_url, latency_memories=options.latency_memories, only=only)
+    results = run(
+        options.postgres_admin_url, options.redis_url, latency_memories=options.latency_memories, only=only,
+        load_threads=options.load_threads, uncapped=options.uncapped,
+    )  # fmt: skip
     out = Path(options.out)
     if only is not None and out.exists():  # a partial run replaces only the probes it ran
         merged = json.loads(out.read_text())

@@ -112,7 +112,8 @@ class EntityMemory:
         at: datetime | None = None,
     ) -> Entity:
         """Create the entity or merge into it (by name or alias): count the mention, merge attributes
-        and aliases, keep the newest non-empty summary, link the memory."""
+        and aliases, keep the newest non-empty summary, link the memory. Linking a memory already
+        linked is not a new mention (a re-run of a queued job counts nothing twice)."""
         now = at or self.clock()
         existing = self._find(user_id, name)
         if summary is not None and len(summary) > MAX_SUMMARY_CHARS:
@@ -136,7 +137,8 @@ class EntityMemory:
             entity = Entity(
                 key=key, name=existing.name, type=existing.type if type == "other" else type,
                 first_seen=existing.first_seen, last_seen=max(existing.last_seen, now),
-                mention_count=existing.mention_count + 1, summary=summary or existing.summary,
+                mention_count=existing.mention_count + (memory_id is None or memory_id not in existing.memory_ids),
+                summary=summary or existing.summary,
                 aliases=tuple(sorted(merged_aliases)), attributes={**existing.attributes, **(attributes or {})},
                 memory_ids=tuple(links[-MAX_LINKED_MEMORIES:]),
                 summary_built=existing.summary_built and not summary,

@@ -12,10 +12,11 @@ slots update the user's profile facts.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from ..extraction.base import Candidate, Extractor, Message
+from ..extraction.base import Candidate, EntityMention, Extractor, Message, ProfileSlot
 from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
 from ..llm.base import LLMClient
@@ -26,6 +27,9 @@ from .entities import EntityMemory
 from .profile import ProfileMemory
 from .reconcile import Operation, Reconciler, retraction_metadata, user_names
 from .semantic import NewMemory, SemanticMemory
+
+if TYPE_CHECKING:
+    from .work_queue import JobProgress
 
 _IMPORTANCE = {
     "identity": 0.8,
@@ -64,37 +68,70 @@ class LearningMemory:
     @fenced
     def learn(
         self, scope: Scope, messages: Sequence[Message], *, known_name: str | None = None,
-        source_ids: Sequence[str] = (),
+        source_ids: Sequence[str] = (), progress: JobProgress | None = None,
     ) -> LearnResult:  # fmt: skip
         """Extract, then resolve and write under the user's reconciliation lock (storage/user_lock.py):
-        concurrent learns of one user see each other's writes and end with one current value."""
-        candidates = self.extractor.extract(messages, known_name=known_name)
+        concurrent learns of one user see each other's writes and end with one current value.
+
+        With the `progress` of a queued job, the candidates are the ones the job recorded (extracted
+        once), each step's memory is stored under the job's id for that step, and a step an earlier
+        run applied is not applied again: a re-run of the job changes nothing."""
+        if progress is None:
+            candidates = self.extractor.extract(messages, known_name=known_name)
+        else:
+            plan = progress.planned(
+                lambda: [plan_entry(c) for c in self.extractor.extract(messages, known_name=known_name)]
+            )
+            candidates = [candidate_of(entry) for entry in plan]
         with user_lock(self.semantic.store, scope.user_id):
             names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
+            steps = [(candidate, _said_in(candidate, messages)) for candidate in candidates]
+            retractions = [m for m in messages if _retractions(m) and not any(said is m for _, said in steps)]
             operations = []
-            for candidate in candidates:
-                message = _said_in(candidate, messages)
-                retracted = _retractions(message)
-                item = self._new_memory(candidate, tuple(source_ids), retracted)
-                operation = self.reconciler.reconcile(
-                    scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
-                )
-                self._link(scope, candidate, operation.memory)
-                operations.append(operation)
-            for message in messages:
-                if _retractions(message) and not any(_said_in(c, messages) is message for c in candidates):
-                    operations.append(self._retract(scope, message, tuple(source_ids)))
+            for index, (candidate, message) in enumerate(steps):
+                step = _Step(index, progress, tuple(source_ids))
+                if step.due:
+                    operations.append(self._learn_one(scope, candidate, message, step, names))
+                    step.done()
+            for index, message in enumerate(retractions, len(steps)):
+                step = _Step(index, progress, tuple(source_ids))
+                if step.due:
+                    operations.append(self._retract(scope, message, step))
+                    step.done()
         return LearnResult(tuple(operations), tuple(candidates))
 
-    def _retract(self, scope: Scope, message: Message, source_ids: tuple[str, ...]) -> Operation:
+    def _learn_one(
+        self, scope: Scope, candidate: Candidate, message: Message, step: _Step, names: tuple[str, ...]
+    ) -> Operation:
+        """Reconcile one candidate and link its memory. When an earlier run of the queued job stored
+        this step's memory just before a crash (its progress not marked yet), it is only linked again:
+        entity links and profile facts are upserts."""
+        operation = self._stored(scope, step)
+        if operation is None:
+            retracted = _retractions(message)
+            item = replace(self._new_memory(candidate, step.source_ids, retracted), record_id=step.record_id)
+            operation = self.reconciler.reconcile(scope, candidate, item, stated_at=message.at,
+                                                  retracted=retracted, names=names)  # fmt: skip
+        self._link(scope, candidate, operation.memory)
+        return operation
+
+    def _stored(self, scope: Scope, step: _Step) -> Operation | None:
+        """The step's memory, when an earlier run of its queued job stored it."""
+        found = self.semantic.store.get(scope.user_id, [step.record_id]) if step.record_id else []
+        return Operation(DecisionKind.NOOP, found[0], (), "stored by an earlier run of the job") if found else None
+
+    def _retract(self, scope: Scope, message: Message, step: _Step) -> Operation:
         """A user message that says something stopped but states nothing in its place."""
+        stored = self._stored(scope, step)
+        if stored is not None:
+            return stored
         retracted = _retractions(message)
         content = f'The user said: "{" ".join(message.content.split())}"'
         statement = Candidate(MemoryKind.FACT, content, "identity", attribute=RETRACTION,
                               value="; ".join(retracted), polarity=-1)  # fmt: skip
         metadata = {**statement.metadata(), **retraction_metadata(retracted), "origin": "extraction"}
         item = NewMemory(content=content, kind=MemoryKind.FACT, metadata=metadata, importance=0.6,
-                         source_ids=source_ids)  # fmt: skip
+                         source_ids=step.source_ids, record_id=step.record_id)  # fmt: skip
         return self.reconciler.retract(scope, statement, item, stated_at=message.at, retracted=retracted)
 
     @staticmethod
@@ -120,6 +157,49 @@ class LearningMemory:
         if candidate.profile is not None and memory.valid_to is None:
             slot = candidate.profile
             self.profiles.set_fact(scope.user_id, slot.category, slot.key, slot.value, source=memory.id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One write of a learn: a candidate, or a message that only retracts."""
+
+    index: int
+    progress: JobProgress | None
+    source_ids: tuple[str, ...]
+
+    @property
+    def record_id(self) -> str | None:
+        """The id its memory is stored under: derived from the queued job, else a new one."""
+        return self.progress.step_id(self.index) if self.progress is not None else None
+
+    @property
+    def due(self) -> bool:
+        """False when an earlier run of the queued job applied this step."""
+        return self.progress is None or not self.progress.applied(self.index)
+
+    def done(self) -> None:
+        if self.progress is not None:
+            self.progress.mark_applied(self.index)
+
+
+def plan_entry(candidate: Candidate) -> dict[str, Any]:
+    """A candidate as JSON, as a queued job records its plan."""
+    entry = asdict(candidate)
+    entry["kind"] = candidate.kind.value
+    entry["event_time"] = candidate.event_time.isoformat() if candidate.event_time is not None else None
+    return entry
+
+
+def candidate_of(entry: dict[str, Any]) -> Candidate:
+    """The candidate a plan entry (`plan_entry`) records."""
+    event_time = entry.get("event_time")
+    profile = entry.get("profile")
+    return Candidate(**{
+        **entry, "kind": MemoryKind(entry["kind"]),
+        "event_time": datetime.fromisoformat(event_time) if event_time else None,
+        "entities": tuple(EntityMention(**mention) for mention in entry.get("entities") or ()),
+        "profile": ProfileSlot(**profile) if profile else None,
+    })  # fmt: skip
 
 
 def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:

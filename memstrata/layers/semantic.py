@@ -6,6 +6,7 @@ This module sequences I/O (embedder, store) around the pure scoring functions in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -47,6 +48,14 @@ ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
+MAX_EMBEDDED_QUERY_CHARS = 8_192
+"""A search embeds at most this much of its query: every embedder reads a bounded input (the bundled
+model its first 3,072 characters, hosted models a few thousand tokens), so a pasted 32 KB document is
+cut here instead of being tokenized whole or sent over the network."""
+MAX_READ_QUERY_CHARS = 2_048
+"""Ranking reads the dates, names and asked role of a query in its first 2,048 characters: scanning a
+32 KB query for date expressions alone took 36 ms. Keyword search takes its own first
+`core.text.MAX_QUERY_TERMS` words of the whole query."""
 _RECONCILED = frozenset({MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK})
 
 
@@ -88,6 +97,9 @@ class NewMemory:
     """Surrounding text indexed for keyword search only (see `MemoryRecord.context`)."""
     valid_from: datetime | None = None
     """When it became true (valid time, e.g. when the user said it); default `created_at`."""
+    record_id: str | None = None
+    """The id to store it under (default: a new one). A queued job derives it from its own id, so a
+    re-run of the job finds what an earlier run stored. Never read from `add_many`'s dict items."""
 
 
 def as_new_memories(items: object) -> list[NewMemory]:
@@ -103,7 +115,7 @@ def _as_new_memory(item: object, index: int) -> NewMemory:
     if isinstance(item, str):
         return NewMemory(content=item)
     if isinstance(item, Mapping):
-        unknown = sorted(set(map(str, item)) - set(NewMemory.__dataclass_fields__))
+        unknown = sorted(set(map(str, item)) - (set(NewMemory.__dataclass_fields__) - {"record_id"}))
         if unknown or "content" not in item:
             problem = f"unknown fields {unknown}" if unknown else "no 'content'"
             raise InvalidInput(f"add_many() item {index}: {problem}")
@@ -142,6 +154,7 @@ class SemanticMemory:
         new value for a slot it states ("Alice works at Globex") retires the old one, kept in history."""
         from .reconcile import reconcile_text
 
+        validate_text(item.content)  # before reconciliation reads it: an oversized text is refused at once
         if MemoryKind.parse(item.kind) not in _RECONCILED:
             return self.add_many(scope, [item], reconcile=False)[0]
         return reconcile_text(self.reconciler, scope, item)
@@ -194,6 +207,7 @@ class SemanticMemory:
             created_at=created,
             context=item.context,
             valid_from=aware(item.valid_from, "valid_from"),
+            memory_id=item.record_id,
         )
 
     def _current_duplicates(
@@ -381,10 +395,11 @@ class SemanticMemory:
         where = _scoped(where or MemoryFilter(), scope)
         at = where.as_of or self.clock()
         where = replace(where, as_of=at)
+        read = query[:MAX_READ_QUERY_CHARS]
         semantic, keyword, windows = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
         hits = _rank(
-            strategy, query, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=[w.casefold() for w in words(query)], windows=windows,
+            strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
+            named=frozenset(w.casefold() for w in words(read)), windows=windows,
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -399,11 +414,13 @@ class SemanticMemory:
         """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names."""
         if strategy is Strategy.KEYWORD:
             return [], self.store.keyword_search(scope.user_id, query, where, limit=depth), []
-        vector = self.embedder.embed_query(query)
+        vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
         if strategy is Strategy.SEMANTIC:
             return self.store.vector_search(scope.user_id, vector, where, limit=depth), [], []
         semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
-        windows = _query_windows(query, where.as_of or self.clock(), _params_of(strategy, self.params))
+        windows = _query_windows(
+            query[:MAX_READ_QUERY_CHARS], where.as_of or self.clock(), _params_of(strategy, self.params)
+        )
         return semantic, keyword, windows
 
 
@@ -439,7 +456,7 @@ def _rank(
     now: datetime,
     decay_rate: float,
     params: HybridParams,
-    named: Sequence[str] = (),
+    named: AbstractSet[str] = frozenset(),
     windows: Sequence[TimeWindow] = (),
 ) -> list[SearchHit]:
     """Order candidates by `strategy`; every hit keeps its raw and normalized component scores.
@@ -523,7 +540,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _names(record: MemoryRecord, named: Sequence[str]) -> str | None:
+def _names(record: MemoryRecord, named: AbstractSet[str]) -> str | None:
     """The name that links a memory to the query: its speaker, or an entity the query names."""
     speaker = record.metadata.get("speaker")
     if isinstance(speaker, str):

@@ -27,7 +27,7 @@ from .procedures import ProceduralMemory
 from .profile import ProfileMemory
 from .semantic import Clock, SemanticMemory
 from .user_context import UserContextUpdater
-from .work_queue import LEARN, MAINTAIN, Job, WorkQueue
+from .work_queue import LEARN, MAINTAIN, Job, JobProgress, WorkQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +108,14 @@ def build_layers(
 
 
 def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, conversation: Conversation, clock: Clock) -> Job:
-    """What the durable queue runs: learning from messages, a user's periodic upkeep, a session's fold."""
+    """What the durable queue runs: learning from messages, a user's periodic upkeep, a session's fold
+    (each job idempotent: see `work_queue`)."""
 
-    def run(kind: str, scope: Scope, payload: list[dict[str, Any]]) -> None:
+    def run(kind: str, scope: Scope, payload: list[dict[str, Any]], progress: JobProgress) -> None:
         if kind == LEARN:
-            learning.learn(scope, to_messages(payload, clock()))
+            learning.learn(scope, to_messages(payload, clock()), progress=progress)
         elif kind == MAINTAIN:
-            lifecycle.run_due_upkeep(scope.user_id)
+            lifecycle.run_due_upkeep(scope.user_id, job_id=progress.job_id)
         elif kind == FOLD:
             conversation.fold_from_log(scope)
 

@@ -14,6 +14,15 @@ exception of a job is recorded on it (nothing kills the worker thread, and a fai
 itself is logged and kept in `last_error`); done jobs beyond the newest `KEEP_DONE` of a user are
 pruned.
 
+Every job is idempotent: a re-run (the worker killed after applying a job, before marking it done)
+changes nothing. A job keeps its progress on its own item (`JobProgress`): the plan it decided on
+before writing (a learn's extracted candidates, so a re-run applies the same ones even when an LLM
+would answer differently) and how many of its steps are applied. Each step stores its memory under
+an id derived from the job id and the step's index, in the same transaction as the rest of the step,
+so a step applied just before a crash is found by that id even when its progress mark was not
+written yet; entity links and profile facts it then re-applies are upserts. A maintain job records
+its id in the user's consolidation state and runs at most once.
+
 A job is authorized when it runs, not when it was queued: it always runs as the user that owns its
 item, never as a user its payload names. A payload that names another user, or an agent of another
 tenant, fails without running (an imported or hand-written document cannot make the worker write
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,8 +57,46 @@ PENDING, DONE, FAILED = "pending", "done", "failed"
 LEARN, MAINTAIN = "learn", "maintain"
 """Job kinds: learn from the job's messages; run the user's due upkeep (no messages)."""
 
-Job = Callable[[str, Scope, list[dict[str, Any]]], None]
-"""Runs one job: (kind, scope, messages)."""
+_STEP_IDS = uuid.UUID("6b1f5a52-2f0c-4c55-9a3e-7f1d0c4e8a15")
+"""The uuid5 namespace of the memory ids a queued job's steps are stored under."""
+
+
+class JobProgress:
+    """How far one queued job got, kept on its queue item so that a re-run resumes where the last
+    run stopped instead of repeating it (see the module doc)."""
+
+    def __init__(self, store: Store, item: Item) -> None:
+        self.store = store
+        self.user_id = item.user_id
+        self.job_id = item.key
+        self.value = dict(item.value)
+
+    def step_id(self, index: int) -> str:
+        """The memory id of the job's step `index`: the same in every run of this job."""
+        return uuid.uuid5(_STEP_IDS, f"{self.user_id}\x1f{self.job_id}\x1f{index}").hex
+
+    def planned(self, plan: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """The plan an earlier run recorded, else `plan()`, recorded before any step is applied."""
+        recorded = self.value.get("plan")
+        if isinstance(recorded, list):
+            return recorded
+        made = plan()
+        self._save(plan=made)
+        return made
+
+    def applied(self, index: int) -> bool:
+        return index < int(self.value.get("applied", 0))
+
+    def mark_applied(self, index: int) -> None:
+        self._save(applied=index + 1)
+
+    def _save(self, **changes: Any) -> None:
+        self.value |= changes
+        self.store.put_item(self.user_id, namespaces.QUEUE, self.job_id, self.value)
+
+
+Job = Callable[[str, Scope, list[dict[str, Any]], JobProgress], None]
+"""Runs one job: (kind, scope, messages, its progress)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,21 +151,25 @@ class WorkQueue:
         return ran
 
     def _run_one(self, item: Item) -> None:
-        job = dict(item.value)
+        progress = JobProgress(self.store, item)
         try:
-            self.run(job.get("kind", LEARN), job_scope(item.user_id, job.get("scope")), job["messages"])
+            scope = job_scope(item.user_id, item.value.get("scope"))
+            self.run(item.value.get("kind", LEARN), scope, item.value["messages"], progress)
         except UserErased:
             raise
         except PermissionDenied as exc:
-            job |= {"status": FAILED, "attempts": job.get("attempts", 0) + 1, "messages": [],
-                    "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip
+            job = progress.value | {"status": FAILED, "attempts": progress.value.get("attempts", 0) + 1,
+                                    "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip
+            job = _without_text(job)
         except Exception as exc:  # noqa: BLE001 - any failure of a job is recorded on it, never fatal
-            job["attempts"] = int(job.get("attempts", 0)) + 1
-            job["error"] = f"{type(exc).__name__}: {exc}"
+            job = progress.value | {"attempts": int(progress.value.get("attempts", 0)) + 1,
+                                    "error": f"{type(exc).__name__}: {exc}"}  # fmt: skip
             if job["attempts"] >= MAX_ATTEMPTS:
                 job |= {"status": FAILED, "finished_at": self.clock().isoformat()}
         else:
-            job |= {"status": DONE, "messages": [], "error": None, "finished_at": self.clock().isoformat()}
+            job = _without_text(
+                progress.value | {"status": DONE, "error": None, "finished_at": self.clock().isoformat()}
+            )
         self.store.put_item(item.user_id, namespaces.QUEUE, item.key, job)
 
     def _prune(self, user_id: str) -> None:
@@ -161,6 +213,11 @@ class WorkQueue:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+
+def _without_text(job: dict[str, Any]) -> dict[str, Any]:
+    """A finished job keeps no text of the user: its messages and its plan are dropped."""
+    return {k: v for k, v in job.items() if k != "plan"} | {"messages": []}
 
 
 def _created(item: Item) -> str:

@@ -125,6 +125,8 @@ def test_the_refusal_names_the_field(backend: Backend) -> None:
             memory.upsert_entity("Ana", scope=USER, summary=SURROGATE)
         with pytest.raises(UsageError, match="speaker"):
             memory.add_message("user", "hi", speaker=SURROGATE, scope=Scope(USER, session_id="s"))
+        with pytest.raises(UsageError, match="message content is 2097152 bytes"):
+            memory.learn(HUGE, scope=USER)  # refused before extraction reads it
 
 
 # -- REST: every field of every body, every path parameter -----------------------------------------

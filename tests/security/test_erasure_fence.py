@@ -152,7 +152,7 @@ def test_nested_fences_keep_the_outer_generation(backend: Backend) -> None:
 def test_worker_survives_any_exception_and_records_it(backend: Backend) -> None:
     calls: list[Any] = []
 
-    def run(kind: str, scope: Scope, messages: list[dict[str, Any]]) -> None:
+    def run(kind: str, scope: Scope, messages: list[dict[str, Any]], progress: Any) -> None:
         calls.append(scope)
         raise ZeroDivisionError("a bug in a job")
 
@@ -180,7 +180,7 @@ def test_no_stall_past_a_thousand_jobs_and_done_jobs_are_pruned(tmp_path: Any) -
     store = SQLiteStore(tmp_path / "q.db")
     try:
         queue = WorkQueue(
-            store=store, clock=utcnow, run=lambda kind, scope, messages: ran.append(messages[0]["content"])
+            store=store, clock=utcnow, run=lambda kind, scope, messages, progress: ran.append(messages[0]["content"])
         )
         for i in range(1_200):
             queue.enqueue(Scope(USER), [{"role": "user", "content": str(i)}])

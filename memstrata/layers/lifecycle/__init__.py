@@ -86,9 +86,10 @@ class Lifecycle:
         compressing may take a model call per group)."""
         return self.consolidator.count_turns(validate_id(user_id, "user_id"), turns)
 
-    def run_due_upkeep(self, user_id: str) -> ConsolidationReport:
-        """The turn policy's periodic work for one user: consolidate, and reset the turn count."""
-        return self.consolidator.run_and_record(validate_id(user_id, "user_id"))
+    def run_due_upkeep(self, user_id: str, *, job_id: str | None = None) -> ConsolidationReport:
+        """The turn policy's periodic work for one user: consolidate, and reset the turn count.
+        `job_id` names the queued job that runs it: a job that already ran does nothing."""
+        return self.consolidator.run_and_record(validate_id(user_id, "user_id"), job_id=job_id)
 
     def maintain(self, user_ids: Sequence[str] | None = None) -> dict[str, Any]:
         """Scheduled upkeep: sweep every user (reserved scopes too), then consolidate the users whose

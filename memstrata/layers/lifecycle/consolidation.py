@@ -230,11 +230,17 @@ class Consolidator:
         last = self.state(user_id).get("last_run_at")
         return last is None or datetime.fromisoformat(last) <= now - timedelta(hours=interval)
 
-    def run_and_record(self, user_id: str, state: dict[str, Any] | None = None) -> ConsolidationReport:
+    def run_and_record(
+        self, user_id: str, state: dict[str, Any] | None = None, *, job_id: str | None = None
+    ) -> ConsolidationReport:
+        """Consolidate and record the run in the user's state. A queued job's id is recorded with it,
+        and a job whose id is recorded already does nothing (its re-run after a crash changes nothing)."""
+        if job_id is not None and self.state(user_id).get("last_job") == job_id:
+            return ConsolidationReport(user_id, 0, 0, skipped="this job already ran")
         report = self.consolidate(user_id)
         value = {
             **(state if state is not None else self.state(user_id)), "turns": 0, "queued": False,
-            "last_run_at": self.clock().isoformat(), "last_compressed": report.compressed,
+            "last_run_at": self.clock().isoformat(), "last_compressed": report.compressed, "last_job": job_id,
         }  # fmt: skip
         self.store.put_item(user_id, LIFECYCLE, STATE_KEY, value)
         return report
