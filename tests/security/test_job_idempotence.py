@@ -235,9 +235,9 @@ def kill_a_worker_mid_queue(backend: Backend, rng: random.Random) -> None:
     assert worker.stdout is not None
     with worker.stdout:
         assert worker.stdout.readline().strip() == "ready"
-        time.sleep(rng.uniform(0.03, 0.2))
+        time.sleep(rng.uniform(0.005, 0.08))  # the whole queue takes about 0.1 s on a quiet machine
         worker.send_signal(signal.SIGKILL)
-    assert worker.wait(30) == -signal.SIGKILL
+    assert worker.wait(30) in (0, -signal.SIGKILL)  # 0: it finished first; the loop kills another
 
 
 def test_a_worker_killed_mid_job_and_restarted_leaves_what_one_clean_run_leaves(backend: Backend) -> None:
