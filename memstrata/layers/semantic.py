@@ -396,7 +396,9 @@ class SemanticMemory:
         at = where.as_of or self.clock()
         where = replace(where, as_of=at)
         read = query[:MAX_READ_QUERY_CHARS]
-        semantic, keyword, windows = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
+        semantic, keyword = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
+        fused = strategy not in (Strategy.KEYWORD, Strategy.SEMANTIC)
+        windows = _query_windows(read, at, _params_of(strategy, self.params)) if fused else []
         hits = _rank(
             strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
             named=frozenset(w.casefold() for w in words(read)), windows=windows,
@@ -410,18 +412,14 @@ class SemanticMemory:
 
     def _candidates(
         self, scope: Scope, query: str, strategy: Strategy, where: MemoryFilter, depth: int
-    ) -> tuple[list[ScoredRow], list[ScoredRow], list[TimeWindow]]:
-        """`(vector, keyword)` candidates of a search as of `where.as_of`, and the periods the query names."""
+    ) -> tuple[list[ScoredRow], list[ScoredRow]]:
+        """`(vector, keyword)` candidates of a search as of `where.as_of`."""
         if strategy is Strategy.KEYWORD:
-            return [], self.store.keyword_search(scope.user_id, query, where, limit=depth), []
+            return [], self.store.keyword_search(scope.user_id, query, where, limit=depth)
         vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
         if strategy is Strategy.SEMANTIC:
-            return self.store.vector_search(scope.user_id, vector, where, limit=depth), [], []
-        semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
-        windows = _query_windows(
-            query[:MAX_READ_QUERY_CHARS], where.as_of or self.clock(), _params_of(strategy, self.params)
-        )
-        return semantic, keyword, windows
+            return self.store.vector_search(scope.user_id, vector, where, limit=depth), []
+        return self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
 
 
 def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
