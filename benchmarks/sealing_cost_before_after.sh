@@ -6,12 +6,12 @@
 # exported copy of its `memstrata/` package with this checkout's probe (bench/sealing_cost.py), so only the
 # store code differs.
 # Usage: benchmarks/sealing_cost_before_after.sh BEFORE_REV [ROUNDS] [MEMORIES] [QUERIES] [BATCHES]
-# Results: benchmarks/results/sealing-cost/{before,after}-N.json
+# Results: benchmarks/results/sealing-cost/{before,after}-N.json (or $OUT/...); PYTHON: the interpreter (default .venv)
 set -euo pipefail
 rev=$1; rounds=${2:-3}; memories=${3:-5000}; queries=${4:-200}; batches=${5:-8}
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-$root/.venv/bin/python}
-out=$root/benchmarks/results/sealing-cost
+out=${OUT:-$root/benchmarks/results/sealing-cost}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out" "$work/before" "$work/after"

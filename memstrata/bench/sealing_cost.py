@@ -1,10 +1,11 @@
 """`python -m memstrata.bench.sealing_cost`: what sealing (crypto-shredding, docs/privacy.md) costs the
 PostgreSQL store, measured paired.
 
-A plain and a sealed store (two throwaway databases; sealed = opened with a master key) are open in one
-process and get the same synthetic corpus (`bench latency`'s generator). Every operation runs on both back
-to back, the order alternating (plain first, then sealed first, ...), so drift of a shared machine's load
-hits both alike, operation by operation, instead of run by run:
+A plain store, a sealed one and a sealed one that keeps no opened payloads (`opened_cache_size=0`; on code
+without that cache it is a second sealed store) are open in one process, each on its own throwaway
+database, and get the same synthetic corpus (`bench latency`'s generator). Every operation runs on all three
+back to back, the order rotating from one operation to the next, so drift of a shared machine's load hits
+them alike, operation by operation, instead of run by run:
 
 1. **load**: the corpus through `Memory.add_many` in batches of `BATCH` (`dedupe=False`);
 2. **search**: `queries` hybrid `Memory.search` calls (k=10), then the store's own read of each
@@ -23,7 +24,7 @@ import argparse
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -37,15 +38,15 @@ from .encryption import BENCH_MASTER_KEY
 from .report import latency_summary, write_result
 
 BATCH = 256
-STORES = ("plain", "sealed")
+STORES = ("plain", "sealed", "sealed_uncached")
 USER = "bench-user"
 Operation = tuple[str, Callable[[], object]]
 
 
 def interleaved(index: int, make: Callable[[str], Callable[[], object]]) -> list[Operation]:
-    """The operation for both stores, plain first at even `index`, sealed first at odd ones (pure)."""
-    order = STORES if index % 2 == 0 else STORES[::-1]
-    return [(store, make(store)) for store in order]
+    """The operation for every store, the order rotated by `index` (pure)."""
+    start = index % len(STORES)
+    return [(store, make(store)) for store in STORES[start:] + STORES[:start]]
 
 
 def summary(
@@ -65,7 +66,7 @@ def summary(
     }
 
 
-def ratios(plain: dict[str, float], sealed: dict[str, float]) -> dict[str, float | None]:
+def ratios(plain: Mapping[str, float], sealed: Mapping[str, float]) -> dict[str, float | None]:
     """sealed / plain for every figure, and for each step's CPU (client + server) per operation (pure)."""
     out: dict[str, float | None] = {k: round(sealed[k] / v, 3) if v else None for k, v in plain.items()}
     for step in {k.split("_client_cpu_ms")[0] for k in plain if k.endswith("_client_cpu_ms")}:
@@ -108,10 +109,9 @@ def run(*, memories: int, queries: int, batches: int, seed: int = 11) -> dict[st
         memory, database, targets = {}, {}, {}
         for store in STORES:
             app, owner = stack.enter_context(latency.throwaway_postgres())
-            provider = (
-                LocalKeyProvider.from_text(BENCH_MASTER_KEY, source="benchmark key") if store == "sealed" else None
-            )
-            opened = PostgresStore.open(app, owner_url=owner, key_provider=provider)
+            provider = None if store == "plain" else LocalKeyProvider.from_text(BENCH_MASTER_KEY, source="bench")
+            options = {"opened_cache_size": 0} if store == "sealed_uncached" and _has_opened_cache() else {}
+            opened = PostgresStore.open(app, owner_url=owner, key_provider=provider, **options)
             memory[store] = stack.enter_context(Memory(store=opened, embedder=embedder))
             database[store] = app.rsplit("/", 1)[1]
             targets[store] = latency.BenchStore("postgres", app, owner_url=owner)
@@ -157,18 +157,32 @@ def run(*, memories: int, queries: int, batches: int, seed: int = 11) -> dict[st
                                for op in interleaved(i, read(q, v))], None)  # fmt: skip
         fresh = [latency.synthetic_texts(rng, words, weights, BATCH) for _ in range(batches)]
         timed("add", [op for i, texts in enumerate(fresh) for op in interleaved(i, add(texts, True))], BATCH)
+        cache = getattr(getattr(memory["sealed"].store, "_keys", None), "opened", None)
+        opened_cache = {"hits": cache.hits, "misses": cache.misses} if cache is not None else None
     return {
         "benchmark": "sealing_cost",
+        "opened_cache": opened_cache,
         "memories": memories,
         "queries": queries,
         "batches": batches,
         "seed": seed,
         "plain": steps["plain"],
         "sealed": steps["sealed"],
+        "sealed_uncached": steps["sealed_uncached"],
         "ratio_sealed_over_plain": ratios(steps["plain"], steps["sealed"]),
+        "ratio_sealed_uncached_over_plain": ratios(steps["plain"], steps["sealed_uncached"]),
         "load_average": list(os.getloadavg()),
         "source": latency.source_revision(),
     }
+
+
+def _has_opened_cache() -> bool:
+    """Whether this code's PostgreSQL store keeps opened payloads (it did not always)."""
+    import inspect
+
+    from ..storage.postgres import PostgresStore
+
+    return "opened_cache_size" in inspect.signature(PostgresStore.open).parameters
 
 
 def main(argv: Iterator[str] | None = None) -> int:

@@ -273,3 +273,47 @@ class KeyCache:
 
     def __len__(self) -> int:
         return len(self._keys)
+
+
+class OpenedCache:
+    """What sealed values opened to, by (data key, associated data, sealed value): at most `size` (least
+    recently used dropped first; 0 keeps nothing). Thread-safe.
+
+    A memo of decryption, not a copy of the store: an entry is found only by the exact sealed value (its
+    random nonce and tag make it unique) that the database returned for that row, under the key that
+    sealed it. So a read gets nothing from here that its own statement did not return, in a transaction
+    that found the user's key row unchanged: a deleted row, an erased user or a rewritten value is never
+    served. `drop(key)` forgets every value opened with a key (erasure, or a key row that changed)."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._size = size
+        self._values: OrderedDict[tuple[bytes, bytes, str], Any] = OrderedDict()
+        self._lock = Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: DataKey, aad: bytes, sealed: str) -> Any | None:
+        with self._lock:
+            value = self._values.get((key.wrapped, aad, sealed))
+            if value is None:
+                self.misses += 1
+                return None
+            self._values.move_to_end((key.wrapped, aad, sealed))
+            self.hits += 1
+            return value
+
+    def put(self, key: DataKey, aad: bytes, sealed: str, value: Any) -> None:
+        if self._size <= 0:
+            return
+        with self._lock:
+            self._values[key.wrapped, aad, sealed] = value
+            while len(self._values) > self._size:
+                self._values.popitem(last=False)
+
+    def drop(self, key: DataKey) -> None:
+        with self._lock:
+            for entry in [e for e in self._values if e[0] == key.wrapped]:
+                del self._values[entry]
+
+    def __len__(self) -> int:
+        return len(self._values)

@@ -30,13 +30,17 @@ from ...core.keyword_index import KeywordTerms
 from ...errors import StoreError
 from ...models import HistoryEvent, MemoryRecord
 from ..base import MemoryFilter
-from ..crypto import DataKey
+from ..crypto import DataKey, OpenedCache
 from . import queries as q
 from .keyword import row_terms, search_terms
 
 _CONTENT, _METADATA, _HASH, _CONTEXT, _DATE_TEXT = (
     q.WRITE_COLUMNS.index(c) for c in ("content", "metadata", "content_hash", "context", "date_text")
 )
+
+
+_Payload = tuple[str, str, dict[str, Any], str]
+"""What a memory's sealed payload holds: content, context, metadata, content hash."""
 
 
 class RowCodec(Protocol):
@@ -115,10 +119,13 @@ PLAIN = PlainRows()
 class SealedRows:
     """Rows of one user sealed under the user's data key (see the module docstring)."""
 
-    def __init__(self, key: DataKey) -> None:
+    def __init__(self, key: DataKey, opened: OpenedCache | None = None) -> None:
         self.key = key
-        self._opened: dict[str, dict[str, Any]] = {}
-        """Payloads already opened by this codec, by sealed text: a hybrid search reads many rows twice."""
+        self._opened = opened if opened is not None else OpenedCache(0)
+        """Memory payloads opened by earlier reads of this process (`crypto.OpenedCache`; off when None)."""
+        self._read: dict[tuple[str, str, str], _Payload] = {}
+        """Payloads already opened by this codec, by user, row id and sealed text (a value copied into another
+        row must not open there): a hybrid search reads many rows twice."""
         self._tokens: dict[str, str] = {}
         """Tokens already computed by this codec, by term: a batch of memories repeats most of its terms
         (measured on the latency corpus: 23 term occurrences per memory, ~70 % of them repeats within a batch
@@ -153,12 +160,17 @@ class SealedRows:
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
         values = list(row[: len(q.COLUMNS)])
         sealed = values[_CONTENT]
-        payload = self._opened.get(sealed)
+        payload = self._read.get((values[0], values[1], sealed))
         if payload is None:
-            payload = self.key.open_json(sealed, associated_data("memories", values[0], values[1]))
-            self._opened[sealed] = payload
-        values[_CONTENT], values[_CONTEXT] = payload["content"], payload["context"]
-        values[_METADATA], values[_HASH] = payload["metadata"], payload["content_hash"]
+            aad = associated_data("memories", values[0], values[1])
+            payload = self._opened.get(self.key, aad, sealed)
+            if payload is None:
+                opened = self.key.open_json(sealed, aad)
+                payload = (opened["content"], opened["context"], opened["metadata"], opened["content_hash"])
+                self._opened.put(self.key, aad, sealed, payload)
+            self._read[values[0], values[1], sealed] = payload
+        values[_CONTENT], values[_CONTEXT], metadata, values[_HASH] = payload
+        values[_METADATA] = json_copy(metadata)  # the cached payload stays as opened, whatever callers do
         return q.record_from_row(values)
 
     def _blind_metadata(self, metadata: dict[str, Any]) -> dict[str, str | None]:
@@ -220,6 +232,15 @@ class SealedRows:
 
     def query_terms(self, user_id: str, query: str) -> list[str]:
         return [self._token(term) for term in search_terms(user_id, query)]
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of a JSON value: its dicts and lists new, everything else (immutable) shared (pure)."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def associated_data(*parts: str) -> bytes:
