@@ -5,7 +5,8 @@ A key row holds only the data key wrapped by the master key. It is created by th
 inside that write's transaction (under the user's advisory lock, like every write), and deleted by the
 user's erasure in the erasure's transaction. A cached key is used only while the row it was read from
 is unchanged: every transaction compares the stored wrapped bytes with the cached ones, so a key that
-another process destroyed (erasure) is never used to write or read again.
+another process destroyed (erasure) is never used to write or read again. The payloads opened with a key
+(`crypto.OpenedCache`) are dropped with it: on erasure, and when a read finds the key row gone or changed.
 """
 
 from __future__ import annotations
