@@ -174,8 +174,8 @@ _IDIOM = re.compile(
 )
 """Figures of speech that say how the speaker feels or copes, not what they did or have."""
 _ELLIPTIC = re.compile(
-    r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally)* (?:started|began|stopped|quit|tried|finished|did"
-    r"|joined|continued|do|does|will|am|was|have|had)(?: it| that| this| one| so| too| again| back| in)?"
+    r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally| almost| nearly)* (?:started|began|stopped|quit|tried"
+    r"|finished|did|joined|continued|do|does|will|am|was|have|had|forgot|forget|remembered)(?: it| that| this| one| so| too| again| back| in)?"
     r"(?:\W*$|\W+(?:when|because|after|since|as|before|until|but|and|so|though|(?-i:[A-Z])\w*(?:\W*$|,)))",
     re.IGNORECASE,
 )
@@ -200,7 +200,7 @@ _VAGUE_OBJECT = re.compile(
     r"|game|song|trip|idea|part|stage|point)s?\b"
     r"|\bthe (?:positive|negative|bright side|good stuff|good things|little things|important things)\b"
     r"|\b(?:a few|some|many|lots|a couple|a lot) more(?= (?:in|on|at|last|this|yesterday|today|recently)\b|\W*$)"
-    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$"
+    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$|\b(?:in|out|over|up|down) there\b"
     r"|\b(?:it|that|this|them|one)(?: yet| either| too| again| anymore| already)\W*$"
     r"|\b(?:on|with|about|into)(?: for (?:a while|ages|years|months|weeks)| lately| recently)?\W*$"
     r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",

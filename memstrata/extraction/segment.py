@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_head
+from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_part
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
@@ -114,11 +114,14 @@ def _located(pieces: Iterable[str], text: str) -> Iterator[tuple[str, int]]:
 
 def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]]:
     """Sentences of the masked text that state something, with the matching slices of the original; of a
-    sentence that ends in a hedged afterthought, the statement before it."""
+    sentence that also asks or supposes something, the statement in it (`skip.stated_part`)."""
     for sentence, start in _located(sentences(masked), masked):
-        said = sentence if not is_unstated(sentence) else stated_head(sentence)
-        if said:
-            yield said, original[start : start + len(said)]
+        if not is_unstated(sentence):
+            yield sentence, original[start : start + len(sentence)]
+            continue
+        part = stated_part(sentence)
+        if part is not None:
+            yield sentence[part[0] : part[1]], original[start + part[0] : start + part[1]]
 
 
 _DROPPED_I = re.compile(

@@ -163,18 +163,40 @@ def is_unstated(sentence: str) -> bool:
     return bool(question or _HYPOTHETICAL.search(sentence) or _REPORTED.search(sentence))
 
 
-_HEDGED_TAIL = re.compile(r",\s+(?:so|and|but|though|although)\s+(?=(?:maybe|perhaps|might|i might|i wonder)\b)", re.I)
+_CLAUSE_BOUNDARY = re.compile(
+    r",\s+(?:(?:and|but|so|though|although|plus)\s+)?"
+    r"|\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|i'd|i'll|i was|do you|can you|could you|would you|what|how|is there"
+    r"|are there|any|maybe|perhaps)\b)",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_START = re.compile(r"(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
 
 
-def stated_head(sentence: str) -> str:
-    """The statement before a hedged afterthought ("I have a pottery class on Fridays, so maybe I'll
-    make mugs" -> "I have a pottery class on Fridays"), or "" when the sentence has none or the head
-    itself states nothing."""
-    boundary = _HEDGED_TAIL.search(sentence)
-    if boundary is None:
-        return ""
-    head = sentence[: boundary.start()]
-    return "" if is_unstated(head) else head
+def stated_part(sentence: str) -> tuple[int, int] | None:
+    """The (start, end) of the statement inside a sentence that also asks or supposes something, or None.
+
+    A question, request or supposition after a clause boundary leaves the statement before it ("I've
+    been experimenting with pasta sauces lately, and I was wondering if you have tips" -> the first
+    clause; "I have a pottery class on Fridays, so maybe I'll make mugs" -> the class). A sentence that
+    does not end in "?" and opens with a rhetorical question keeps the first-person statement after it
+    ("What can I say, I love turtles."). A supposition in the first clause ("If I moved to Paris, I'd
+    ...") leaves nothing.
+    """
+    head_end = None
+    for boundary in _CLAUSE_BOUNDARY.finditer(sentence):
+        if is_unstated(sentence[: boundary.start()]):
+            break
+        head_end = boundary.start()
+    if head_end is not None and head_end > 0:
+        return 0, head_end
+    first = _CLAUSE_BOUNDARY.search(sentence)
+    if first is None or sentence.rstrip().endswith("?") or not first.group(0).startswith(","):
+        return None
+    head, tail = sentence[: first.start()], sentence[first.end() :]
+    rhetorical = is_question(head) and not _HYPOTHETICAL.search(head) and not _REPORTED.search(head)
+    if rhetorical and _FIRST_PERSON_START.match(tail) and not is_unstated(tail):
+        return first.end(), len(sentence)
+    return None
 
 
 def _strip_greeting(text: str) -> str:

@@ -140,8 +140,13 @@ def _favorite(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     value = clean_value(match.group("v") or match.group("v2"))
     if what.split()[0] in ("part", "thing", "bit", "one", "answer", "example") or blocked_object(value):
         return None
+    if _ONE_OF.search(ctx.clause[: match.start()]):  # "One of my favorite authors is X": one of many
+        return preference(ctx, f"One of {ctx.subject}'s favorite {what} is {value}", attribute="likes", value=value)
     attribute = f"preference:favorite_{what.replace(' ', '_')}"
     return preference(ctx, f"{ctx.subject}'s favorite {what} is {value}", attribute=attribute, value=value)
+
+
+_ONE_OF = re.compile(r"\b(?:one|some|a few|two|three) of\s*$", re.I)
 
 
 def _diet(ctx: Clause, match: re.Match[str]) -> Candidate | None:
