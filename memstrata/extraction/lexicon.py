@@ -155,3 +155,7 @@ def is_name(value: str) -> bool:
     """True when no word of `value` is a weekday, month, pronoun or other word that is never a name."""
     tokens = [token.strip(".").casefold() for token in value.split()]
     return bool(tokens) and not any(token in NOT_NAMES for token in tokens if token not in ("dr", "mr", "mrs"))
+
+
+CO_SUBJECT = re.compile(r"(?:\b(?-i:[A-Z])[a-z]+|\b(?:my|our) [a-z]+) and $", re.IGNORECASE)
+"""Someone who does it with the speaker, just before their "I" ("Rachel and I ...", "my wife and I ...")."""

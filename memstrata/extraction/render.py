@@ -59,6 +59,7 @@ _FIRST_TO_THIRD: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
         (r"\bI'll\b", f"{_SUBJ} will"),
         (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:don't|do not)\b", rf"{_SUBJ}\1 does not"),
         (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:haven't|have not)\b", rf"{_SUBJ}\1 has not"),
+        (r"\b((?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and I\b", rf"\1 and {_SUBJ}"),
         (r"\bwe're\b", f"{_SUBJ} and others are"),
         (r"\bwe've\b", f"{_SUBJ} and others have"),
         (r"\bwe'll\b", f"{_SUBJ} and others will"),

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_part
+from .skip import (
+    is_unstated,
+    looks_like_code_or_error,
+    question_request_length,
+    recalled_statement,
+    small_talk_length,
+    stated_part,
+)
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
@@ -119,9 +126,10 @@ def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]
         if not is_unstated(sentence):
             yield sentence, original[start : start + len(sentence)]
             continue
-        part = stated_part(sentence)
-        if part is not None:
-            yield sentence[part[0] : part[1]], original[start + part[0] : start + part[1]]
+        part, recalled = stated_part(sentence), recalled_statement(sentence)
+        for span in (part, recalled if recalled and (part is None or recalled[0] >= part[1]) else None):
+            if span is not None:
+                yield sentence[span[0] : span[1]], original[start + span[0] : start + span[1]]
 
 
 _DROPPED_I = re.compile(

@@ -199,6 +199,31 @@ def stated_part(sentence: str) -> tuple[int, int] | None:
     return None
 
 
+_RECALLED = re.compile(
+    r"\b(?:remind me|remember|recall)\s+(?:of\s+)?(?:when|that|what (?:day|days|time|date)(?: of the (?:week|month))?"
+    r"|which (?:day|days)|how often|the (?:day|time|date)(?: when| that)?)\s+"
+    r"(?P<clause>(?:(?-i:[A-Z])[a-z]+ and |my [a-z]+ and )?(?:i|i've|i'm|we)\b[^?]*)",
+    re.IGNORECASE,
+)
+
+
+def recalled_statement(sentence: str) -> tuple[int, int] | None:
+    """The (start, end) of a first-person clause the speaker asks the assistant to recall, or None.
+
+    An adverbial question word leaves the clause whole ("Can you remind me what day Rachel and I usually
+    meet for coffee?" -> "Rachel and I usually meet for coffee"; "remember when I got pre-approved for
+    $400,000?"); one that stands for a missing object does not ("remind me what I need to pick up"), so
+    only when / what day / what time / which day / how often / that introduce it.
+    """
+    found = _RECALLED.search(sentence)
+    if found is None:
+        return None
+    clause = found.group("clause").rstrip(" ?!.")
+    if not clause or _HYPOTHETICAL.search(clause) or _REPORTED.search(clause):
+        return None
+    return found.start("clause"), found.start("clause") + len(clause)
+
+
 def _strip_greeting(text: str) -> str:
     previous = None
     while previous != text:

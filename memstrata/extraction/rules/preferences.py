@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from ..base import Candidate
-from ..lexicon import ADVERBS, LOWER, wordset
+from ..lexicon import ADVERBS, CO_SUBJECT, LOWER, wordset
 from ..render import third_person
 from ..skip import blocked_object, sarcastic, unresolved_referent
 from .clause import Clause, clean_value
@@ -238,8 +238,9 @@ def _habit(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     rest = match.group("rest").strip()
     if match.group("verb").casefold() in _NOT_HABITS or rest.startswith("'") or blocked_object(rest):
         return None
-    text = ctx.original[match.start() :]
-    found = topic(text, -1 if match.group("adv").casefold() == "never" else 1)
+    together = CO_SUBJECT.search(ctx.original[: match.start()])  # "Rachel and I usually meet for coffee"
+    text = ctx.original[together.start() if together else match.start() :]
+    found = None if together else topic(text, -1 if match.group("adv").casefold() == "never" else 1)
     if found:
         return topic_preference(ctx, found)
     return preference(
