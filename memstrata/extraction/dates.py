@@ -374,7 +374,9 @@ def resolve_date(phrase: str, now: datetime, *, prefer: Prefer | None = None) ->
 
 _PAST = re.compile(
     r"\b(?:ago|yesterday|last|was|were|had|did|went|(?<!'ve )(?<!have )(?<!has )got|ran|finished|started|"
-    r"visited|saw|met|passed|adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|[a-z]{3,}ed)\b",
+    r"visited|saw|met|passed|adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|won|lost|ate|drank"
+    r"|wrote|sold|flew|drove|gave|found|caught|taught|brought|held|kept|paid|sent|spent|threw|grew|drew|rode|sang|swam"
+    r"|began|broke|chose|wore|heard|sat|slept|woke|fell|became|built|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(

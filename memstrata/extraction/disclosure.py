@@ -137,6 +137,12 @@ _DEMONSTRATIVE = re.compile(
     r"|fall|autumn|season|semester|term|time|trip|days|past|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
     re.IGNORECASE,
 )
+_INTRODUCED = re.compile(
+    r"\b(?:this|these)\b(?=(?: [\w'-]+){1,3} (?:about|called|named|titled|on how|by (?-i:[A-Z])))", re.IGNORECASE
+)
+"""A demonstrative that introduces something the clause itself describes ("I read this awesome book about
+castles in the UK", "this podcast called ..."): the narrative "this" of chat, an indefinite article, not a
+pointer to something said before."""
 _ABOUT_THIS_TALK = re.compile(r"\b(?:we|us)\b[^.]*\b(?:talked|spoke|chatted|caught up|last talked)\b", re.I)
 _GENERIC = wordset(
     """positive going keep keeps keeping kept pushing push forward ahead dream dreams goal goals best effort thing
@@ -381,11 +387,12 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         or _ELONGATED.search(head)
     ):
         return "attitude"
+    described = _INTRODUCED.sub("a", statement)
     if (
-        _VAGUE_OBJECT.search(statement)
-        or _INDEFINITE.search(statement)
-        or leans_on_context(statement)
-        or _leans_on_earlier_words(statement)
+        _VAGUE_OBJECT.search(described)
+        or _INDEFINITE.search(described)
+        or leans_on_context(described)
+        or _leans_on_earlier_words(described)
     ):
         return "context"
     if _ELLIPTIC.match(statement):

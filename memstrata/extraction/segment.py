@@ -26,7 +26,9 @@ _CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
     r"|(?:,?\s+and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
     r"|finished|passed|graduated|adopted|signed)\b)"
-    r"|,\s+(?=(?:just |finally |also )?got\b)",
+    r"|,\s+(?=(?:just |finally |also )?got\b)"
+    r"|,?\s+(?:but |and |so )?(?:i )?(?:just )?(?:wanted|want) to (?:let you know|tell you|share|say)(?: that)?\s+"
+    r"(?=(?:i|i'm|i've|my|we|we've)\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
