@@ -50,8 +50,14 @@ _LEAD = (
     r"|as (?:a|an) [\w -]{2,25}?|for (?:the )?(?:past|last) [\w ]{2,20}?)\s*,?\s+)"
 )
 _FIRST_PERSON = re.compile(
-    rf"^{_LEAD}?(?P<subject>(?:i|i'm|i've|i'll|i'd)\b|(?:my|our) (?:[\w'-]+ ){{1,3}}?(?=(?:is|are|was|were|has|have"
-    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed)\b))",
+    rf"^{_LEAD}?(?P<subject>(?:(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and )?(?:i|i'm|i've|i'll|i'd)\b"
+    r"|(?:my|our) (?:[\w'-]+ ){1,3}?(?=(?:is|are|was|were|has|have"
+    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed"
+    r"|love|like|enjoy|hate|adore|live|play|attend|go)\b)"
+    r"|we(?:'ve| have)?(?: (?:just|recently|finally|also|now|already|officially))* (?=(?:(?:have|own|got) (?:got )?"
+    r"(?:an?|\d+|two|three|four|five|six|seven|eight|nine|ten) (?!(?:lot|ton|bit|few|couple|chance|way|time|blast)\b)"
+    r"|adopted|bought|rescued|welcomed|moved|renovated|remodeled|remodelled|sold|are expecting|had a baby"
+    r"|got married|got engaged)\b))",
     re.IGNORECASE,
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
@@ -94,6 +100,8 @@ _ATTITUDE_VERBS = wordset(
     enjoying loving remind reminds reminded
     completely absolutely kinda sorta"""
 )
+_TOGETHER = re.compile(r"^(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and i (?:(?P<are>are)|(?P<were>were)|(?=\w))", re.I)
+_LIKING = wordset("love loves like likes enjoy enjoys adore adores hate hates")
 _REACTION_STATES = wordset(
     """glad happy sorry excited thrilled curious interested sure unsure confused worried concerned relieved
     grateful thankful impressed surprised amazed fine ok okay good great done ready afraid eager keen
@@ -160,7 +168,7 @@ _GENERIC = wordset(
     awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
     feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
     various kinds all sorts making doing having taking take took real care cares caring find finds finding found
-    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies"""
+    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies future"""
 )
 """Words too general to make a statement specific ("keep pushing forward", "heard great things", "faced all
 kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and
@@ -281,9 +289,10 @@ def disclosure_start(clause: str) -> int | None:
     match = _FIRST_PERSON.match(clause)
     if match is None:
         return None
-    if match.group("subject")[:2].casefold() in ("my", "ou"):
-        nouns = [word.casefold() for word in match.group("subject").split()[1:]]
-        if nouns[0] in _CONVERSATION_NOUNS or any(_is_person(noun) for noun in nouns):
+    subject = match.group("subject").casefold()
+    if subject[:2] in ("my", "ou") and not re.search(r" and i\b", subject):
+        nouns = subject.split()[1:]
+        if nouns[0] in _CONVERSATION_NOUNS or any(_is_person(noun) and not _is_kin(noun) for noun in nouns):
             return None  # "my question is ...": about the talk; "my coworker keeps ...": about someone else
     return match.start("subject")
 
@@ -292,6 +301,19 @@ def _is_person(noun: str) -> bool:
     """True for a word naming a person or pet ("sister", "parents", "coworker", "dog")."""
     singular = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
     return noun in RELATIONS or singular in RELATIONS or singular in _PEOPLE
+
+
+def _is_kin(noun: str) -> bool:
+    """True for the speaker's family or pets ("sister", "kids", "dog"): what happens to them is part of
+    the speaker's own life ("my sister just had a baby girl"), unlike a coworker's or a client's doings."""
+    singular = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    return RELATIONS.get(noun, RELATIONS.get(singular, "")) in _KIN or singular in ("family", "parent")
+
+
+_KIN = wordset(
+    """wife husband partner girlfriend boyfriend spouse son daughter sister brother sibling aunt uncle cousin niece
+    nephew fiance children child mother father grandmother grandfather stepson stepdaughter cat dog pet"""
+)
 
 
 def _leans_on_earlier_words(statement: str) -> bool:
@@ -361,6 +383,10 @@ def hedged(statement: str) -> str | None:
     return None
 
 
+def _as_speaker(match: re.Match[str]) -> str:
+    return "I am " if match.group("are") else "I was " if match.group("were") else "I "
+
+
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 
@@ -368,6 +394,7 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     """
     if _ASSISTANT.search(statement):
         return "assistant"
+    statement = _TOGETHER.sub(_as_speaker, statement)  # "my teammates and I were thrilled": checked as "I was thrilled"
     reason = hedged(statement)
     if reason is not None:
         return reason
@@ -377,7 +404,9 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         return "attitude"
     predicate = _predicate_words(statement)
     head = predicate[0].casefold().strip(",.!") if predicate else ""
-    if not _HOPE_OR_PLAN.match(statement) and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
+    speaker = statement.split()[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
+    likes = head in _LIKING and not speaker  # "my kids love nature": a fact about them, not a reaction
+    if not _HOPE_OR_PLAN.match(statement) and not likes and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
         return "attitude"
     if (
         _PASSING_STATE.match(statement)
