@@ -168,7 +168,12 @@ def render_date(mention: DateMention) -> str:
         return f"{start:%B %Y}"
     if mention.granularity == "year":
         return f"{start.year}"
+    if mention.granularity == "season":
+        return f"the {_SEASON_NAMES[start.month]} of {start.year}"
     return day
+
+
+_SEASON_NAMES = {3: "spring", 6: "summer", 9: "fall", 12: "winter"}
 
 
 def month_day(phrase: str, at: datetime) -> str | None:
@@ -214,6 +219,6 @@ def _dated_phrase(phrase: str, before: str, mention: DateMention) -> str:
         return f"{keep} {render_date(mention)}"
     if _PRECEDING_PREPOSITION.search(before):
         return render_date(mention)
-    if mention.granularity in ("month", "year", "week"):
+    if mention.granularity in ("month", "year", "week", "season"):
         return f"in {render_date(mention)}"
     return f"on {render_date(mention)}"
