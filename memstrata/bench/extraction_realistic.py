@@ -49,9 +49,7 @@ LONGMEMEVAL_SIZE = 50
 HELDOUT_CONVERSATIONS = 2  # of LoCoMo's five dev conversations
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
-_MONTHS = (
-    "january february march april may june july august september october november december".split()
-)
+_MONTHS = "january february march april may june july august september october november december".split()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +165,14 @@ def load_labels(path: str | Path) -> dict[str, Label]:
     return labels
 
 
+def _root(word: str) -> str:
+    """`overlap.words`' stem without a final "e", so that "love" and "loves" ("lov") are one word."""
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
 def _holds(required: Sequence[str], memory: Candidate) -> bool:
-    wanted = {w for word in required for w in words(word)}
-    return bool(wanted) and wanted <= set(words(memory.content))
+    wanted = {_root(w) for word in required for w in words(word)}
+    return bool(wanted) and wanted <= {_root(w) for w in words(memory.content)}
 
 
 def _names_date(date: str, memory: Candidate) -> bool:
@@ -221,9 +224,7 @@ def score(results: Sequence[TurnResult], judgments: dict[str, bool]) -> dict[str
         for item, hit in zip(r.label.items, r.covered(with_date=False), strict=True)
         if item.date and hit
     ]
-    dated_right = sum(
-        hit for r in results for item, hit in zip(r.label.items, r.covered(), strict=True) if item.date
-    )
+    dated_right = sum(hit for r in results for item, hit in zip(r.label.items, r.covered(), strict=True) if item.date)
     verdicts = [v for r in results for v in r.verdicts(judgments)]
     judged = [v for v in verdicts if v is not None]
     violations = sum(any(forbidden(r.label, m) for m in r.memories) for r in results if r.label.forbid)
@@ -284,9 +285,8 @@ def per_item(results: Sequence[TurnResult]) -> dict[str, list[bool]]:
 def dump(locomo: str | Path, longmemeval: str | Path) -> Iterator[str]:
     """The sampled turns as JSON lines (id, split, date, speaker, text) for labelling; never stored here."""
     for turn in turns(locomo, longmemeval):
-        yield json.dumps(
-            {"id": turn.id, "split": turn.split, "at": turn.at.date().isoformat(), "speaker": turn.speaker, "text": turn.text}
-        )
+        row = {"id": turn.id, "split": turn.split, "at": turn.at.date().isoformat(), "speaker": turn.speaker}
+        yield json.dumps(row | {"text": turn.text})
 
 
 if __name__ == "__main__":  # pragma: no cover - manual entry point: print the turns to label

@@ -86,6 +86,7 @@ _REQUEST = re.compile(
     r"|^i (?:want|wanted|need|needed|would like|hope|hoped|was hoping|am hoping|'m hoping) to (?:know|learn more|"
     r"understand|find out|figure out|get (?:a|some|your|an)|ask|check|confirm|make sure|clarify|explore|discuss|"
     r"see|hear|talk|brainstorm|get started)\b"
+    r"|^i(?:'m| am) (?:\w+ )?looking to (?:find|get (?:some|a few|more|ideas|tips|advice)|see|hear|know|understand)\b"
     r"|^i(?:'m| am) (?:\w+ )?(?:trying|struggling) to (?:figure out|decide|understand|find|choose|get a sense|"
     r"wrap my head|work out|come up with|think of)\b",
     re.IGNORECASE,
@@ -117,7 +118,9 @@ _MODAL = re.compile(
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
 _ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able|unable) to\b", re.I)
 """Ability ("I've been able to connect with ..."): what the user could do, not what they did."""
-_HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
+_HOPE_OR_PLAN = re.compile(
+    r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending|looking) to\b", re.IGNORECASE
+)
 _HOPE = re.compile(r"^i(?:'m| am|'ve been| have been)(?: \w+ly)* (?:hoping|wanting|wishing|dreaming) (?:to|of)\b", re.I)
 _SPECIFIC_TARGET = re.compile(r"\d|\b(?-i:[A-Z])[a-z]+\b(?<!\bI)")
 """A hope is kept only with a specific target, a number or a name ("hoping to beat my best of 25:50")."""
@@ -168,7 +171,8 @@ _GENERIC = wordset(
     awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
     feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
     various kinds all sorts making doing having taking take took real care cares caring find finds finding found
-    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies future"""
+    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies future
+    event events news update updates down away"""
 )
 """Words too general to make a statement specific ("keep pushing forward", "heard great things", "faced all
 kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and
@@ -189,7 +193,8 @@ _IDIOM = re.compile(
 """Figures of speech that say how the speaker feels or copes, not what they did or have."""
 _ELLIPTIC = re.compile(
     r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally| almost| nearly)* (?:started|began|stopped|quit|tried"
-    r"|finished|did|joined|continued|do|does|will|am|was|have|had|forgot|forget|remembered)(?: it| that| this| one| so| too| again| back| in)?"
+    r"|finished|did|joined|continued|do|does|will|am|was|have|had|forgot|forget|remembered)"
+    r"(?: it| that| this| one| so| too| again| back| in)?"
     r"(?:\W*$|\W+(?:when|because|after|since|as|before|until|but|and|so|though|(?-i:[A-Z])\w*(?:\W*$|,)))",
     re.IGNORECASE,
 )

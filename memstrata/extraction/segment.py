@@ -146,7 +146,8 @@ _DROPPED_I = re.compile(
 )
 _GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b[^,;]*?\b(?:is|was|are|were|'s|has been|can be|makes|made)\b", re.I)
 _DROPPED_I_HAVE = re.compile(
-    r"^(?:been|gotten)\b(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
+    r"^(?:(?:never|always|just|recently|finally|also) )?(?:been|gotten)\b"
+    r"(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
     re.IGNORECASE,
 )
 """A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""

@@ -26,7 +26,8 @@ _DISCOURSE = re.compile(
     r"|yay|phew|welp|meh|"
     r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.|guess what|speaking of which|"
     r"on another note|(?:i )?just wanted to (?:let you know|tell you|share|say|update you)(?: that)?|"
-    r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up)\b[\s,:;!\-]*)+",
+    r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up"
+    r"|(?:it |that |this )?(?:reminds|reminded|makes|made) me (?:realize |remember )?how much(?= i\b))\b[\s,:;!\-]*)+",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
