@@ -241,6 +241,13 @@ _SLOT_VOCABULARY = re.compile(
     r"|manager|boss|husband|wife|girlfriend|boyfriend|partner|favou?rite)\b",
     re.IGNORECASE,
 )
+_OTHERS_BEFORE = re.compile(
+    r"\b(?:everyone's|everybody's|people's|others'|other people's|their|his|her|its|(?-i:[A-Z])[a-z]+'s)"
+    r"(?: [\w-]+)?\s*$|\b(?:that|which)\s*$",
+    re.IGNORECASE,
+)
+"""A slot word said of someone or something else ("desserts that work for everyone's diets", "Sam's
+manager"): not the speaker's slot, so it does not stop the statement."""
 _PEOPLE = wordset(
     """family parent kid child children people folk folks team teammate guy girl boy man woman lady baby
     classmate client customer student patient landlady tenant buddy pal ex relative grandparent in-law"""
@@ -433,7 +440,7 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         return "context"
     if _ABOUT_THIS_TALK.search(statement):
         return "conversation"
-    if _SLOT_VOCABULARY.search(statement):
+    if any(not _OTHERS_BEFORE.search(statement[: word.start()]) for word in _SLOT_VOCABULARY.finditer(statement)):
         return "slot"
     if _IDIOM.search(statement):
         return "thin"
