@@ -16,7 +16,7 @@ from .identity import identity_rules
 from .milestones import milestone_rules
 from .open_items import open_item_rules
 from .others import other_people_rules
-from .possessions import liked_by_the_speaker, owned, possession_candidates
+from .possessions import clefted, liked_by_the_speaker, owned, possession_candidates
 from .preferences import preference_rules
 from .projects import project_rules
 from .relations import relation_rules
@@ -63,7 +63,7 @@ class RuleExtractor:
                 ctx = Clause(clause=masked, original=original, at=at, name=name)
                 produced = _clause_candidates(ctx)
                 if not produced and not explained:
-                    produced = self_statement_rules(ctx) or liked_by_the_speaker(ctx)
+                    produced = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
                 else:
                     explained = True
                 found.extend(produced)

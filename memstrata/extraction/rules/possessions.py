@@ -6,6 +6,8 @@
   is said of something borrowed as often as owned.
 - A thing said to be one of the speaker's own likes ("Playing video games and watching movies are my
   main hobbies"), or to make the speaker happy ("Dancing makes me so happy").
+- A cleft that puts the speaker's activity last ("Building a strong brand for my store is something I'm
+  always working on"): stored in the plain order ("... is always working on building a strong brand ...").
 """
 
 from __future__ import annotations
@@ -107,6 +109,37 @@ def liked_by_the_speaker(ctx: Clause) -> list[Candidate]:
             content=third_person(ctx.original[: found.end()], ctx.name),
             attribute="likes",
             value=thing,
+            confidence=0.6,
+        )
+    ]
+
+
+_CLEFT = re.compile(
+    r"^(?P<x>(?!(?:it|this|that|these|those|they|he|she|which|what|there|you|all|both|so|such)\b)[\w' ,&-]{3,80}?)"
+    r" (?:is|are) (?:something|what|one thing|a thing|the thing)(?: that)? (?P<who>i(?:'m| am|'ve| have)?)"
+    r"(?P<rest>(?: (?:always|really|constantly|still|currently|usually|often))* (?P<verb>[a-z]+ing|[a-z]+)"
+    r"(?: on| at| into| about| with| for)?)\W*$",
+    re.IGNORECASE,
+)
+
+
+def clefted(ctx: Clause) -> list[Candidate]:
+    """ "X is something I'm always working on" -> "<user> is always working on X"."""
+    found = _CLEFT.match(ctx.clause)
+    if found is None:
+        return []
+    thing = clean_value(ctx.original[: found.end("x")])
+    if not specific_words(thing) or leans_on_context(thing) or re.search(r"\b(?:it|them|this|that)\b", thing, re.I):
+        return []
+    said = f"{ctx.original[found.start('who') : found.end('rest')]} {thing[:1].lower()}{thing[1:]}"
+    return [
+        candidate(
+            ctx,
+            kind=MemoryKind.FACT,
+            category="identity",
+            content=third_person(said, ctx.name),
+            attribute=STATEMENT,
+            value=clean_value(said),
             confidence=0.6,
         )
     ]
