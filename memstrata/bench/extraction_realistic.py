@@ -214,6 +214,16 @@ class TurnResult:
         return out
 
 
+def unjudged(results: Sequence[TurnResult], judgments: dict[str, bool]) -> list[dict[str, str]]:
+    """The memories that match no label and have no judgment yet, for a person to judge."""
+    return [
+        {"key": key(r.turn.message(), m), "message": r.turn.text, "memory": m.content}
+        for r in results
+        for m, verdict in zip(r.memories, r.verdicts(judgments), strict=True)
+        if verdict is None
+    ]
+
+
 def score(results: Sequence[TurnResult], judgments: dict[str, bool]) -> dict[str, Any]:
     """Recall (strict: words and date; and words only), precision, forbid violations of `results`."""
     strict = [hit for r in results for hit in r.covered()]
@@ -252,6 +262,7 @@ def evaluate(
     labels_dir: str | Path = LABELS_DIR,
     extractor: Extractor | None = None,
     splits: Sequence[str] = ("dev", "heldout"),
+    show_unjudged: bool = False,
 ) -> tuple[dict[str, Any], list[TurnResult]]:
     """Scores per split (and per source) of the labelled turns, and the per-turn results."""
     labels = load_labels(Path(labels_dir) / f"{name}-labels.jsonl")
@@ -264,10 +275,12 @@ def evaluate(
     ]
     out: dict[str, Any] = {"benchmark": "extraction-realistic", "labels": name, "labelled_by": LABELLED_BY}
     for split in splits:
-        part = [r for r in results if r.turn.split == split]
+        part = [r for r in results if r.label.split == split]
         out[split] = score(part, judgments)
         for source in ("locomo", "longmemeval"):
             out[split][source] = score([r for r in part if r.turn.id.startswith(source)], judgments)
+        if show_unjudged:
+            out[split]["unjudged_memories"] = unjudged(part, judgments)
     return out, results
 
 

@@ -40,16 +40,16 @@ _AFTER_A_NAME = frozenset(
 
 def owned_things(text: str) -> list[str]:
     """The specific things `text` calls "my ...": "2018 Honda Civic", "Fitbit Charge 3", "Honda Civic"
-    (proper names that end the noun phrase; "my Starbucks Rewards app" or "my Rocky Mountains trip" name
-    something else)."""
+    (a year or a model number, or proper names that end the noun phrase: "my Starbucks Rewards app" or
+    "my Rocky Mountains trip" name something else)."""
     found = []
     for match in _OWNED.finditer(text):
         phrase = match.group("np")
         if _NOT_A_THING.search(phrase) or phrase.split()[0].casefold() in RELATIONS:
             continue
         after = (match.group("after") or "").strip()
-        dated = phrase[:2] in ("19", "20")
-        if not dated and after.isalpha() and after not in _AFTER_A_NAME:
+        numbered = any(character.isdigit() for character in phrase)  # a year or a model number
+        if not numbered and after.isalpha() and after not in _AFTER_A_NAME:
             continue  # the proper names qualify a common noun: "my Starbucks Rewards app"
         if phrase not in found:
             found.append(phrase)
