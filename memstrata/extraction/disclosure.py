@@ -116,6 +116,13 @@ _MODAL = re.compile(
     re.I,
 )
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
+_FUTURE_STATE = re.compile(
+    r"^i(?:'ll| will) (?:(?:have|be|own|need) (?:\w+ )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve"
+    r"|twenty|a hundred)\b|be (?:\w+ )?(?:in|at|with) (?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+"""A future state with a number or a named place ("I'll have four bikes with me", "I'll be in Lisbon for
+the conference"): a plan worth keeping though no date is said, unlike a promise ("I'll try that")."""
 _ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able|unable) to\b", re.I)
 """Ability ("I've been able to connect with ..."): what the user could do, not what they did."""
 _HOPE_OR_PLAN = re.compile(
@@ -410,7 +417,7 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     reason = hedged(statement)
     if reason is not None:
         return reason
-    if _FUTURE.match(statement) and not dated:
+    if _FUTURE.match(statement) and not dated and not _FUTURE_STATE.match(statement):
         return "modal"
     if _HOPE.match(statement) and not _SPECIFIC_TARGET.search(statement[statement.index(" ") :]):
         return "attitude"

@@ -208,3 +208,10 @@ def test_a_demonstrative_that_introduces_what_the_clause_describes() -> None:
         "I read this great book about the history of salt."
     )
     assert contents("I read this in one sitting.") == []
+
+
+def test_a_future_state_with_a_number_or_a_place_is_a_plan() -> None:
+    assert contents("I'll have four bikes with me.") == ["The user will have four bikes with them."]
+    assert contents("I'll be in Lisbon for the conference.") == ["The user will be in Lisbon for the conference."]
+    assert contents("I'll have to think about it.") == []
+    assert contents("I'll be there in 5 minutes.") == []
