@@ -128,6 +128,13 @@ _ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able
 _HOPE_OR_PLAN = re.compile(
     r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending|looking) to\b", re.IGNORECASE
 )
+_EAGER_PLAN = re.compile(
+    r"^i(?:'m| am)(?: \w+ly| so| really| super| very)* (?:excited|stoked|thrilled|pumped|eager) to (?:watch|start"
+    r"|go|attend|visit|try|join|move|begin|run|take|travel|fly|meet|read|play|launch|open|compete|perform)\b",
+    re.IGNORECASE,
+)
+"""Eagerness for something the speaker is about to do ("I'm really excited to watch The Wheel of Time"):
+a plan, not a reaction to the talk."""
 _HOPE = re.compile(r"^i(?:'m| am|'ve been| have been)(?: \w+ly)* (?:hoping|wanting|wishing|dreaming) (?:to|of)\b", re.I)
 _SPECIFIC_TARGET = re.compile(r"\d|\b(?-i:[A-Z])[a-z]+\b(?<!\bI)")
 """A hope is kept only with a specific target, a number or a name ("hoping to beat my best of 25:50")."""
@@ -156,7 +163,7 @@ _DEMONSTRATIVE = re.compile(
     re.IGNORECASE,
 )
 _INTRODUCED = re.compile(
-    r"\b(?:this|these)\b(?=(?: [\w'-]+){1,3} (?:about|called|named|titled|on how|by (?-i:[A-Z])))", re.IGNORECASE
+    r"\b(?:this|these)\b(?=(?: [\w'-]+){1,6} (?:about|called|named|titled|on how|by (?-i:[A-Z])))", re.IGNORECASE
 )
 """A demonstrative that introduces something the clause itself describes ("I read this awesome book about
 castles in the UK", "this podcast called ..."): the narrative "this" of chat, an indefinite article, not a
@@ -290,7 +297,8 @@ _EVALUATIVE_TAIL = re.compile(
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
     r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
     r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"
-    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$",
+    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$"
+    r"|,?\s+(?:while|when|whilst|as|since|because|before|after) you\b.*$",
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(
@@ -337,8 +345,34 @@ _KIN = wordset(
 
 def _leans_on_earlier_words(statement: str) -> bool:
     """A third-person pronoun or a demonstrative ("talked to him", "these recipes"): it points at
-    something said earlier in the conversation."""
-    return bool(_THIRD_PERSON_PRONOUN.search(statement) or _DEMONSTRATIVE.search(statement))
+    something said earlier in the conversation, unless the clause itself names what the pronoun stands
+    for before it ("helping people with their sports", "I met Sarah and her dog")."""
+    if _DEMONSTRATIVE.search(statement):
+        return True
+    return any(
+        not _antecedent_before(statement[: p.start()], p.group(0)) for p in _THIRD_PERSON_PRONOUN.finditer(statement)
+    )
+
+
+_PLURAL_NOUN = re.compile(
+    r"\b(?!(?:is|was|has|does|this|its|us|yes|his|hers|as|always|sometimes|perhaps|less|unless|across"
+    r"|plus|bus|gas|news|series|thus|process|success|business|class|glass|dress|chess|stress)\b)"
+    r"[a-z]{2,}[^s\W]s\b(?! of\s*$)"
+)
+_NAMED = re.compile(r"(?<=\w )(?-i:[A-Z])[a-z]+\b(?<!\bI)")
+
+
+def _antecedent_before(before: str, pronoun: str) -> bool:
+    """True when `before` (the clause up to a pronoun) names what the pronoun stands for: people or a
+    plural for "they/them/their", a name or a relative for "he/she/his/her"; never for "it"."""
+    low = pronoun.casefold()
+    if low in ("they", "them", "their", "theirs"):
+        words = [w.casefold() for w in _WORD.findall(before)]
+        return bool(_PLURAL_NOUN.search(before.casefold())) or any(_is_person(w) for w in words)
+    if low in ("he", "him", "his", "she", "her", "hers"):
+        words = [w.casefold() for w in _WORD.findall(before)]
+        return bool(_NAMED.search(before)) or any(_is_kin(w) for w in words)
+    return False
 
 
 def without_evaluation(statement: str) -> str:
@@ -425,10 +459,11 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     head = predicate[0].casefold().strip(",.!") if predicate else ""
     speaker = statement.split()[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
     likes = head in _LIKING and not speaker  # "my kids love nature": a fact about them, not a reaction
-    if not _HOPE_OR_PLAN.match(statement) and not likes and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
+    planned = _HOPE_OR_PLAN.match(statement) or _EAGER_PLAN.match(statement)
+    if not planned and not likes and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
         return "attitude"
     if (
-        _PASSING_STATE.match(statement)
+        (_PASSING_STATE.match(statement) and not planned)
         or _WHERE_NOW.match(statement)
         or _HOW_FAR_NOW.match(statement)
         or _HOW_I_AM.match(statement)

@@ -175,7 +175,8 @@ _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
     r"|no longer"
     r"|moving|back from|home from|"
-    r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
+    r"starting|leaving|going to(?! be (?:a|an|the|so|such)\b)|gonna(?! be (?:a|an|the|so|such)\b)"
+    r"|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
     r"based in|originally from|married|engaged|pregnant)\b",
     re.IGNORECASE,
 )

@@ -215,3 +215,25 @@ def test_a_future_state_with_a_number_or_a_place_is_a_plan() -> None:
     assert contents("I'll be in Lisbon for the conference.") == ["The user will be in Lisbon for the conference."]
     assert contents("I'll have to think about it.") == []
     assert contents("I'll be there in 5 minutes.") == []
+
+
+def test_a_pronoun_whose_antecedent_is_in_the_same_clause() -> None:
+    assert contents("I started coaching kids, helping them with their serve.") == [
+        "The user started coaching kids, helping them with their serve."
+    ]
+    assert contents("I met Sarah and her new puppy at the park.") == ["The user met Sarah and her new puppy at the park."]
+    assert contents("I haven't seen pictures of them in a while.") == []
+    assert contents("I volunteered at the homeless shelter and they gave me a medal.") == []
+
+
+def test_a_trailing_clause_about_the_other_person_is_cut() -> None:
+    assert contents("I took a road trip to Oaxaca for research while you were competing.") == [
+        "The user took a road trip to Oaxaca for research."
+    ]
+
+
+def test_eagerness_for_something_the_speaker_will_do_is_a_plan() -> None:
+    assert contents("I'm so excited to run the Berlin marathon.") == [
+        "The user is so excited to run the Berlin marathon."
+    ]
+    assert contents("I'm excited to see what you come up with.") == []
