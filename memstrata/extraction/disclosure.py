@@ -249,7 +249,9 @@ _CONVERSATION_NOUNS = wordset(
 """Subjects that are the talk itself ("my question is ...") or the speaker's inner life ("my imagination
 soars", "my heart is full"): what follows is a reaction, not a fact."""
 _SLOT_VOCABULARY = re.compile(
-    r"\b(?:live|lives|living|lived|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
+    r"\b(?:(?:live|lives|living|lived)(?! (?:room|rooms|space|spaces|expenses|costs|wage|situation)\b)"
+    r"(?<!sustainable living)(?<!healthy living)(?<!simple living)"
+    r"|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
     r"|worked (?:at|for|as)|job|employer|hired|name|called|years? old|age|aged|birthday|born|married|divorced"
     r"|engaged|pronouns?|allergic|allergy|vegan|vegetarian|pescatarian|gluten|lactose|diet|kosher|halal"
     r"|manager|boss|husband|wife|girlfriend|boyfriend|partner|favou?rite)\b",
@@ -293,7 +295,8 @@ situation, not a fact."""
 _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
+    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds| got| gets"
+    r"| gave| reminded| inspired| helped| taught)\b.*$"
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
     r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
     r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"
@@ -302,7 +305,8 @@ _EVALUATIVE_TAIL = re.compile(
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(
-    r"^(?:when|whenever|if|unless|as|since|because|cause|although|though|once|while|whereas|which|who|that|what"
+    r"^(?:when|whenever|if|unless|as|since|because|cause|although|though|even though|even if|once|while|whereas|which"
+    r"|who|that|what"
     r"|where|how|why|than|like|until|till)\b",
     re.IGNORECASE,
 )

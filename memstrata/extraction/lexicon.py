@@ -57,7 +57,8 @@ MY_OR_OUR = r"\b(?:my|our)"
 ADVERBS = (
     "really|just|also|usually|always|never|still|often|sometimes|absolutely|totally|truly|honestly|actually|"
     "definitely|generally|normally|typically|mostly|now|currently|recently|finally|already|only|even|barely|rarely|"
-    "hardly|seldom|occasionally|literally|basically|constantly|regularly|mainly|primarily|personally|officially"
+    "hardly|seldom|occasionally|literally|basically|constantly|regularly|mainly|primarily|personally|officially|"
+    "no longer"
 )
 
 # --- word lists -------------------------------------------------------------------------------

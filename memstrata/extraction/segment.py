@@ -104,7 +104,8 @@ def clauses(sentence: str) -> list[str]:
         left = sentence[cursor : boundary.start()].strip()
         joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(left)
         lead_in = boundary.group(0).startswith(",") and _LEAD_IN.fullmatch(left)
-        if not left or joined_subject or lead_in or _REQUEST_PREFIX_ONLY.fullmatch(left):
+        subordinator_kept = left.casefold() in ("even", "only")  # "Even though I ...": one subordinate clause
+        if not left or joined_subject or lead_in or subordinator_kept or _REQUEST_PREFIX_ONLY.fullmatch(left):
             continue
         pieces.append(left)
         cursor = boundary.end()

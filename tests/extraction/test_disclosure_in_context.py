@@ -237,3 +237,25 @@ def test_eagerness_for_something_the_speaker_will_do_is_a_plan() -> None:
         "The user is so excited to run the Berlin marathon."
     ]
     assert contents("I'm excited to see what you come up with.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I help run a workshop on sustainable living at my library, and I want to share some tips.",
+            ["The user helps run a workshop on sustainable living at their library."],
+        ),
+        (
+            "I joined a Rust meetup group in Leeds, and it got me thinking about switching jobs.",
+            ["The user joined a Rust meetup group in Leeds."],
+        ),
+        ("Even though I kept falling off, it taught me patience.", []),
+        (
+            "I've been giving away clothes I no longer wear.",
+            ["The user has been giving away clothes the user no longer wears."],
+        ),
+    ],
+)
+def test_clause_boundaries_and_comments(text: str, expected: list[str]) -> None:
+    assert contents(text) == expected
