@@ -74,11 +74,15 @@ class RuleExtractor:
 def _possessions(text: str, at: datetime, name: str | None, found: list[Candidate]) -> list[Candidate]:
     """Specific things the message calls the speaker's own ("my 2018 Honda Civic"), in any sentence,
     questions and requests included, unless a memory from it already names them."""
-    if looks_like_code_or_error(text):
+    if not _NAMED_POSSESSION.search(text) or looks_like_code_or_error(text):
         return []
     plain = normalize(text)
     ctx = Clause(clause=mask_quotes(plain), original=plain, at=at, name=name)
     return [c for c in possession_candidates(ctx.clause, ctx) if not any(owned(c) in f.content for f in found)]
+
+
+_NAMED_POSSESSION = re.compile(r"\bmy (?:[A-Z0-9])")
+"""A cheap test before `_possessions` reads a message: "my" before a capital or a digit."""
 
 
 def _names_the_user(candidate: Candidate) -> bool:
