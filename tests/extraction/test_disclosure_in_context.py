@@ -221,7 +221,9 @@ def test_a_pronoun_whose_antecedent_is_in_the_same_clause() -> None:
     assert contents("I started coaching kids, helping them with their serve.") == [
         "The user started coaching kids, helping them with their serve."
     ]
-    assert contents("I met Sarah and her new puppy at the park.") == ["The user met Sarah and her new puppy at the park."]
+    assert contents("I met Sarah and her new puppy at the park.") == [
+        "The user met Sarah and her new puppy at the park."
+    ]
     assert contents("I haven't seen pictures of them in a while.") == []
     assert contents("I volunteered at the homeless shelter and they gave me a medal.") == []
 

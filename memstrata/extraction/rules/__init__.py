@@ -17,7 +17,8 @@ Conventions the labelled benchmark follows:
 
 Layout: `extractor` runs the rules over the clauses `..segment` yields; one module per category
 (`identity`, `relations`, `preferences` with `instructions` and `topics`, `open_items`, `requests`,
-`events`, `self_statements`, `possessions`); `clause` holds what they share. Word lists and pattern fragments: `..lexicon`.
+`events`, `self_statements`, `possessions`); `clause` holds what they share. Word lists and pattern
+fragments: `..lexicon`.
 """
 
 from ..render import third_person
