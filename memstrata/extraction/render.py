@@ -72,7 +72,7 @@ _FIRST_TO_THIRD: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
         (r"\bus\b", f"{_OBJ} and others"),
         (r"\bmy\b|\bour\b|\bmine\b|\bours\b", _POSS),
         (r"\bmyself\b", "themselves"),
-        (r"\bme\b", _OBJ),
+        (r"\bme\b(?!-)", _OBJ),  # not "me-time"
         (r"\byour\b", "the assistant's"),
         (r"\byou\b", "the assistant"),
     )

@@ -261,3 +261,9 @@ def test_eagerness_for_something_the_speaker_will_do_is_a_plan() -> None:
 )
 def test_clause_boundaries_and_comments(text: str, expected: list[str]) -> None:
     assert contents(text) == expected
+
+
+def test_me_inside_a_compound_is_no_pronoun() -> None:
+    assert contents("I'm carving out some me-time each evening.") == [
+        "The user is carving out some me-time each evening."
+    ]
