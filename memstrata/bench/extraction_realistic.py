@@ -18,7 +18,10 @@ correct when it covers an item, or when a person judged it acceptable (`judgment
 hashes like the other judged sets); a memory that holds a forbidden set is wrong whatever the judgment.
 
 Splits are by conversation (LoCoMo) and by question (LongMemEval): the `heldout` part is meant to be
-looked at only once the rules are settled.
+looked at only once the rules are settled. A second draw continues the same hash order (the next
+`SECOND_PER_CONVERSATION` turns of every conversation and the next `SECOND_LONGMEMEVAL_SIZE` sentences);
+its turns are labelled with the split `heldout2`, whatever their conversation, and were labelled before
+the extractor was run on them.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ NAME = "realistic-others"
 PER_CONVERSATION = 30
 LONGMEMEVAL_SIZE = 50
 HELDOUT_CONVERSATIONS = 2  # of LoCoMo's five dev conversations
+SECOND_PER_CONVERSATION = 12  # the second draw (split "heldout2"), after the first in hash order
+SECOND_LONGMEMEVAL_SIZE = 20
+SPLITS = ("dev", "heldout", "heldout2")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 _MONTHS = "january february march april may june july august september october november december".split()
@@ -146,7 +152,10 @@ def longmemeval_turns(path: str | Path, size: int = LONGMEMEVAL_SIZE) -> list[Tu
 
 
 def turns(locomo: str | Path, longmemeval: str | Path) -> list[Turn]:
-    return locomo_turns(locomo) + longmemeval_turns(longmemeval)
+    """Both draws: the first sample, and after it in the same hash order the second one."""
+    return locomo_turns(locomo, PER_CONVERSATION + SECOND_PER_CONVERSATION) + longmemeval_turns(
+        longmemeval, LONGMEMEVAL_SIZE + SECOND_LONGMEMEVAL_SIZE
+    )
 
 
 def load_labels(path: str | Path) -> dict[str, Label]:
@@ -261,7 +270,7 @@ def evaluate(
     name: str = NAME,
     labels_dir: str | Path = LABELS_DIR,
     extractor: Extractor | None = None,
-    splits: Sequence[str] = ("dev", "heldout"),
+    splits: Sequence[str] = SPLITS,
     show_unjudged: bool = False,
 ) -> tuple[dict[str, Any], list[TurnResult]]:
     """Scores per split (and per source) of the labelled turns, and the per-turn results."""
