@@ -49,15 +49,18 @@ _LEAD = (
     r"|when i was [\w ]{2,20}?"
     r"|as (?:a|an) [\w -]{2,25}?|for (?:the )?(?:past|last) [\w ]{2,20}?)\s*,?\s+)"
 )
+_OPENER = r"(?:(?:you know|honestly|actually|anyway|well|oh|btw|by the way|funny enough|guess what)\s*,\s+)"
+"""A discourse marker before the statement ("You know, last weekend I ..."): it addresses no one."""
 _FIRST_PERSON = re.compile(
-    rf"^{_LEAD}?(?P<subject>(?:(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and )?(?:i|i'm|i've|i'll|i'd)\b"
+    rf"^{_OPENER}?{_LEAD}?(?P<subject>(?:(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and )?(?:i|i'm|i've|i'll|i'd)\b"
     r"|(?:my|our) (?:[\w'-]+ ){1,3}?(?=(?:is|are|was|were|has|have"
     r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed"
     r"|love|like|enjoy|hate|adore|live|play|attend|go)\b)"
     r"|we(?:'ve| have)?(?: (?:just|recently|finally|also|now|already|officially))* (?=(?:(?:have|own|got) (?:got )?"
     r"(?:an?|\d+|two|three|four|five|six|seven|eight|nine|ten) (?!(?:lot|ton|bit|few|couple|chance|way|time|blast)\b)"
     r"|adopted|bought|rescued|welcomed|moved|renovated|remodeled|remodelled|sold|are expecting|had a baby"
-    r"|got married|got engaged)\b))",
+    r"|got married|got engaged)\b)"
+    r"|we(?=(?:'re| are|'ve been| have been)(?: \w+ly)* (?:considering|thinking (?:of|about)) (?!being\b)[a-z]+ing\b))",
     re.IGNORECASE,
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
@@ -144,6 +147,23 @@ _MUSING = re.compile(
     re.I,
 )
 """Musing aloud ("I've been thinking of stocking up on coffee"): no routine or event yet."""
+_CONSIDERED_PLAN = re.compile(
+    r"^(?:i|we)(?:'m| am|'re| are|'ve been| have been)(?: \w+ly)* (?:thinking (?:of|about)|considering)"
+    r" (?!being\b|getting (?:some|more|a few|ideas|tips|advice)\b)[a-z]+ing\b"
+    r"(?! (?:(?:it|that|this|them|one)\b|the (?!(?-i:[A-Z]))))",
+    re.I,
+)
+"""A course of action the speaker is weighing, named by its verb ("I'm thinking of expanding my product line",
+"we're considering adopting a rescue dog"): a plan worth keeping as said, though not yet an event or a
+routine; "thinking about it", "wondering whether" stay musing, and so does a plan for a thing the talk
+introduced ("thinking of serving the grilled chicken with ...": which one, only the conversation says)."""
+_TRYING_OUT = re.compile(
+    r"^i(?:'m| am|'ve been| have been)(?: \w+ly| also| now| just)* (?:trying|trying out) (?!to\b|out\b|my best\b)"
+    r"(?:[a-z][\w-]* ){0,2}?(?-i:[a-z][\w-]*)\b",
+    re.I,
+)
+"""Trying something out ("I'm trying kundalini yoga", "I've been trying intermittent fasting"): a new activity
+of the speaker's, unlike trying to do something ("I'm trying to decide") or trying one's best."""
 _TENTATIVE_FUTURE = re.compile(
     r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
     r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
@@ -440,6 +460,12 @@ def hedged(statement: str) -> str | None:
     return None
 
 
+def considered(statement: str) -> bool:
+    """True when a first-person `statement` weighs a named course of action ("I'm considering adopting a
+    dog"): not yet a fact for an event or a routine, but a plan that may be kept as said."""
+    return bool(_CONSIDERED_PLAN.match(statement))
+
+
 def _as_speaker(match: re.Match[str]) -> str:
     return "I am " if match.group("are") else "I was " if match.group("were") else "I "
 
@@ -453,7 +479,7 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
         return "assistant"
     statement = _TOGETHER.sub(_as_speaker, statement)  # "my teammates and I were thrilled": checked as "I was thrilled"
     reason = hedged(statement)
-    if reason is not None:
+    if reason is not None and not (reason == "attitude" and considered(statement)):
         return reason
     if _FUTURE.match(statement) and not dated and not _FUTURE_STATE.match(statement):
         return "modal"
@@ -463,7 +489,12 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     head = predicate[0].casefold().strip(",.!") if predicate else ""
     speaker = statement.split()[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
     likes = head in _LIKING and not speaker  # "my kids love nature": a fact about them, not a reaction
-    planned = _HOPE_OR_PLAN.match(statement) or _EAGER_PLAN.match(statement)
+    planned = (
+        _HOPE_OR_PLAN.match(statement)
+        or _EAGER_PLAN.match(statement)
+        or considered(statement)
+        or _TRYING_OUT.match(statement)
+    )
     if not planned and not likes and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
         return "attitude"
     if (
@@ -496,4 +527,4 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     return None
 
 
-__all__ = ["disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]
+__all__ = ["considered", "disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]
