@@ -106,3 +106,12 @@ def test_evaluate_reads_the_text_from_the_data_and_only_labels_from_the_reposito
     assert out["dev"]["items"] == 2 and out["dev"]["recall"] == 1.0
     assert out["dev"]["precision"] == 1.0 and out["dev"]["unjudged"] == 0
     assert realistic.per_item(results)["locomo:conv-0:D1:1"] == [True]
+
+
+def test_the_second_draw_continues_the_hash_order_of_the_first(tmp_path: Path) -> None:
+    locomo, _ = _data(tmp_path)
+    first = realistic.locomo_turns(locomo, 1)
+    both = realistic.locomo_turns(locomo, 1 + 1)
+    assert len(first) == 3 and len(both) == 6
+    assert {t.id for t in first} < {t.id for t in both}  # the second draw adds turns, never swaps the first
+    assert realistic.SPLITS == ("dev", "heldout", "heldout2")

@@ -6,7 +6,11 @@ code, an error message or small talk yields nothing (`..skip`), except the state
 meet"); each rule needs an explicit cue ("I live in", "my manager Sarah", "remind me to", a date plus
 an event verb...). A first-person clause no rule reads goes to the general path (`self_statements`,
 filtered by `..disclosure`); a clause whose subject is not the speaker may still show what the speaker
-has or likes (`possessions`: "my 2018 Honda Civic", "X are my main hobbies").
+has or likes (`possessions`: "my 2018 Honda Civic", "X are my main hobbies"). The general path also
+keeps a plan the speaker is weighing when its verb names it ("I'm thinking of expanding my product line",
+"we're considering adopting a dog": a statement, never an event or a routine) and something tried out
+("I'm trying kundalini yoga"); a discourse marker ("You know, ...") does not hide the speaker, and a date
+before the subject ("Last week, I ...") dates the statement.
 
 Conventions the labelled benchmark follows:
 - "remember that X" yields the structured candidate for X when a rule recognizes X
