@@ -87,6 +87,7 @@ def register(commands: Any) -> None:
     extraction.add_argument("--judgments", help="directory of judgments-<set>.jsonl (default: benchmarks/extraction)")
     extraction.add_argument("--sample", type=int, default=60, help="memories per set in the judged sample (default 60)")
     extraction.add_argument("--show-unjudged", action="store_true", help="keep the unjudged memories in the output")
+    # with both --longmemeval and --locomo, the hand-labelled realistic-chat turns drawn from them are scored too
     extraction.add_argument("--name", default="extraction", help="result file name (default: extraction)")
     extraction.add_argument("--out", help="also write the result JSON to this directory")
     extraction.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -267,10 +268,27 @@ def cmd_extraction(args: argparse.Namespace) -> int:
     result = extraction.main_json(args.data) if args.data else extraction.main_json()
     if args.longmemeval or args.locomo:
         result["others"] = _others(args)
+    if args.longmemeval and args.locomo and extraction_realistic_labels(args).is_file():
+        from ..bench import extraction_realistic
+
+        result["realistic_others"], _ = extraction_realistic.evaluate(
+            args.locomo,
+            args.longmemeval,
+            labels_dir=args.judgments or extraction_realistic.LABELS_DIR,
+            show_unjudged=args.show_unjudged,
+        )
     if args.out:
         write_result(args.out, args.name, result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
+
+
+def extraction_realistic_labels(args: argparse.Namespace) -> Path:
+    """The labels of the realistic-chat set (turns of LoCoMo and LongMemEval, labelled by hand)."""
+    from ..bench import extraction_realistic
+
+    folder = Path(args.judgments) if args.judgments else extraction_realistic.LABELS_DIR
+    return folder / f"{extraction_realistic.NAME}-labels.jsonl"
 
 
 def _others(args: argparse.Namespace) -> dict[str, Any]:

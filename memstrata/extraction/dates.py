@@ -15,6 +15,10 @@ or the start of the period for weeks, weekends, months and years):
 - "May 5" without a year: this year, moved a year forward (`prefer="future"`) or back
   (`prefer="past"`) when it would otherwise fall on the wrong side of today.
 - "in 3 days", "two weeks ago", "in a month": calendar arithmetic (month ends clamped).
+- seasons, when asked for (`seasons=True`; meteorological, northern hemisphere: spring is March-May,
+  winter starts in December): "last summer" is the summer before the current or most recent one,
+  "next spring" the first spring that starts after today, "this winter" / "in the fall" the current or
+  nearest one (the past one when `prefer="past"`). A season is dated by its first day.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 Prefer = Literal["future", "past"]
-Granularity = Literal["minute", "day", "week", "weekend", "month", "year"]
+Granularity = Literal["minute", "day", "week", "weekend", "month", "year", "season"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = (
@@ -317,6 +321,44 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = tuple(
     )
 )
 
+_SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+
+def _season_start(year: int, season: str) -> date:
+    return date(year, _SEASON_MONTHS[season], 1)
+
+
+def _season(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity]:
+    modifier = (match.group("modifier") or "").casefold()
+    season = match.group("season").casefold()
+    today = now.date()
+    starts = [_season_start(today.year + shift, season) for shift in (-2, -1, 0, 1)]
+    begun = [start for start in starts if start <= today]
+    current = begun[-1] if begun and add_months(begun[-1], 3) > today else None
+    latest = begun[-1]
+    upcoming = next(start for start in starts if start > today)
+    if modifier in ("last", "past", "this past"):
+        day = begun[-2] if current is not None else latest
+    elif modifier in ("next", "coming", "this coming"):
+        day = upcoming
+    elif current is not None:
+        day = current
+    else:
+        day = latest if prefer == "past" or (modifier != "this" and prefer != "future") else upcoming
+    return _midnight(day, now), "season"
+
+
+_SEASON_PATTERNS: tuple[tuple[re.Pattern[str], Handler], ...] = (
+    (
+        re.compile(
+            r"\b(?:(?P<modifier>last|next|this coming|coming|this past|past|this) |(?:in|during|over) the )"
+            r"(?P<season>spring|summer|fall|autumn|winter)\b",
+            re.IGNORECASE,
+        ),
+        _season,
+    ),
+)
+
 _TIME_OF_DAY = re.compile(
     r"^\s*(?:at|@)\s*(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<half>am|pm)?\b", re.IGNORECASE
 )
@@ -339,13 +381,14 @@ def _with_time_of_day(text: str, end: int, start: datetime) -> tuple[datetime, i
     return start.replace(hour=hour, minute=minute), end + match.end()
 
 
-def find_dates(text: str, now: datetime, *, prefer: Prefer | None = None) -> list[DateMention]:
+def find_dates(text: str, now: datetime, *, prefer: Prefer | None = None, seasons: bool = False) -> list[DateMention]:
     """Every date expression in `text`, resolved against `now`, in reading order, without overlaps.
 
     Where two expressions overlap, the longer one wins ("the day after tomorrow" over "tomorrow").
+    Seasons ("last spring") are read only with `seasons=True` (what the extractor dates memories by).
     """
     found: list[tuple[int, int, datetime, Granularity]] = []
-    for pattern, handler in _PATTERNS:
+    for pattern, handler in _PATTERNS + (_SEASON_PATTERNS if seasons else ()):
         for match in pattern.finditer(text):
             resolved = handler(match, now, prefer)
             if resolved is not None:
@@ -374,13 +417,15 @@ def resolve_date(phrase: str, now: datetime, *, prefer: Prefer | None = None) ->
 
 _PAST = re.compile(
     r"\b(?:ago|yesterday|last|was|were|had|did|went|(?<!'ve )(?<!have )(?<!has )got|ran|finished|started|"
-    r"visited|saw|met|passed|adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|[a-z]{3,}ed)\b",
+    r"visited|saw|met|passed|adopted|bought|moved|came|left|took|made|turned|graduated|celebrated|won|lost|ate|drank"
+    r"|wrote|sold|flew|drove|gave|found|caught|taught|brought|held|kept|paid|sent|spent|threw|grew|drew|rode|sang|swam"
+    r"|began|broke|chose|wore|heard|sat|slept|woke|fell|became|built|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|next|tomorrow|tonight|upcoming|coming|plan(?:ning)? to|"
     r"need to|have to|has to|got to|'ve got|have got|must|should|remind|schedule[d]?|i'm \w+ing|we're \w+ing|"
-    r"is \w+ing|are \w+ing|starts|begins|leaves|arrives|due|by)\b",
+    r"is \w+ing|are \w+ing|starts|begins|leaves|arrives|due|by|comes? out|opens|ends)\b",
     re.IGNORECASE,
 )
 

@@ -49,9 +49,18 @@ _LEAD = (
     r"|when i was [\w ]{2,20}?"
     r"|as (?:a|an) [\w -]{2,25}?|for (?:the )?(?:past|last) [\w ]{2,20}?)\s*,?\s+)"
 )
+_OPENER = r"(?:(?:you know|honestly|actually|anyway|well|oh|btw|by the way|funny enough|guess what)\s*,\s+)"
+"""A discourse marker before the statement ("You know, last weekend I ..."): it addresses no one."""
 _FIRST_PERSON = re.compile(
-    rf"^{_LEAD}?(?P<subject>(?:i|i'm|i've|i'll|i'd)\b|(?:my|our) (?:[\w'-]+ ){{1,3}}?(?=(?:is|are|was|were|has|have"
-    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed)\b))",
+    rf"^{_OPENER}?{_LEAD}?(?P<subject>(?:(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and )?(?:i|i'm|i've|i'll|i'd)\b"
+    r"|(?:my|our) (?:[\w'-]+ ){1,3}?(?=(?:is|are|was|were|has|have"
+    r"|had|just|recently|also|finally|still|now|always|usually|will|[a-z]+(?<!s)s(?! to\b)|[a-z]+ed"
+    r"|love|like|enjoy|hate|adore|live|play|attend|go)\b)"
+    r"|we(?:'ve| have)?(?: (?:just|recently|finally|also|now|already|officially))* (?=(?:(?:have|own|got) (?:got )?"
+    r"(?:an?|\d+|two|three|four|five|six|seven|eight|nine|ten) (?!(?:lot|ton|bit|few|couple|chance|way|time|blast)\b)"
+    r"|adopted|bought|rescued|welcomed|moved|renovated|remodeled|remodelled|sold|are expecting|had a baby"
+    r"|got married|got engaged)\b)"
+    r"|we(?=(?:'re| are|'ve been| have been)(?: \w+ly)* (?:considering|thinking (?:of|about)) (?!being\b)[a-z]+ing\b))",
     re.IGNORECASE,
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
@@ -80,6 +89,7 @@ _REQUEST = re.compile(
     r"|^i (?:want|wanted|need|needed|would like|hope|hoped|was hoping|am hoping|'m hoping) to (?:know|learn more|"
     r"understand|find out|figure out|get (?:a|some|your|an)|ask|check|confirm|make sure|clarify|explore|discuss|"
     r"see|hear|talk|brainstorm|get started)\b"
+    r"|^i(?:'m| am) (?:\w+ )?looking to (?:find|get (?:some|a few|more|ideas|tips|advice)|see|hear|know|understand)\b"
     r"|^i(?:'m| am) (?:\w+ )?(?:trying|struggling) to (?:figure out|decide|understand|find|choose|get a sense|"
     r"wrap my head|work out|come up with|think of)\b",
     re.IGNORECASE,
@@ -94,6 +104,8 @@ _ATTITUDE_VERBS = wordset(
     enjoying loving remind reminds reminded
     completely absolutely kinda sorta"""
 )
+_TOGETHER = re.compile(r"^(?:(?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and i (?:(?P<are>are)|(?P<were>were)|(?=\w))", re.I)
+_LIKING = wordset("love loves like likes enjoy enjoys adore adores hate hates")
 _REACTION_STATES = wordset(
     """glad happy sorry excited thrilled curious interested sure unsure confused worried concerned relieved
     grateful thankful impressed surprised amazed fine ok okay good great done ready afraid eager keen
@@ -107,9 +119,25 @@ _MODAL = re.compile(
     re.I,
 )
 _FUTURE = re.compile(r"^i(?:'ll| will| won't)\b", re.I)
+_FUTURE_STATE = re.compile(
+    r"^i(?:'ll| will) (?:(?:have|be|own|need) (?:\w+ )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve"
+    r"|twenty|a hundred)\b|be (?:\w+ )?(?:in|at|with) (?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+"""A future state with a number or a named place ("I'll have four bikes with me", "I'll be in Lisbon for
+the conference"): a plan worth keeping though no date is said, unlike a promise ("I'll try that")."""
 _ABLE = re.compile(r"^i(?:'ve| have| had)? (?:been|was|am|'m) (?:\w+ly )?(?:able|unable) to\b", re.I)
 """Ability ("I've been able to connect with ..."): what the user could do, not what they did."""
-_HOPE_OR_PLAN = re.compile(r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending) to\b", re.I)
+_HOPE_OR_PLAN = re.compile(
+    r"^i(?:'m| am) (?:really )?(?:hoping|planning|going|about|aiming|intending|looking) to\b", re.IGNORECASE
+)
+_EAGER_PLAN = re.compile(
+    r"^i(?:'m| am)(?: \w+ly| so| really| super| very)* (?:excited|stoked|thrilled|pumped|eager) to (?:watch|start"
+    r"|go|attend|visit|try|join|move|begin|run|take|travel|fly|meet|read|play|launch|open|compete|perform)\b",
+    re.IGNORECASE,
+)
+"""Eagerness for something the speaker is about to do ("I'm really excited to watch The Wheel of Time"):
+a plan, not a reaction to the talk."""
 _HOPE = re.compile(r"^i(?:'m| am|'ve been| have been)(?: \w+ly)* (?:hoping|wanting|wishing|dreaming) (?:to|of)\b", re.I)
 _SPECIFIC_TARGET = re.compile(r"\d|\b(?-i:[A-Z])[a-z]+\b(?<!\bI)")
 """A hope is kept only with a specific target, a number or a name ("hoping to beat my best of 25:50")."""
@@ -119,6 +147,23 @@ _MUSING = re.compile(
     re.I,
 )
 """Musing aloud ("I've been thinking of stocking up on coffee"): no routine or event yet."""
+_CONSIDERED_PLAN = re.compile(
+    r"^(?:i|we)(?:'m| am|'re| are|'ve been| have been)(?: \w+ly)* (?:thinking (?:of|about)|considering)"
+    r" (?!being\b|getting (?:some|more|a few|ideas|tips|advice)\b)[a-z]+ing\b"
+    r"(?! (?:(?:it|that|this|them|one)\b|the (?!(?-i:[A-Z]))))",
+    re.I,
+)
+"""A course of action the speaker is weighing, named by its verb ("I'm thinking of expanding my product line",
+"we're considering adopting a rescue dog"): a plan worth keeping as said, though not yet an event or a
+routine; "thinking about it", "wondering whether" stay musing, and so does a plan for a thing the talk
+introduced ("thinking of serving the grilled chicken with ...": which one, only the conversation says)."""
+_TRYING_OUT = re.compile(
+    r"^i(?:'m| am|'ve been| have been)(?: \w+ly| also| now| just)* (?:trying|trying out) (?!to\b|out\b|my best\b)"
+    r"(?:[a-z][\w-]* ){0,2}?(?-i:[a-z][\w-]*)\b",
+    re.I,
+)
+"""Trying something out ("I'm trying kundalini yoga", "I've been trying intermittent fasting"): a new activity
+of the speaker's, unlike trying to do something ("I'm trying to decide") or trying one's best."""
 _TENTATIVE_FUTURE = re.compile(
     r"^i(?:'ll| will)\b.*\b(?:later|today|tonight|in a bit|in a minute)\b"
     r"|^i(?:'ll| will)(?: \w+ly)* (?:try|check|see|look|think|keep|let|make sure|ask|consider|figure|go ahead|start by"
@@ -137,6 +182,12 @@ _DEMONSTRATIVE = re.compile(
     r"|fall|autumn|season|semester|term|time|trip|days|past|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
     re.IGNORECASE,
 )
+_INTRODUCED = re.compile(
+    r"\b(?:this|these)\b(?=(?: [\w'-]+){1,6} (?:about|called|named|titled|on how|by (?-i:[A-Z])))", re.IGNORECASE
+)
+"""A demonstrative that introduces something the clause itself describes ("I read this awesome book about
+castles in the UK", "this podcast called ..."): the narrative "this" of chat, an indefinite article, not a
+pointer to something said before."""
 _ABOUT_THIS_TALK = re.compile(r"\b(?:we|us)\b[^.]*\b(?:talked|spoke|chatted|caught up|last talked)\b", re.I)
 _GENERIC = wordset(
     """positive going keep keeps keeping kept pushing push forward ahead dream dreams goal goals best effort thing
@@ -154,7 +205,8 @@ _GENERIC = wordset(
     awesome incredible fantastic wonderful blessing opportunity opportunities chance chances ok okay fine happy
     feel feeling feelings hang hanging joined join others dreams sure lots plenty ton tons few several couple
     various kinds all sorts making doing having taking take took real care cares caring find finds finding found
-    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies"""
+    other important yet tries place places relief excitement worry huge massive wrong sorry oops apologies future
+    event events news update updates down away"""
 )
 """Words too general to make a statement specific ("keep pushing forward", "heard great things", "faced all
 kinds of hurdles", "is finding some comfort in the good memories"): abstract nouns of effort, feeling and
@@ -174,8 +226,9 @@ _IDIOM = re.compile(
 )
 """Figures of speech that say how the speaker feels or copes, not what they did or have."""
 _ELLIPTIC = re.compile(
-    r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally)* (?:started|began|stopped|quit|tried|finished|did"
-    r"|joined|continued|do|does|will|am|was|have|had)(?: it| that| this| one| so| too| again| back| in)?"
+    r"^i(?:'ve| have| had)?(?: \w+ly| just| also| even| finally| almost| nearly)* (?:started|began|stopped|quit|tried"
+    r"|finished|did|joined|continued|do|does|will|am|was|have|had|forgot|forget|remembered)"
+    r"(?: it| that| this| one| so| too| again| back| in)?"
     r"(?:\W*$|\W+(?:when|because|after|since|as|before|until|but|and|so|though|(?-i:[A-Z])\w*(?:\W*$|,)))",
     re.IGNORECASE,
 )
@@ -200,7 +253,7 @@ _VAGUE_OBJECT = re.compile(
     r"|game|song|trip|idea|part|stage|point)s?\b"
     r"|\bthe (?:positive|negative|bright side|good stuff|good things|little things|important things)\b"
     r"|\b(?:a few|some|many|lots|a couple|a lot) more(?= (?:in|on|at|last|this|yesterday|today|recently)\b|\W*$)"
-    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$"
+    r"|\b(?:ever since|since then|back then|at the time|at first|here)\W*$|\b(?:in|out|over|up|down) there\b"
     r"|\b(?:it|that|this|them|one)(?: yet| either| too| again| anymore| already)\W*$"
     r"|\b(?:on|with|about|into)(?: for (?:a while|ages|years|months|weeks)| lately| recently)?\W*$"
     r"|\b(?:it|them|this|that|these|those|one|ones|there|so|a few|some|a lot|lots|more|many|any|none|all)\W*$",
@@ -216,12 +269,21 @@ _CONVERSATION_NOUNS = wordset(
 """Subjects that are the talk itself ("my question is ...") or the speaker's inner life ("my imagination
 soars", "my heart is full"): what follows is a reaction, not a fact."""
 _SLOT_VOCABULARY = re.compile(
-    r"\b(?:live|lives|living|lived|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
+    r"\b(?:(?:live|lives|living|lived)(?! (?:room|rooms|space|spaces|expenses|costs|wage|situation)\b)"
+    r"(?<!sustainable living)(?<!healthy living)(?<!simple living)"
+    r"|moved|moving|relocat\w*|based|work (?:at|for|as)|working (?:at|for|as)"
     r"|worked (?:at|for|as)|job|employer|hired|name|called|years? old|age|aged|birthday|born|married|divorced"
     r"|engaged|pronouns?|allergic|allergy|vegan|vegetarian|pescatarian|gluten|lactose|diet|kosher|halal"
     r"|manager|boss|husband|wife|girlfriend|boyfriend|partner|favou?rite)\b",
     re.IGNORECASE,
 )
+_OTHERS_BEFORE = re.compile(
+    r"\b(?:everyone's|everybody's|people's|others'|other people's|their|his|her|its|(?-i:[A-Z])[a-z]+'s)"
+    r"(?: [\w-]+)?\s*$|\b(?:that|which)\s*$",
+    re.IGNORECASE,
+)
+"""A slot word said of someone or something else ("desserts that work for everyone's diets", "Sam's
+manager"): not the speaker's slot, so it does not stop the statement."""
 _PEOPLE = wordset(
     """family parent kid child children people folk folks team teammate guy girl boy man woman lady baby
     classmate client customer student patient landlady tenant buddy pal ex relative grandparent in-law"""
@@ -253,15 +315,18 @@ situation, not a fact."""
 _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds)\b.*$"
+    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds| got| gets"
+    r"| gave| reminded| inspired| helped| taught)\b.*$"
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
     r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
     r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"
-    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$",
+    r"|,?\s+(?:and|but|so) (?:the|that|this|your) [\w' -]{1,30}? (?:sounds|looks|seems|sounded|looked|seemed)\b.*$"
+    r"|,?\s+(?:while|when|whilst|as|since|because|before|after) you\b.*$",
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(
-    r"^(?:when|whenever|if|unless|as|since|because|cause|although|though|once|while|whereas|which|who|that|what"
+    r"^(?:when|whenever|if|unless|as|since|because|cause|although|though|even though|even if|once|while|whereas|which"
+    r"|who|that|what"
     r"|where|how|why|than|like|until|till)\b",
     re.IGNORECASE,
 )
@@ -275,9 +340,10 @@ def disclosure_start(clause: str) -> int | None:
     match = _FIRST_PERSON.match(clause)
     if match is None:
         return None
-    if match.group("subject")[:2].casefold() in ("my", "ou"):
-        nouns = [word.casefold() for word in match.group("subject").split()[1:]]
-        if nouns[0] in _CONVERSATION_NOUNS or any(_is_person(noun) for noun in nouns):
+    subject = match.group("subject").casefold()
+    if subject[:2] in ("my", "ou") and not re.search(r" and i\b", subject):
+        nouns = subject.split()[1:]
+        if nouns[0] in _CONVERSATION_NOUNS or any(_is_person(noun) and not _is_kin(noun) for noun in nouns):
             return None  # "my question is ...": about the talk; "my coworker keeps ...": about someone else
     return match.start("subject")
 
@@ -288,10 +354,49 @@ def _is_person(noun: str) -> bool:
     return noun in RELATIONS or singular in RELATIONS or singular in _PEOPLE
 
 
+def _is_kin(noun: str) -> bool:
+    """True for the speaker's family or pets ("sister", "kids", "dog"): what happens to them is part of
+    the speaker's own life ("my sister just had a baby girl"), unlike a coworker's or a client's doings."""
+    singular = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    return RELATIONS.get(noun, RELATIONS.get(singular, "")) in _KIN or singular in ("family", "parent")
+
+
+_KIN = wordset(
+    """wife husband partner girlfriend boyfriend spouse son daughter sister brother sibling aunt uncle cousin niece
+    nephew fiance children child mother father grandmother grandfather stepson stepdaughter cat dog pet"""
+)
+
+
 def _leans_on_earlier_words(statement: str) -> bool:
     """A third-person pronoun or a demonstrative ("talked to him", "these recipes"): it points at
-    something said earlier in the conversation."""
-    return bool(_THIRD_PERSON_PRONOUN.search(statement) or _DEMONSTRATIVE.search(statement))
+    something said earlier in the conversation, unless the clause itself names what the pronoun stands
+    for before it ("helping people with their sports", "I met Sarah and her dog")."""
+    if _DEMONSTRATIVE.search(statement):
+        return True
+    return any(
+        not _antecedent_before(statement[: p.start()], p.group(0)) for p in _THIRD_PERSON_PRONOUN.finditer(statement)
+    )
+
+
+_PLURAL_NOUN = re.compile(
+    r"\b(?!(?:is|was|has|does|this|its|us|yes|his|hers|as|always|sometimes|perhaps|less|unless|across"
+    r"|plus|bus|gas|news|series|thus|process|success|business|class|glass|dress|chess|stress)\b)"
+    r"[a-z]{2,}[^s\W]s\b(?! of\s*$)"
+)
+_NAMED = re.compile(r"(?<=\w )(?-i:[A-Z])[a-z]+\b(?<!\bI)")
+
+
+def _antecedent_before(before: str, pronoun: str) -> bool:
+    """True when `before` (the clause up to a pronoun) names what the pronoun stands for: people or a
+    plural for "they/them/their", a name or a relative for "he/she/his/her"; never for "it"."""
+    low = pronoun.casefold()
+    if low in ("they", "them", "their", "theirs"):
+        words = [w.casefold() for w in _WORD.findall(before)]
+        return bool(_PLURAL_NOUN.search(before.casefold())) or any(_is_person(w) for w in words)
+    if low in ("he", "him", "his", "she", "her", "hers"):
+        words = [w.casefold() for w in _WORD.findall(before)]
+        return bool(_NAMED.search(before)) or any(_is_kin(w) for w in words)
+    return False
 
 
 def without_evaluation(statement: str) -> str:
@@ -355,6 +460,16 @@ def hedged(statement: str) -> str | None:
     return None
 
 
+def considered(statement: str) -> bool:
+    """True when a first-person `statement` weighs a named course of action ("I'm considering adopting a
+    dog"): not yet a fact for an event or a routine, but a plan that may be kept as said."""
+    return bool(_CONSIDERED_PLAN.match(statement))
+
+
+def _as_speaker(match: re.Match[str]) -> str:
+    return "I am " if match.group("are") else "I was " if match.group("were") else "I "
+
+
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 
@@ -362,37 +477,47 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     """
     if _ASSISTANT.search(statement):
         return "assistant"
+    statement = _TOGETHER.sub(_as_speaker, statement)  # "my teammates and I were thrilled": checked as "I was thrilled"
     reason = hedged(statement)
-    if reason is not None:
+    if reason is not None and not (reason == "attitude" and considered(statement)):
         return reason
-    if _FUTURE.match(statement) and not dated:
+    if _FUTURE.match(statement) and not dated and not _FUTURE_STATE.match(statement):
         return "modal"
     if _HOPE.match(statement) and not _SPECIFIC_TARGET.search(statement[statement.index(" ") :]):
         return "attitude"
     predicate = _predicate_words(statement)
     head = predicate[0].casefold().strip(",.!") if predicate else ""
-    if not _HOPE_OR_PLAN.match(statement) and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
+    speaker = statement.split()[0].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
+    likes = head in _LIKING and not speaker  # "my kids love nature": a fact about them, not a reaction
+    planned = (
+        _HOPE_OR_PLAN.match(statement)
+        or _EAGER_PLAN.match(statement)
+        or considered(statement)
+        or _TRYING_OUT.match(statement)
+    )
+    if not planned and not likes and (head in _ATTITUDE_VERBS or head in _REACTION_STATES):
         return "attitude"
     if (
-        _PASSING_STATE.match(statement)
+        (_PASSING_STATE.match(statement) and not planned)
         or _WHERE_NOW.match(statement)
         or _HOW_FAR_NOW.match(statement)
         or _HOW_I_AM.match(statement)
         or _ELONGATED.search(head)
     ):
         return "attitude"
+    described = _INTRODUCED.sub("a", statement)
     if (
-        _VAGUE_OBJECT.search(statement)
-        or _INDEFINITE.search(statement)
-        or leans_on_context(statement)
-        or _leans_on_earlier_words(statement)
+        _VAGUE_OBJECT.search(described)
+        or _INDEFINITE.search(described)
+        or leans_on_context(described)
+        or _leans_on_earlier_words(described)
     ):
         return "context"
     if _ELLIPTIC.match(statement):
         return "context"
     if _ABOUT_THIS_TALK.search(statement):
         return "conversation"
-    if _SLOT_VOCABULARY.search(statement):
+    if any(not _OTHERS_BEFORE.search(statement[: word.start()]) for word in _SLOT_VOCABULARY.finditer(statement)):
         return "slot"
     if _IDIOM.search(statement):
         return "thin"
@@ -402,4 +527,4 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     return None
 
 
-__all__ = ["disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]
+__all__ = ["considered", "disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]

@@ -57,7 +57,8 @@ MY_OR_OUR = r"\b(?:my|our)"
 ADVERBS = (
     "really|just|also|usually|always|never|still|often|sometimes|absolutely|totally|truly|honestly|actually|"
     "definitely|generally|normally|typically|mostly|now|currently|recently|finally|already|only|even|barely|rarely|"
-    "hardly|seldom|occasionally|literally|basically|constantly|regularly|mainly|primarily|personally|officially"
+    "hardly|seldom|occasionally|literally|basically|constantly|regularly|mainly|primarily|personally|officially|"
+    "no longer"
 )
 
 # --- word lists -------------------------------------------------------------------------------
@@ -155,3 +156,7 @@ def is_name(value: str) -> bool:
     """True when no word of `value` is a weekday, month, pronoun or other word that is never a name."""
     tokens = [token.strip(".").casefold() for token in value.split()]
     return bool(tokens) and not any(token in NOT_NAMES for token in tokens if token not in ("dr", "mr", "mrs"))
+
+
+CO_SUBJECT = re.compile(r"(?:\b(?-i:[A-Z])[a-z]+|\b(?:my|our) [a-z]+) and $", re.IGNORECASE)
+"""Someone who does it with the speaker, just before their "I" ("Rachel and I ...", "my wife and I ...")."""

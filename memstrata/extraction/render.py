@@ -59,6 +59,7 @@ _FIRST_TO_THIRD: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
         (r"\bI'll\b", f"{_SUBJ} will"),
         (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:don't|do not)\b", rf"{_SUBJ}\1 does not"),
         (rf"\bI((?:\s+(?:{ADVERBS}))*)\s+(?:haven't|have not)\b", rf"{_SUBJ}\1 has not"),
+        (r"\b((?-i:[A-Z])[a-z]+|(?:my|our) [a-z]+) and I\b", rf"\1 and {_SUBJ}"),
         (r"\bwe're\b", f"{_SUBJ} and others are"),
         (r"\bwe've\b", f"{_SUBJ} and others have"),
         (r"\bwe'll\b", f"{_SUBJ} and others will"),
@@ -71,7 +72,7 @@ _FIRST_TO_THIRD: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
         (r"\bus\b", f"{_OBJ} and others"),
         (r"\bmy\b|\bour\b|\bmine\b|\bours\b", _POSS),
         (r"\bmyself\b", "themselves"),
-        (r"\bme\b", _OBJ),
+        (r"\bme\b(?!-)", _OBJ),  # not "me-time"
         (r"\byour\b", "the assistant's"),
         (r"\byou\b", "the assistant"),
     )
@@ -167,7 +168,12 @@ def render_date(mention: DateMention) -> str:
         return f"{start:%B %Y}"
     if mention.granularity == "year":
         return f"{start.year}"
+    if mention.granularity == "season":
+        return f"the {_SEASON_NAMES[start.month]} of {start.year}"
     return day
+
+
+_SEASON_NAMES = {3: "spring", 6: "summer", 9: "fall", 12: "winter"}
 
 
 def month_day(phrase: str, at: datetime) -> str | None:
@@ -213,6 +219,6 @@ def _dated_phrase(phrase: str, before: str, mention: DateMention) -> str:
         return f"{keep} {render_date(mention)}"
     if _PRECEDING_PREPOSITION.search(before):
         return render_date(mention)
-    if mention.granularity in ("month", "year", "week"):
+    if mention.granularity in ("month", "year", "week", "season"):
         return f"in {render_date(mention)}"
     return f"on {render_date(mention)}"

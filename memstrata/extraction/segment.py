@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .skip import is_unstated, looks_like_code_or_error, question_request_length, small_talk_length, stated_head
+from .skip import (
+    is_unstated,
+    looks_like_code_or_error,
+    question_request_length,
+    recalled_statement,
+    small_talk_length,
+    stated_part,
+)
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
 _CLAUSE_SPLIT = re.compile(
@@ -19,7 +26,9 @@ _CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
     r"|(?:,?\s+and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
     r"|finished|passed|graduated|adopted|signed)\b)"
-    r"|,\s+(?=(?:just |finally |also )?got\b)",
+    r"|,\s+(?=(?:just |finally |also )?got\b)"
+    r"|,?\s+(?:but |and |so )?(?:i )?(?:just )?(?:wanted|want) to (?:let you know|tell you|share|say)(?: that)?\s+"
+    r"(?=(?:i|i'm|i've|my|we|we've)\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
@@ -95,7 +104,8 @@ def clauses(sentence: str) -> list[str]:
         left = sentence[cursor : boundary.start()].strip()
         joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(left)
         lead_in = boundary.group(0).startswith(",") and _LEAD_IN.fullmatch(left)
-        if not left or joined_subject or lead_in or _REQUEST_PREFIX_ONLY.fullmatch(left):
+        subordinator_kept = left.casefold() in ("even", "only")  # "Even though I ...": one subordinate clause
+        if not left or joined_subject or lead_in or subordinator_kept or _REQUEST_PREFIX_ONLY.fullmatch(left):
             continue
         pieces.append(left)
         cursor = boundary.end()
@@ -114,11 +124,15 @@ def _located(pieces: Iterable[str], text: str) -> Iterator[tuple[str, int]]:
 
 def _statement_sentences(masked: str, original: str) -> Iterator[tuple[str, str]]:
     """Sentences of the masked text that state something, with the matching slices of the original; of a
-    sentence that ends in a hedged afterthought, the statement before it."""
+    sentence that also asks or supposes something, the statement in it (`skip.stated_part`)."""
     for sentence, start in _located(sentences(masked), masked):
-        said = sentence if not is_unstated(sentence) else stated_head(sentence)
-        if said:
-            yield said, original[start : start + len(said)]
+        if not is_unstated(sentence):
+            yield sentence, original[start : start + len(sentence)]
+            continue
+        part, recalled = stated_part(sentence), recalled_statement(sentence)
+        for span in (part, recalled if recalled and (part is None or recalled[0] >= part[1]) else None):
+            if span is not None:
+                yield sentence[span[0] : span[1]], original[start + span[0] : start + span[1]]
 
 
 _DROPPED_I = re.compile(
@@ -133,7 +147,8 @@ _DROPPED_I = re.compile(
 )
 _GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b[^,;]*?\b(?:is|was|are|were|'s|has been|can be|makes|made)\b", re.I)
 _DROPPED_I_HAVE = re.compile(
-    r"^(?:been|gotten)\b(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
+    r"^(?:(?:never|always|just|recently|finally|also) )?(?:been|gotten)\b"
+    r"(?! (?:a|an|the|such|ages|forever|hectic|crazy|nuts|wild|rough|tough|quiet|slow)\b)",
     re.IGNORECASE,
 )
 """A dropped "I've" ("Been busy lately"), not a dropped "It's" ("Been a long road", "Been hectic for me")."""
@@ -161,7 +176,8 @@ _DROPPED_I_AM = re.compile(
     r"^(?:(?:currently|still|now|also|just) )*(?:working on|building|learning|training for|planning|heading|flying"
     r"|no longer"
     r"|moving|back from|home from|"
-    r"starting|leaving|going to|gonna|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
+    r"starting|leaving|going to(?! be (?:a|an|the|so|such)\b)|gonna(?! be (?:a|an|the|so|such)\b)"
+    r"|not (?:a|an|really|into|vegan|vegetarian|working|living)|allergic|"
     r"based in|originally from|married|engaged|pregnant)\b",
     re.IGNORECASE,
 )

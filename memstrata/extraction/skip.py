@@ -26,7 +26,8 @@ _DISCOURSE = re.compile(
     r"|yay|phew|welp|meh|"
     r"okay|ok|right|oh and|oh also|one more thing|update|quick update|ps|p\.s\.|guess what|speaking of which|"
     r"on another note|(?:i )?just wanted to (?:let you know|tell you|share|say|update you)(?: that)?|"
-    r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up)\b[\s,:;!\-]*)+",
+    r"(?:i )?wanted to (?:let you know|tell you)(?: that)?|heads up|quick heads up"
+    r"|(?:it |that |this )?(?:reminds|reminded|makes|made) me (?:realize |remember )?how much(?= i\b))\b[\s,:;!\-]*)+",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -163,18 +164,65 @@ def is_unstated(sentence: str) -> bool:
     return bool(question or _HYPOTHETICAL.search(sentence) or _REPORTED.search(sentence))
 
 
-_HEDGED_TAIL = re.compile(r",\s+(?:so|and|but|though|although)\s+(?=(?:maybe|perhaps|might|i might|i wonder)\b)", re.I)
+_CLAUSE_BOUNDARY = re.compile(
+    r",\s+(?:(?:and|but|so|though|although|plus)\s+)?"
+    r"|\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|i'd|i'll|i was|do you|can you|could you|would you|what|how|is there"
+    r"|are there|any|maybe|perhaps)\b)",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_START = re.compile(r"(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
 
 
-def stated_head(sentence: str) -> str:
-    """The statement before a hedged afterthought ("I have a pottery class on Fridays, so maybe I'll
-    make mugs" -> "I have a pottery class on Fridays"), or "" when the sentence has none or the head
-    itself states nothing."""
-    boundary = _HEDGED_TAIL.search(sentence)
-    if boundary is None:
-        return ""
-    head = sentence[: boundary.start()]
-    return "" if is_unstated(head) else head
+def stated_part(sentence: str) -> tuple[int, int] | None:
+    """The (start, end) of the statement inside a sentence that also asks or supposes something, or None.
+
+    A question, request or supposition after a clause boundary leaves the statement before it ("I've
+    been experimenting with pasta sauces lately, and I was wondering if you have tips" -> the first
+    clause; "I have a pottery class on Fridays, so maybe I'll make mugs" -> the class). A sentence that
+    does not end in "?" and opens with a rhetorical question keeps the first-person statement after it
+    ("What can I say, I love turtles."). A supposition in the first clause ("If I moved to Paris, I'd
+    ...") leaves nothing.
+    """
+    head_end = None
+    for boundary in _CLAUSE_BOUNDARY.finditer(sentence):
+        if is_unstated(sentence[: boundary.start()]):
+            break
+        head_end = boundary.start()
+    if head_end is not None and head_end > 0:
+        return 0, head_end
+    first = _CLAUSE_BOUNDARY.search(sentence)
+    if first is None or sentence.rstrip().endswith("?") or not first.group(0).startswith(","):
+        return None
+    head, tail = sentence[: first.start()], sentence[first.end() :]
+    rhetorical = is_question(head) and not _HYPOTHETICAL.search(head) and not _REPORTED.search(head)
+    if rhetorical and _FIRST_PERSON_START.match(tail) and not is_unstated(tail):
+        return first.end(), len(sentence)
+    return None
+
+
+_RECALLED = re.compile(
+    r"\b(?:remind me|remember|recall)\s+(?:of\s+)?(?:when|that|what (?:day|days|time|date)(?: of the (?:week|month))?"
+    r"|which (?:day|days)|how often|the (?:day|time|date)(?: when| that)?)\s+"
+    r"(?P<clause>(?:(?-i:[A-Z])[a-z]+ and |my [a-z]+ and )?(?:i|i've|i'm|we)\b[^?]*)",
+    re.IGNORECASE,
+)
+
+
+def recalled_statement(sentence: str) -> tuple[int, int] | None:
+    """The (start, end) of a first-person clause the speaker asks the assistant to recall, or None.
+
+    An adverbial question word leaves the clause whole ("Can you remind me what day Rachel and I usually
+    meet for coffee?" -> "Rachel and I usually meet for coffee"; "remember when I got pre-approved for
+    $400,000?"); one that stands for a missing object does not ("remind me what I need to pick up"), so
+    only when / what day / what time / which day / how often / that introduce it.
+    """
+    found = _RECALLED.search(sentence)
+    if found is None:
+        return None
+    clause = found.group("clause").rstrip(" ?!.")
+    if not clause or _HYPOTHETICAL.search(clause) or _REPORTED.search(clause):
+        return None
+    return found.start("clause"), found.start("clause") + len(clause)
 
 
 def _strip_greeting(text: str) -> str:

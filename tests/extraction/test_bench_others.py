@@ -102,12 +102,14 @@ def _longmemeval_file(path: Path) -> Path:
 def test_longmemeval_recall_counts_stated_answers_only(tmp_path):
     result, pairs = extraction_longmemeval.run(_longmemeval_file(tmp_path), RuleExtractor())
     assert result["single-session-user"] == {"questions": 1, "answered": 1}
-    assert result["knowledge-update"] == {"questions": 1, "answered": 0}  # "I have 4 bikes" is not extracted
+    # "I have 4 bikes, can you suggest a rack?": the statement before the request is kept
+    assert result["knowledge-update"] == {"questions": 1, "answered": 1}
     assert result["left_out_answer_not_stated"] == {"single-session-user": 0, "knowledge-update": 1}
-    assert result["recall"] == 0.5 and result["user_turns"] == 2  # questions left out are not read
-    [(message, candidate)] = pairs
+    assert result["recall"] == 1.0 and result["user_turns"] == 2  # questions left out are not read
+    [(message, candidate), (_, bikes)] = pairs
     assert message.at == datetime(2023, 5, 20, 2, 21, tzinfo=UTC)
     assert candidate.content == "The user lives in Lisbon."
+    assert bikes.content == "The user has 4 bikes."
 
 
 def test_longmemeval_rejects_other_files(tmp_path):
@@ -187,7 +189,7 @@ def test_cli_reports_others_beside_the_labelled_set(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     written = json.loads((out / "extraction-others.json").read_text())
     assert printed["labelled_by"].startswith("the project (self-written")
-    assert printed["others"]["longmemeval"]["recall"] == 0.5
+    assert printed["others"]["longmemeval"]["recall"] == 1.0
     assert printed["others"]["locomo"]["judged"] == {
         "sample": 1, "judged": 0, "correct": 0, "precision": None, "unjudged_count": 1,
     }  # fmt: skip

@@ -1,8 +1,16 @@
 """Offline, rule-based extraction: regular expressions over user messages (no model, no I/O).
 
 Precision comes before recall: a sentence that is a question, a hypothetical, reported speech,
-code, an error message or small talk yields nothing (`..skip`), and each rule needs an explicit cue
-("I live in", "my manager Sarah", "remind me to", a date plus an event verb...).
+code, an error message or small talk yields nothing (`..skip`), except the statement it opens with
+("I keep bees, any tips?") or a clause it asks to be reminded of ("remind me what day Rachel and I
+meet"); each rule needs an explicit cue ("I live in", "my manager Sarah", "remind me to", a date plus
+an event verb...). A first-person clause no rule reads goes to the general path (`self_statements`,
+filtered by `..disclosure`); a clause whose subject is not the speaker may still show what the speaker
+has or likes (`possessions`: "my 2018 Honda Civic", "X are my main hobbies"). The general path also
+keeps a plan the speaker is weighing when its verb names it ("I'm thinking of expanding my product line",
+"we're considering adopting a dog": a statement, never an event or a routine) and something tried out
+("I'm trying kundalini yoga"); a discourse marker ("You know, ...") does not hide the speaker, and a date
+before the subject ("Last week, I ...") dates the statement.
 
 Conventions the labelled benchmark follows:
 - "remember that X" yields the structured candidate for X when a rule recognizes X
@@ -13,7 +21,8 @@ Conventions the labelled benchmark follows:
 
 Layout: `extractor` runs the rules over the clauses `..segment` yields; one module per category
 (`identity`, `relations`, `preferences` with `instructions` and `topics`, `open_items`, `requests`,
-`events`); `clause` holds what they share. Word lists and pattern fragments: `..lexicon`.
+`events`, `self_statements`, `possessions`); `clause` holds what they share. Word lists and pattern
+fragments: `..lexicon`.
 """
 
 from ..render import third_person

@@ -119,13 +119,33 @@ def _recent_event(ctx: Clause) -> list[Candidate]:
 
 def event_dates(ctx: Clause, prefer: Prefer | None) -> list[DateMention]:
     """Dates in the clause, except deadlines ("by Friday", "due next week") and a day named inside a
-    noun phrase ("a Sunday morning yoga routine", "my family's Sunday dinner")."""
+    noun phrase ("a Sunday morning yoga routine", "my family's Sunday dinner"). Seasons count ("last
+    spring"). Each date takes the tense of its own part of the clause when that part has one: "took the
+    bar exam in July and the results come out in November" dates July in the past, November ahead."""
     return [
-        mention
-        for mention in find_dates(ctx.original, ctx.at, prefer=prefer)
+        _in_own_tense(ctx, mention, prefer)
+        for mention in find_dates(ctx.original, ctx.at, prefer=prefer, seasons=True)
         if not _DEADLINE_BEFORE.search(ctx.original[: mention.span[0]])
         and not _IN_NOUN_PHRASE.search(ctx.original[: mention.span[0]])
     ]
+
+
+_PART_BOUNDARY = re.compile(
+    r"(?:,|;|\band\b|\bbut\b|\bso\b|\bwhile\b|\bthen\b)(?!.*(?:,|;|\band\b|\bbut\b|\bso\b|\bwhile\b|\bthen\b))", re.I
+)
+
+
+def _in_own_tense(ctx: Clause, mention: DateMention, prefer: Prefer | None) -> DateMention:
+    """`mention` resolved in the tense of the clause part it belongs to, when that differs."""
+    before = ctx.original[: mention.span[0]]
+    boundary = _PART_BOUNDARY.search(before)
+    own = guess_tense(ctx.original[boundary.end() if boundary else 0 : mention.span[1]])
+    if own is None or own == prefer:
+        return mention
+    again = find_dates(mention.text, ctx.at, prefer=own, seasons=True)
+    if len(again) != 1 or again[0].text != mention.text:
+        return mention
+    return DateMention(mention.text, again[0].start, again[0].granularity, mention.span)
 
 
 def _event_text(original: str, mentions: list[DateMention]) -> str:

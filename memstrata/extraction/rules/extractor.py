@@ -8,14 +8,15 @@ from datetime import datetime
 
 from ..base import Candidate, Message
 from ..disclosure import disclosure_start, hedged, is_thin
-from ..segment import readable_sentences
-from ..skip import sarcastic
+from ..segment import mask_quotes, normalize, readable_sentences
+from ..skip import looks_like_code_or_error, sarcastic
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
 from .milestones import milestone_rules
 from .open_items import open_item_rules
 from .others import other_people_rules
+from .possessions import clefted, liked_by_the_speaker, owned, possession_candidates
 from .preferences import preference_rules
 from .projects import project_rules
 from .relations import relation_rules
@@ -62,12 +63,26 @@ class RuleExtractor:
                 ctx = Clause(clause=masked, original=original, at=at, name=name)
                 produced = _clause_candidates(ctx)
                 if not produced and not explained:
-                    produced = self_statement_rules(ctx)
+                    produced = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
                 else:
                     explained = True
                 found.extend(produced)
                 name = next((c.value for c in produced if _names_the_user(c) and name is None), name)
-        return found
+        return found + _possessions(text, at, name, found)
+
+
+def _possessions(text: str, at: datetime, name: str | None, found: list[Candidate]) -> list[Candidate]:
+    """Specific things the message calls the speaker's own ("my 2018 Honda Civic"), in any sentence,
+    questions and requests included, unless a memory from it already names them."""
+    if not _NAMED_POSSESSION.search(text) or looks_like_code_or_error(text):
+        return []
+    plain = normalize(text)
+    ctx = Clause(clause=mask_quotes(plain), original=plain, at=at, name=name)
+    return [c for c in possession_candidates(ctx.clause, ctx) if not any(owned(c) in f.content for f in found)]
+
+
+_NAMED_POSSESSION = re.compile(r"\bmy (?:[A-Z0-9])")
+"""A cheap test before `_possessions` reads a message: "my" before a capital or a digit."""
 
 
 def _names_the_user(candidate: Candidate) -> bool:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from ..base import Candidate
-from ..lexicon import ADVERBS, LOWER, wordset
+from ..lexicon import ADVERBS, CO_SUBJECT, LOWER, wordset
 from ..render import third_person
 from ..skip import blocked_object, sarcastic, unresolved_referent
 from .clause import Clause, clean_value
@@ -140,8 +140,13 @@ def _favorite(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     value = clean_value(match.group("v") or match.group("v2"))
     if what.split()[0] in ("part", "thing", "bit", "one", "answer", "example") or blocked_object(value):
         return None
+    if _ONE_OF.search(ctx.clause[: match.start()]):  # "One of my favorite authors is X": one of many
+        return preference(ctx, f"One of {ctx.subject}'s favorite {what} is {value}", attribute="likes", value=value)
     attribute = f"preference:favorite_{what.replace(' ', '_')}"
     return preference(ctx, f"{ctx.subject}'s favorite {what} is {value}", attribute=attribute, value=value)
+
+
+_ONE_OF = re.compile(r"\b(?:one|some|a few|two|three) of\s*$", re.I)
 
 
 def _diet(ctx: Clause, match: re.Match[str]) -> Candidate | None:
@@ -233,8 +238,9 @@ def _habit(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     rest = match.group("rest").strip()
     if match.group("verb").casefold() in _NOT_HABITS or rest.startswith("'") or blocked_object(rest):
         return None
-    text = ctx.original[match.start() :]
-    found = topic(text, -1 if match.group("adv").casefold() == "never" else 1)
+    together = CO_SUBJECT.search(ctx.original[: match.start()])  # "Rachel and I usually meet for coffee"
+    text = ctx.original[together.start() if together else match.start() :]
+    found = None if together else topic(text, -1 if match.group("adv").casefold() == "never" else 1)
     if found:
         return topic_preference(ctx, found)
     return preference(

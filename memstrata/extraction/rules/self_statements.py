@@ -16,10 +16,11 @@ morning") and which a restatement with a new number replaces ("I now have 150 st
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ...models import MemoryKind
 from ..base import STATEMENT, Candidate
-from ..dates import guess_tense
+from ..dates import DateMention, guess_tense
 from ..disclosure import disclosure_start, refusal, without_evaluation
 from ..render import absolute_dates, third_person
 from .clause import Clause, candidate, clean_value
@@ -42,10 +43,17 @@ def self_statement_rules(ctx: Clause) -> list[Candidate]:
     masked = without_evaluation(ctx.clause[start:])
     said = ctx.original[start : start + len(masked)]
     mentions = event_dates(Clause(masked, said, ctx.at, ctx.name), guess_tense(masked))
-    if refusal(masked, dated=bool(mentions)) is not None:
+    lead = [] if mentions else _lead_dates(ctx, start, masked)
+    dates = mentions or lead
+    if refusal(masked, dated=bool(dates)) is not None:
         return []
-    content = third_person(absolute_dates(said, mentions), ctx.name)
-    event = bool(mentions) or bool(_PAST_ACTION.match(masked))
+    if lead:  # worded from the date on: "Last week, I ..." -> "In the week of 6 March 2026, the user ..."
+        begin = lead[0].span[0]
+        moved = replace(lead[0], span=(0, lead[0].span[1] - begin))
+        content = third_person(absolute_dates(ctx.original[begin : start + len(masked)], [moved]), ctx.name)
+    else:
+        content = third_person(absolute_dates(said, mentions), ctx.name)
+    event = bool(dates) or bool(_PAST_ACTION.match(masked))
     return [
         candidate(
             ctx,
@@ -54,7 +62,16 @@ def self_statement_rules(ctx: Clause) -> list[Candidate]:
             content=content,
             attribute="event" if event else STATEMENT,
             value=clean_value(said),
-            event_time=mentions[0].start if mentions else None,
+            event_time=dates[0].start if dates else None,
             confidence=0.6,
         )
     ]
+
+
+def _lead_dates(ctx: Clause, start: int, statement: str) -> list[DateMention]:
+    """The date of a time adverbial before the subject ("Last weekend, I caught a pike"), in the
+    statement's tense: it dates the statement though the statement's wording starts at the subject."""
+    if start == 0:
+        return []
+    lead = Clause(ctx.clause[:start], ctx.original[:start], ctx.at, ctx.name)
+    return event_dates(lead, guess_tense(statement))[:1]
