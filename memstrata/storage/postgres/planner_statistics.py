@@ -33,7 +33,7 @@ go wrong when a user's rows are underestimated by orders of magnitude (a user th
 never seen is estimated at one row), not by half; every ANALYZE costs the import time (it samples up
 to 30,000 rows per table)."""
 
-ANALYZED_TABLES = ("memories", "history", "keyword_documents")
+ANALYZED_TABLES = ("memories", "history", "keyword_documents", "keyword_postings")
 
 _CHANGED = (
     "SELECT s.n_mod_since_analyze, c.reltuples FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid "

@@ -630,3 +630,129 @@ CURRENT_FUNCTIONS = (
     *(signature for signature, _ in M009_FUNCTIONS),
 )
 """Every function the latest schema holds."""
+
+
+# -- BM25 over the postings table (migration 11) ----------------------------------------------------------
+
+
+def _postings_ranked(limit: str) -> str:
+    """The user's memories holding a looked-up term, best first by BM25 over `terms` / `idfs` (variables
+    of the calling function), as (id, rank, created_at, seq): at most `limit` rows, and every row tied
+    with the `limit`-th (all rows when `limit` is NULL). Each term's postings are one range of
+    keyword_postings' primary key, which holds the frequency and the memory's length too (an index-only
+    scan once the table is vacuumed, narrow heap rows before), so only (row, term) pairs that exist are
+    scored and no memory row is read to rank it. Memories are joined by primary key for the best
+    `limit` ranks only, for the order of equal ranks (newest first)."""
+    return f"""
+        WITH scored AS MATERIALIZED (
+          SELECT p.memory_id AS id,
+                 sum(p.idf * p.f * {BM25_K1 + 1}
+                     / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / average))) AS rank
+          FROM unnest(terms, idfs) AS q(term, idf)
+          CROSS JOIN LATERAL (
+            SELECT k.memory_id, k.frequency::double precision AS f, k.length, q.idf
+            FROM keyword_postings k WHERE k.user_id = p_user_id AND k.term = q.term
+            OFFSET 0
+          ) p
+          GROUP BY p.memory_id
+        ),
+        cut AS (
+          SELECT s.rank FROM scored s ORDER BY s.rank DESC OFFSET greatest({limit}, 1) - 1 LIMIT 1
+        )
+        SELECT s.id, s.rank, m.created_at, m.seq
+        FROM scored s JOIN memories m ON m.user_id = p_user_id AND m.id = s.id
+        WHERE {limit} IS NULL OR s.rank >= (SELECT c.rank FROM cut c)
+              OR NOT EXISTS (SELECT 1 FROM cut)
+        ORDER BY s.rank DESC, m.created_at DESC, m.seq DESC
+        LIMIT {limit}"""
+
+
+KEYWORD_MATCHES_POSTINGS = f"""
+CREATE OR REPLACE FUNCTION memstrata_keyword_matches(
+  p_user_id text,
+  p_terms text[],
+  p_limit integer DEFAULT NULL,
+  p_embedding vector DEFAULT NULL
+) RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision, similarity double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+BEGIN
+  -- Runs as the owner (EXECUTE granted to the application role only); isolation is re-established
+  -- here: only the user named by this transaction's app.user_id, exactly as the RLS policy does.
+  -- The user's memories holding any of p_terms (keyword_index.lookup_terms) as whole rows (without
+  -- embedding and terms) with their BM25 score: the p_limit best (all, unordered, when NULL), with the
+  -- cosine similarity to p_embedding when given (NULL otherwise, or when the row has no vector).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH ranked AS MATERIALIZED ({_postings_ranked("p_limit")}
+    )
+    SELECT {MATCH_COLUMNS}, r.rank, 1 - (m.embedding <=> p_embedding)
+    FROM ranked r JOIN memories m ON m.user_id = p_user_id AND m.id = r.id
+    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC;
+END
+$fn$"""
+
+KEYWORD_TOP_POSTINGS = f"""
+CREATE OR REPLACE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
+RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+BEGIN
+  -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
+  -- (BM25_PLAN: the user's statistics, pruned for big users), ranked from keyword_postings, as whole
+  -- rows with their current access statistics (memory_access), best first. Same isolation check as
+  -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
+  -- user's shard; callers select from this function alone. Whole rows are built for the p_limit best
+  -- only, fetched by primary key (never by ctid: not routable on Citus).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH top AS MATERIALIZED ({_postings_ranked("p_limit")}
+    )
+    SELECT {MATCH_WITH_ACCESS}, t.rank
+    FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
+    {ACCESS_BY_USER}
+    ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+END
+$fn$"""
+
+M011_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    ("memstrata_keyword_matches(text, text[], integer, vector)", KEYWORD_MATCHES_POSTINGS),
+    (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_POSTINGS),
+)
+"""(signature, CREATE OR REPLACE statement) of migration 11: the keyword functions read keyword_postings."""
