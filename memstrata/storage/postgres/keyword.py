@@ -72,8 +72,7 @@ def statistics_change(
 
 
 OLD_TERMS = (
-    "SELECT keyword_terms, keyword_length, id FROM memories WHERE user_id = %s AND id = ANY(%s) "
-    "ORDER BY id FOR UPDATE"
+    "SELECT keyword_terms, keyword_length, id FROM memories WHERE user_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE"
 )
 """Params: user_id, ids. The stored terms of rows about to be replaced, locked until the write commits."""
 

@@ -635,36 +635,45 @@ CURRENT_FUNCTIONS = (
 # -- BM25 over the postings table (migration 11) ----------------------------------------------------------
 
 
-def _postings_ranked(limit: str) -> str:
-    """The user's memories holding a looked-up term, best first by BM25 over `terms` / `idfs` (variables
-    of the calling function), as (id, rank, created_at, seq): at most `limit` rows, and every row tied
-    with the `limit`-th (all rows when `limit` is NULL). Each term's postings are one range of
-    keyword_postings' primary key, which holds the frequency and the memory's length too (an index-only
-    scan once the table is vacuumed, narrow heap rows before), so only (row, term) pairs that exist are
-    scored and no memory row is read to rank it. Memories are joined by primary key for the best
-    `limit` ranks only, for the order of equal ranks (newest first)."""
+_POSTINGS_BEST = f"""
+    WITH scored AS MATERIALIZED (
+      SELECT p.memory_id AS id,
+             sum(p.idf * p.f * {BM25_K1 + 1}
+                 / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / average))) AS rank
+      FROM unnest(terms, idfs) AS q(term, idf)
+      CROSS JOIN LATERAL (
+        SELECT k.memory_id, k.frequency::double precision AS f, k.length, q.idf
+        FROM keyword_postings k WHERE k.user_id = p_user_id AND k.term = q.term
+        OFFSET 0
+      ) p
+      GROUP BY p.memory_id
+    ),
+    cut AS (
+      SELECT coalesce(min(b.rank), '-Infinity') AS rank
+      FROM (SELECT s.rank FROM scored s ORDER BY s.rank DESC LIMIT p_limit) b
+    )
+    SELECT array_agg(s.id), array_agg(s.rank) INTO ids, ranks
+    FROM scored s WHERE s.rank >= (SELECT c.rank FROM cut c);"""
+"""The ids and BM25 ranks (into `ids`, `ranks`) of the user's memories holding a looked-up term (`terms`,
+`idfs`, `average` of the calling function): the `p_limit` best and every memory tied with the last of them
+(all when `p_limit` is NULL), unordered. Each term's postings are one range of keyword_postings' primary
+key, which holds the frequency and the memory's length too (an index-only scan once the table is
+vacuumed, narrow heap rows before), so only (memory, term) pairs that exist are scored and no memory row
+is read to rank them."""
+
+
+def _best_rows(columns: str, after_rank: str = "") -> str:
+    """`columns` (of memories aliased `m`), the rank, then `after_rank`, of the memories `_POSTINGS_BEST`
+    chose, best first (equal ranks newest first), at most `p_limit`. `m.id = ANY(ids)` is a condition on
+    memories alone, so its plan holds when the table's statistics are stale (right after a bulk load the
+    planner believes a new user holds one memory): at worst the user's rows are read once, never once
+    per match."""
     return f"""
-        WITH scored AS MATERIALIZED (
-          SELECT p.memory_id AS id,
-                 sum(p.idf * p.f * {BM25_K1 + 1}
-                     / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / average))) AS rank
-          FROM unnest(terms, idfs) AS q(term, idf)
-          CROSS JOIN LATERAL (
-            SELECT k.memory_id, k.frequency::double precision AS f, k.length, q.idf
-            FROM keyword_postings k WHERE k.user_id = p_user_id AND k.term = q.term
-            OFFSET 0
-          ) p
-          GROUP BY p.memory_id
-        ),
-        cut AS (
-          SELECT s.rank FROM scored s ORDER BY s.rank DESC OFFSET greatest({limit}, 1) - 1 LIMIT 1
-        )
-        SELECT s.id, s.rank, m.created_at, m.seq
-        FROM scored s JOIN memories m ON m.user_id = p_user_id AND m.id = s.id
-        WHERE {limit} IS NULL OR s.rank >= (SELECT c.rank FROM cut c)
-              OR NOT EXISTS (SELECT 1 FROM cut)
-        ORDER BY s.rank DESC, m.created_at DESC, m.seq DESC
-        LIMIT {limit}"""
+      SELECT {columns}, r.rank{after_rank}
+      FROM unnest(ids, ranks) AS r(id, rank)
+      JOIN memories m ON m.user_id = p_user_id AND m.id = r.id AND m.id = ANY(ids)
+      ORDER BY r.rank DESC, m.created_at DESC, m.seq DESC
+      LIMIT p_limit"""
 
 
 KEYWORD_MATCHES_POSTINGS = f"""
@@ -688,11 +697,13 @@ DECLARE
   terms text[];
   idfs double precision[];
   average double precision;
+  ids text[];
+  ranks double precision[];
 BEGIN
   -- Runs as the owner (EXECUTE granted to the application role only); isolation is re-established
   -- here: only the user named by this transaction's app.user_id, exactly as the RLS policy does.
   -- The user's memories holding any of p_terms (keyword_index.lookup_terms) as whole rows (without
-  -- embedding and terms) with their BM25 score: the p_limit best (all, unordered, when NULL), with the
+  -- embedding and terms) with their BM25 score: the p_limit best (all when NULL), best first, with the
   -- cosine similarity to p_embedding when given (NULL otherwise, or when the row has no vector).
   IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
@@ -701,12 +712,11 @@ BEGIN
   IF terms IS NULL THEN
     RETURN;
   END IF;
-  RETURN QUERY
-    WITH ranked AS MATERIALIZED ({_postings_ranked("p_limit")}
-    )
-    SELECT {MATCH_COLUMNS}, r.rank, 1 - (m.embedding <=> p_embedding)
-    FROM ranked r JOIN memories m ON m.user_id = p_user_id AND m.id = r.id
-    ORDER BY r.rank DESC, r.created_at DESC, r.seq DESC;
+  {_POSTINGS_BEST}
+  IF ids IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY {_best_rows(MATCH_COLUMNS, ", 1 - (m.embedding <=> p_embedding)")};
 END
 $fn$"""
 
@@ -727,13 +737,15 @@ DECLARE
   terms text[];
   idfs double precision[];
   average double precision;
+  ids text[];
+  ranks double precision[];
 BEGIN
   -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
   -- (BM25_PLAN: the user's statistics, pruned for big users), ranked from keyword_postings, as whole
   -- rows with their current access statistics (memory_access), best first. Same isolation check as
   -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
-  -- user's shard; callers select from this function alone. Whole rows are built for the p_limit best
-  -- only, fetched by primary key (never by ctid: not routable on Citus).
+  -- user's shard; callers select from this function alone. Rows are read by id (never by ctid: not
+  -- routable on Citus).
   IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
     RETURN;
   END IF;
@@ -741,12 +753,15 @@ BEGIN
   IF terms IS NULL THEN
     RETURN;
   END IF;
+  {_POSTINGS_BEST}
+  IF ids IS NULL THEN
+    RETURN;
+  END IF;
   RETURN QUERY
-    WITH top AS MATERIALIZED ({_postings_ranked("p_limit")}
+    WITH top AS MATERIALIZED ({_best_rows(MATCH_COLUMNS)}
     )
-    SELECT {MATCH_WITH_ACCESS}, t.rank
-    FROM top t JOIN memories m ON m.user_id = p_user_id AND m.id = t.id
-    {ACCESS_BY_USER}
+    SELECT {MATCH_WITH_ACCESS.replace("m.", "t.")}, t.rank
+    FROM top t {ACCESS_BY_USER.replace("m.id", "t.id")}
     ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
 END
 $fn$"""
