@@ -117,9 +117,12 @@ DROP_POSTINGS = (
 ADD_POSTINGS = (
     "INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) "
     "SELECT %s, a.term, a.memory_id, a.frequency, a.length "
-    "FROM unnest(%s::text[], %s::text[], %s::real[], %s::integer[]) AS a(term, memory_id, frequency, length)"
+    "FROM unnest(%s::text[], %s::text[], %s::real[], %s::integer[]) AS a(term, memory_id, frequency, length) "
+    "ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency, length = EXCLUDED.length"
 )
-"""Params: user_id, terms, memory ids, frequencies, lengths (pairwise)."""
+"""Params: user_id, terms, memory ids, frequencies, lengths (pairwise). An upsert, though the old postings
+of a rewritten memory are deleted first: on Citus a plain INSERT ... SELECT is copied into the shards
+with COPY, which row-level security refuses; with ON CONFLICT it runs as an INSERT on each shard."""
 
 
 def postings_statements(
