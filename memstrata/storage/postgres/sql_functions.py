@@ -4,11 +4,11 @@ Two kinds:
 
 * **SECURITY DEFINER helpers** that run as the schema owner, for the reads row-level security
   would make slow or impossible for the application role:
-  `memstrata_keyword_matches` and `memstrata_keyword_top` (full-text matches through the GIN index;
-  `@@` is not LEAKPROOF, so under RLS the planner may not use the index; the store calls the second,
-  migration 5) and `memstrata_user_ids` (the admin listing needs every user). All are bound to the
-  caller's `app.user_id` setting or reveal no content, and EXECUTE on them is revoked from PUBLIC and
-  granted to the application role only.
+  `memstrata_keyword_matches` and `memstrata_keyword_top` (keyword matches: until migration 11 through
+  a GIN index, whose operators are not LEAKPROOF, so under RLS the planner could not use it; since then
+  ranked from `keyword_postings`; the store calls the second, migration 5) and `memstrata_user_ids` (the
+  admin listing needs every user). All are bound to the caller's `app.user_id` setting or reveal no
+  content, and EXECUTE on them is revoked from PUBLIC and granted to the application role only.
 * **Supabase-RPC-style functions** `match_memories` and `hybrid_memory_search` (the names Supabase users call),
   SECURITY INVOKER: they run under the caller's row-level security.
 
