@@ -287,3 +287,38 @@ def test_encryption_on_postgres_compares_sealed_and_plain_in_one_run(
     assert result["recall"]["encrypted"]["recall@10"] == 1.0
     assert result["encrypted"]["add_per_s"] > 0 and result["ratio_encrypted_over_plain"]["search_ms_p95"] > 0
     assert "MEMSTRATA_MASTER_KEY" not in os.environ
+
+
+def test_sealing_cost_interleaves_the_stores_and_divides_sealed_by_plain() -> None:
+    from memstrata.bench.sealing_cost import interleaved, ratios, summary
+
+    assert [[store for store, _ in interleaved(i, lambda s: lambda: s)] for i in range(4)] == [
+        ["plain", "sealed", "sealed_uncached"], ["sealed", "sealed_uncached", "plain"],
+        ["sealed_uncached", "plain", "sealed"], ["plain", "sealed", "sealed_uncached"],
+    ]  # fmt: skip
+    plain = summary("add", [1.0, 2.0, 4.0], 0.3, 0.6, per=256)
+    sealed = summary("add", [2.0, 2.0, 2.0], 0.6, 0.9, per=256)
+    assert plain == {"add_per_s": 128.0, "add_client_cpu_ms": 100.0, "add_server_cpu_ms": 200.0}
+    ratio = ratios(plain, sealed)
+    assert ratio["add_per_s"] == 1.0 and ratio["add_client_cpu_ms"] == 2.0 and ratio["add_cpu_ms"] == 1.667
+    latency = summary("search", [0.010, 0.020, 0.030], 0.003, 0.0, per=None)
+    assert latency["search_ms_p50"] == 20.0 and latency["search_server_cpu_ms"] == 0.0
+
+
+@pytest.mark.postgres
+def test_sealing_cost_measures_both_postgres_stores_in_one_process(tmp_path: Path) -> None:
+    """`python -m memstrata.bench.sealing_cost`: a plain and a sealed throwaway database, every operation on both."""
+    from memstrata.bench import sealing_cost
+    from tests.support.pg import connect_admin
+
+    connect_admin().close()
+    argv = ["--memories", "300", "--queries", "6", "--batches", "2", "--out", str(tmp_path), "--name", "cost"]
+    assert sealing_cost.main(iter(argv)) == 0
+    result = json.loads((tmp_path / "cost.json").read_text())
+    for store in ("plain", "sealed", "sealed_uncached"):
+        figures = result[store]
+        assert figures["load_per_s"] > 0 and figures["add_per_s"] > 0 and figures["search_ms_p95"] > 0
+        assert figures["store_hybrid_client_cpu_ms"] > 0
+    assert result["ratio_sealed_over_plain"]["search_cpu_ms"] > 0
+    assert result["opened_cache"]["hits"] > 0 and result["opened_cache"]["misses"] > 0
+    assert "MEMSTRATA_MASTER_KEY" not in os.environ

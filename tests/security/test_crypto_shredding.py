@@ -201,6 +201,44 @@ def test_a_ciphertext_moved_to_another_row_or_user_does_not_open(deployment: Dep
         with pytest.raises(StoreError, match="does not open"):
             store.get("bob", [b1.id])
         assert [r.content for r in store.get("alice", [a1.id])] == ["alice first"]
+        with pytest.raises(StoreError, match="does not open"):  # a1 opened first in the same read: a2 still fails
+            store.get("alice", [a1.id, a2.id])
+
+
+@pytest.mark.parametrize("deployment", ["sealed"], indirect=True)
+def test_opened_payloads_kept_by_a_process_serve_only_what_the_database_returns(deployment: Deployment) -> None:
+    """Two processes (two stores, each with its own key and payload caches) on one database: what one of them
+    opened before is never served once the other erased the user, rewrote a memory, or a row's sealed
+    value was replaced, and the erased user's opened payloads are dropped as soon as the process reads."""
+    with deployment.open() as reader, deployment.open() as other:
+        memory, elsewhere = (Memory(store=s, embedder=HashingEmbedder(64), track_access=False) for s in (reader, other))
+        kept = [memory.add(f"alice saw the {w} lighthouse", scope="alice", created_at=T0) for w in ("red", "blue")]
+        found = memory.search("lighthouse", scope="alice", k=5)
+        assert {h.memory.id for h in found} == {r.id for r in kept}
+        assert memory.search("lighthouse", scope="alice", k=5) == found, "read again, from the opened payloads"
+        opened = reader._keys.opened if reader._keys is not None else None
+        assert opened is not None and len(opened) >= 2 and opened.hits >= 2
+
+        elsewhere.update(kept[0].id, content="alice saw the green lighthouse", scope="alice")
+        assert {h.memory.content for h in memory.search("lighthouse", scope="alice", k=5)} == {
+            "alice saw the green lighthouse", "alice saw the blue lighthouse"
+        }  # fmt: skip
+
+        with deployment.admin() as admin:  # the red one's old sealed value copied over the blue one's row
+            admin.execute(
+                "UPDATE memories SET content = (SELECT content FROM memories WHERE id = %s) WHERE id = %s",
+                [kept[0].id, kept[1].id],
+            )
+        with pytest.raises(StoreError, match="does not open"):
+            memory.search("lighthouse", scope="alice", k=5)
+
+        elsewhere.erase_user(scope="alice")
+        assert memory.search("lighthouse", scope="alice", k=5) == []
+        assert len(opened) == 0, "the erased user's opened payloads were dropped when the reader saw the key gone"
+        memory.add("alice saw the white lighthouse", scope="alice", created_at=T0)
+        assert [h.memory.content for h in memory.search("lighthouse", scope="alice", k=5)] == [
+            "alice saw the white lighthouse"
+        ]
 
 
 # -- reading the dump ------------------------------------------------------------------------------

@@ -97,6 +97,30 @@ def test_tokens_are_keyed_per_user_and_single_lexemes() -> None:
     assert all(len(t) == 12 and base64.urlsafe_b64decode(t) for t in (alice.token("a"), bob.token("b")))
 
 
+def test_tokens_and_blind_values_keep_their_stored_format() -> None:
+    """72 bits of HMAC-SHA256 under the HKDF-derived term key, URL-safe base64: the format every sealed store's
+    keyword index and blind index hold, so no speed-up may change it (computed here independently)."""
+    import hashlib
+    import hmac
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    raw = new_data_key()
+    key = DataKey.of("alice", raw, b"")
+    term_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"memstrata keyword index v1").derive(raw)
+
+    def expected(message: bytes) -> str:
+        return base64.urlsafe_b64encode(hmac.new(term_key, message, hashlib.sha256).digest()[:9]).decode()
+
+    assert key.token("lisbon") == expected(b"t\x00lisbon")
+    assert key.blind("item key", "profile\x00city") == expected(b"item key\x00profile\x00city")
+    rows = SealedRows(key)
+    record = new_record(scope=Scope("alice"), content="Lisbon, Lisbon and again Lisbon")
+    assert set(rows.record_terms(record).frequencies) == {expected(b"t\x00" + t.encode()) for t in
+                                                            row_terms("alice", record).frequencies}  # fmt: skip
+
+
 def test_key_cache_is_bounded_and_drops_on_request() -> None:
     cache = KeyCache(size=2)
     keys = [data_key(user) for user in ("a", "b", "c")]

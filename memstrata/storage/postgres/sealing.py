@@ -30,13 +30,17 @@ from ...core.keyword_index import KeywordTerms
 from ...errors import StoreError
 from ...models import HistoryEvent, MemoryRecord
 from ..base import MemoryFilter
-from ..crypto import DataKey
+from ..crypto import DataKey, OpenedCache
 from . import queries as q
 from .keyword import row_terms, search_terms
 
 _CONTENT, _METADATA, _HASH, _CONTEXT, _DATE_TEXT = (
     q.WRITE_COLUMNS.index(c) for c in ("content", "metadata", "content_hash", "context", "date_text")
 )
+
+
+_Payload = tuple[str, str, dict[str, Any], str]
+"""What a memory's sealed payload holds: content, context, metadata, content hash."""
 
 
 class RowCodec(Protocol):
@@ -115,19 +119,32 @@ PLAIN = PlainRows()
 class SealedRows:
     """Rows of one user sealed under the user's data key (see the module docstring)."""
 
-    def __init__(self, key: DataKey) -> None:
+    def __init__(self, key: DataKey, opened: OpenedCache | None = None) -> None:
         self.key = key
-        self._opened: dict[str, dict[str, Any]] = {}
-        """Payloads already opened by this codec, by sealed text: a hybrid search reads many rows twice."""
+        self._opened = opened if opened is not None else OpenedCache(0)
+        """Memory payloads opened by earlier reads of this process (`crypto.OpenedCache`; off when None)."""
+        self._read: dict[tuple[str, str, str], _Payload] = {}
+        """Payloads already opened by this codec, by user, row id and sealed text (a value copied into another
+        row must not open there): a hybrid search reads many rows twice."""
+        self._tokens: dict[str, str] = {}
+        """Tokens already computed by this codec, by term: a batch of memories repeats most of its terms
+        (measured on the latency corpus: 23 term occurrences per memory, 67 % of them repeats within a batch
+        of 256). The codec lives for one transaction, so the memo goes with it."""
 
     # -- memories -------------------------------------------------------------------------------
     def record_terms(self, record: MemoryRecord) -> KeywordTerms:
         plain = row_terms(record.user_id, record)
         frequencies: dict[str, float] = {}
         for term, frequency in plain.frequencies.items():
-            token = self.key.token(term)
+            token = self._token(term)
             frequencies[token] = frequencies.get(token, 0.0) + frequency
         return KeywordTerms(frequencies, plain.length)
+
+    def _token(self, term: str) -> str:
+        token = self._tokens.get(term)
+        if token is None:
+            token = self._tokens[term] = self.key.token(term)
+        return token
 
     def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
         payload = {"content": record.content, "context": record.context, "metadata": record.metadata,
@@ -143,12 +160,17 @@ class SealedRows:
     def record_from_row(self, row: Sequence[Any]) -> MemoryRecord:
         values = list(row[: len(q.COLUMNS)])
         sealed = values[_CONTENT]
-        payload = self._opened.get(sealed)
+        payload = self._read.get((values[0], values[1], sealed))
         if payload is None:
-            payload = self.key.open_json(sealed, associated_data("memories", values[0], values[1]))
-            self._opened[sealed] = payload
-        values[_CONTENT], values[_CONTEXT] = payload["content"], payload["context"]
-        values[_METADATA], values[_HASH] = payload["metadata"], payload["content_hash"]
+            aad = associated_data("memories", values[0], values[1])
+            payload = self._opened.get(self.key, aad, sealed)
+            if payload is None:
+                opened = self.key.open_json(sealed, aad)
+                payload = (opened["content"], opened["context"], opened["metadata"], opened["content_hash"])
+                self._opened.put(self.key, aad, sealed, payload)
+            self._read[values[0], values[1], sealed] = payload
+        values[_CONTENT], values[_CONTEXT], metadata, values[_HASH] = payload
+        values[_METADATA] = json_copy(metadata)  # the cached payload stays as opened, whatever callers do
         return q.record_from_row(values)
 
     def _blind_metadata(self, metadata: dict[str, Any]) -> dict[str, str | None]:
@@ -209,7 +231,16 @@ class SealedRows:
         return replace(where, metadata=metadata, content_hashes=hashes)
 
     def query_terms(self, user_id: str, query: str) -> list[str]:
-        return [self.key.token(term) for term in search_terms(user_id, query)]
+        return [self._token(term) for term in search_terms(user_id, query)]
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of a JSON value: its dicts and lists new, everything else (immutable) shared (pure)."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def associated_data(*parts: str) -> bytes:

@@ -98,6 +98,7 @@ class PostgresStore:
         connect_timeout: float = 10.0,
         key_provider: KeyProvider | None = None,
         key_cache_size: int = 1024,
+        opened_cache_size: int = 10_000,
     ) -> PostgresStore:
         """Connect, migrate (through `owner_url` when given, else `url`) and open the pool.
 
@@ -105,8 +106,10 @@ class PostgresStore:
         slower). Raises `StoreError` (password redacted) when the server cannot be reached.
         On Citus the schema must be distributed once (`memstrata db distribute`, docs/postgres.md).
         With `key_provider` (a master key) payloads are sealed per user (crypto-shredding, docs/privacy.md);
-        `key_cache_size` unwrapped data keys are kept in memory. A store whose rows are sealed refuses to
-        open without its master key or with another one, and a store holding plain rows refuses a key.
+        `key_cache_size` unwrapped data keys are kept in memory, and what the last `opened_cache_size` memory
+        payloads opened to (0: none; `crypto.OpenedCache` says why a read can only get back what it just read).
+        A store whose rows are sealed refuses to open without its master key or with another one, and a store
+        holding plain rows refuses a key.
         """
         if not 1 <= ef_search <= 1000:
             raise ConfigurationError(f"ef_search must be between 1 and 1000, got {ef_search}")
@@ -117,7 +120,11 @@ class PostgresStore:
         app_role, enforced = _probe(url, timeout, secrets)
         info = _prepare_schema(owner_url or url, app_role, timeout, secrets, key_provider, redact_url(url))
         pool = _open_pool(url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets)
-        keys = None if key_provider is None else UserKeys(key_provider, cache_size=key_cache_size)
+        keys = (
+            None
+            if key_provider is None
+            else UserKeys(key_provider, cache_size=key_cache_size, opened_cache_size=opened_cache_size)
+        )
         store = cls(
             pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced, ef_search=ef_search,
             keys=keys,
@@ -177,7 +184,7 @@ class PostgresStore:
     def _writing(self, cur: psycopg.Cursor[Any], user_id: str) -> RowCodec:
         """How this write transaction encodes `user_id`'s rows: sealed under the user's data key (created
         now for a first write) when the store is encrypted."""
-        return PLAIN if self._keys is None else SealedRows(self._keys.read_or_create(cur, user_id))
+        return PLAIN if self._keys is None else SealedRows(self._keys.read_or_create(cur, user_id), self._keys.opened)
 
     def _reading(self, cur: psycopg.Cursor[Any], user_id: str) -> RowCodec | None:
         """How this read transaction decodes `user_id`'s rows; None when an encrypted store has no key for
@@ -185,7 +192,7 @@ class PostgresStore:
         if self._keys is None:
             return PLAIN
         key = self._keys.read(cur, user_id)
-        return None if key is None else SealedRows(key)
+        return None if key is None else SealedRows(key, self._keys.opened)
 
     def _read_trip(
         self, user_id: str, build: Callable[[RowCodec], list[Statement]], **options: Any
@@ -202,7 +209,7 @@ class PostgresStore:
                     key = self._keys.read(cur, user_id)
                 if key is None:
                     return None, []
-            codec = SealedRows(key)
+            codec = SealedRows(key, self._keys.opened)
             [stored, *results] = self._round_trip(user_id, [(SELECT_KEY, [user_id]), *build(codec)], **options)
             if self._keys.from_wrapped(user_id, bytes(stored[0][0]) if stored else None) is key:
                 return codec, results

@@ -5,7 +5,8 @@ A key row holds only the data key wrapped by the master key. It is created by th
 inside that write's transaction (under the user's advisory lock, like every write), and deleted by the
 user's erasure in the erasure's transaction. A cached key is used only while the row it was read from
 is unchanged: every transaction compares the stored wrapped bytes with the cached ones, so a key that
-another process destroyed (erasure) is never used to write or read again.
+another process destroyed (erasure) is never used to write or read again. The payloads opened with a key
+(`crypto.OpenedCache`) are dropped with it: on erasure, and when a read finds the key row gone or changed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import psycopg
 
 from ...errors import StoreError
-from ..crypto import DataKey, KeyCache, KeyProvider, new_data_key
+from ..crypto import DataKey, KeyCache, KeyProvider, OpenedCache, new_data_key
 
 SELECT_KEY = "SELECT wrapped FROM user_keys WHERE user_id = %s"
 INSERT_KEY = "INSERT INTO user_keys (user_id, wrapped) VALUES (%s, %s) ON CONFLICT (user_id) DO NOTHING"
@@ -32,9 +33,11 @@ _CHECK_VALUE = b"memstrata master key check value"
 class UserKeys:
     """The data keys of one store: read, created, cached and forgotten through the store's cursors."""
 
-    def __init__(self, provider: KeyProvider, *, cache_size: int = 1024) -> None:
+    def __init__(self, provider: KeyProvider, *, cache_size: int = 1024, opened_cache_size: int = 10_000) -> None:
         self.provider = provider
         self.cache = KeyCache(cache_size)
+        self.opened = OpenedCache(opened_cache_size)
+        """Memory payloads already opened, shared by every read of the store (`crypto.OpenedCache`)."""
 
     def cached(self, user_id: str) -> DataKey | None:
         return self.cache.get(user_id)
@@ -42,12 +45,13 @@ class UserKeys:
     def from_wrapped(self, user_id: str, wrapped: bytes | None) -> DataKey | None:
         """The key a read found (None: the user has no key, hence no data), reusing the cached unwrap
         while the wrapped bytes are unchanged."""
-        if wrapped is None:
-            self.cache.drop(user_id)
-            return None
         cached = self.cache.get(user_id)
         if cached is not None and cached.wrapped == wrapped:
             return cached
+        if cached is not None:  # destroyed (erased elsewhere) or replaced: nothing opened with it is kept
+            self.forget(user_id)
+        if wrapped is None:
+            return None
         key = DataKey.of(user_id, self.provider.unwrap(wrapped, label=user_id), wrapped)
         self.cache.put(key)
         return key
@@ -70,7 +74,11 @@ class UserKeys:
         return key
 
     def forget(self, user_id: str) -> None:
+        """Drop the user's key and every payload opened with it (erasure)."""
+        key = self.cache.get(user_id)
         self.cache.drop(user_id)
+        if key is not None:
+            self.opened.drop(key)
 
 
 def check_encryption(conn: psycopg.Connection[Any], provider: KeyProvider | None, where: str) -> None:
