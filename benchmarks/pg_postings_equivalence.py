@@ -55,7 +55,7 @@ def main(data: str, out: str) -> None:
                     questions += 1
                     same_order += [i for i, _ in before] == [i for i, _ in after]
                     same_set += {i for i, _ in before} == {i for i, _ in after}
-                    scores = dict(before)
+                    scores: dict[str, float] = dict(before)
                     largest = max([largest, *(abs(scores[i] - r) for i, r in after if i in scores)])
     result = {
         "benchmark": "pg-postings-equivalence",
