@@ -176,7 +176,7 @@ def _analyze(owner_url: str) -> None:
     import psycopg
 
     with psycopg.connect(owner_url, autocommit=True) as conn:
-        for table in ("memories", "history", "keyword_documents"):
+        for table in ("memories", "history", "keyword_documents", "keyword_postings"):
             conn.execute(f"ANALYZE {table}")
 
 

@@ -194,11 +194,13 @@ def test_erasure_leaves_no_row_on_any_worker(citus: CitusSchema, pg_store: Postg
     pg_store.put_item(victim, "profile", "name", {"value": "V"})
     pg_store.record_access(victim, [r.id for r in records[:5]], utcnow())
     before = _rows_on_workers(citus, victim)
-    assert before | {"keyword_documents": 0} == {
+    assert before | {"keyword_documents": 0, "keyword_postings": 0} == {
         "memories": 30, "history": 30, "items": 1, "memory_access": 5, "keyword_documents": 0, "keyword_totals": 1,
         "user_keys": 0,  # a plain store (no master key) keeps no data key
+        "keyword_postings": 0,
     }  # fmt: skip
     assert before["keyword_documents"] > 30  # "victim", "fact", 30 numbers, the dates' words
+    assert before["keyword_postings"] > 30 * 3  # each memory's terms, on the victim's worker
     counts = pg_store.erase_user(victim)
     assert counts == {"memories": 30, "history": 30, "items": 1}
     assert _rows_on_workers(citus, victim) == dict.fromkeys(USER_TABLES, 0)

@@ -3,7 +3,7 @@
 One big tenant (4000 rows) and 300 small tenants (10 rows each), loaded once for the module.
 The plans asserted here are the reasons behind the schema in docs/postgres.md:
 HNSW for a big tenant (with iterative scans so filters still return k rows), the user_id btree
-for small tenants, and the GIN index for keyword search despite row-level security.
+for small tenants, and the postings' primary key for keyword search.
 """
 
 from __future__ import annotations
@@ -171,47 +171,45 @@ def keyword_plans(app_url: str, user: str, query: str, params: list[Any]) -> lis
     return notices
 
 
-def test_keyword_search_uses_gin_through_the_definer_function(loaded: tuple[PostgresStore, str]) -> None:
+def postings_plans(plans: list[str]) -> list[str]:
+    """The plans of the statements that rank from keyword_postings."""
+    return [p for p in plans if "FROM keyword_postings k" in p]
+
+
+def test_keyword_search_ranks_from_the_postings_primary_key(loaded: tuple[PostgresStore, str]) -> None:
+    """Each looked-up term is one range of keyword_postings' primary key (which holds the frequency and
+    the length): no memory row is read to rank, and memories are fetched by primary key for the best."""
     store, app_url = loaded
     w = q.Where(BIG, MemoryFilter())
     plans = keyword_plans(app_url, BIG, q.keyword_sql(w), [BIG, ["word5", "word7"], 64, *w.params, 10])
-    inner = [p for p in plans if "keyword_terms @>" in p]
-    assert inner and "Bitmap Index Scan on memories_keyword_terms" in inner[0], plans
+    inner = postings_plans(plans)
+    assert inner and "using keyword_postings_pkey on keyword_postings k" in inner[0], plans
+    assert "Index Cond: ((user_id = 'big'::text) AND (term = q.term))" in inner[0], plans
+    assert "memories_keyword_terms" not in "\n".join(plans)  # dropped by migration 11
+    assert "Seq Scan on memories" not in inner[0], plans
     rows = store.keyword_search(BIG, "word5 word7", MemoryFilter(), limit=10)
     assert len(rows) == 10 and all({"word5", "word7"} & set(r.record.content.split()) for r in rows)
 
 
-def test_keyword_search_of_a_small_tenant_reads_its_rows_not_the_gin_index(
-    loaded: tuple[PostgresStore, str],
-) -> None:
-    """GIN posting lists hold every tenant's rows: for a 10-row tenant they cost more than its rows."""
+def test_keyword_search_of_a_small_tenant_reads_only_its_own_postings(loaded: tuple[PostgresStore, str]) -> None:
+    """The postings key starts with the user: a 10-row tenant's search reads its own postings, however
+    many other tenants hold the same terms (the GIN index's posting lists held every tenant's rows)."""
     store, app_url = loaded
     w = q.Where(SMALL, MemoryFilter())
     plans = keyword_plans(app_url, SMALL, q.keyword_sql(w), [SMALL, ["word5", "lorem"], 64, *w.params, 10])
-    inner = [p for p in plans if "keyword_terms @>" in p and "IS TRUE" in p]  # the small-tenant branch
-    assert inner and "memories_keyword_terms" not in inner[0], plans
-    assert "Index Cond: (user_id = 'small7'::text)" in inner[0], plans
+    inner = postings_plans(plans)
+    assert inner and "Index Cond: ((user_id = 'small7'::text) AND (term = q.term))" in inner[0], plans
     assert len(store.keyword_search(SMALL, "lorem", MemoryFilter(), limit=10)) == SMALL_ROWS
 
 
-def test_direct_full_text_under_rls_cannot_use_gin(loaded: tuple[PostgresStore, str]) -> None:
-    """Why the definer function exists: `&&` is not LEAKPROOF, so under RLS the index is refused."""
-    store, _ = loaded
-    plan = explain(
-        store, BIG, "SELECT id FROM memories m WHERE m.user_id = %s AND m.keyword_terms && %s::text[]",
-        [BIG, ["word5", "word7"]],
-    )  # fmt: skip
-    assert "memories_keyword_terms" not in plan, plan
-
-
-def test_hybrid_function_uses_hnsw_and_gin(loaded: tuple[PostgresStore, str]) -> None:
+def test_hybrid_function_uses_hnsw_and_the_postings(loaded: tuple[PostgresStore, str]) -> None:
     _, app_url = loaded
     plans = keyword_plans(
         app_url, BIG, "SELECT * FROM hybrid_memory_search(ARRAY['word5', 'word7'], %s::vector, %s, 10)",
         [str(query_vector().tolist()), BIG],
     )  # fmt: skip
     joined = "\n".join(plans)
-    assert "memories_embedding_hnsw" in joined and "Bitmap Index Scan on memories_keyword_terms" in joined, joined
+    assert "memories_embedding_hnsw" in joined and "using keyword_postings_pkey" in joined, joined
 
 
 def test_plans_of_the_app_role_are_custom_plans(loaded: tuple[PostgresStore, str]) -> None:

@@ -94,7 +94,7 @@ def test_isolation_policies_compare_user_id_with_the_transaction_setting(
     }
 
 
-def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -> None:
+def test_indexes_hnsw_postings_and_user_btrees(owner_conn: psycopg.Connection[Any]) -> None:
     defs = {
         name: definition
         for name, definition in owner_conn.execute(
@@ -102,11 +102,8 @@ def test_indexes_hnsw_gin_and_user_btrees(owner_conn: psycopg.Connection[Any]) -
         ).fetchall()
     }
     assert "USING hnsw (embedding vector_cosine_ops)" in defs["memories_embedding_hnsw"]
-    assert "USING gin (keyword_terms)" in defs["memories_keyword_terms"]
-    options = owner_conn.execute(
-        "SELECT reloptions FROM pg_class WHERE oid = 'memories_keyword_terms'::regclass"
-    ).fetchone()
-    assert options == (["fastupdate=off"],)  # no pending list for every search to scan (migrations 5, 9)
+    assert "memories_keyword_terms" not in defs  # keyword search reads keyword_postings (migration 11)
+    assert "(user_id, term, memory_id) INCLUDE (frequency, length)" in defs["keyword_postings_pkey"]
     assert "memories_tsv" not in defs  # the text is never indexed by SQL
     assert "(user_id, created_at, seq)" in defs["memories_user_created"]
     column = owner_conn.execute(

@@ -1,9 +1,14 @@
 """What the PostgreSQL store indexes for keyword search, and the per-user BM25 statistics it keeps.
 
-A memory's row carries its terms (`keyword_terms`, GIN-indexed), their weighted frequencies and its
-length, all computed in Python by `memstrata.core.keyword_index` and bound as parameters: no SQL
-expression reads the memory's text to index it. `row_terms` and `search_terms` are the store's only
-two calls into the term functions, so a transformation of the terms (keyed hashing) wraps both.
+A memory's row carries its terms (`keyword_terms`), their weighted frequencies and its length, all
+computed in Python by `memstrata.core.keyword_index` and bound as parameters: no SQL expression reads
+the memory's text to index it. `row_terms` and `search_terms` are the store's only two calls into the
+term functions, so a transformation of the terms (keyed hashing) wraps both.
+
+Search reads the same terms from `keyword_postings` (since migration 11): one narrow row per (user,
+term, memory) with the term's weighted frequency and the memory's length, under a primary key
+(user_id, term, memory_id) that also holds both, so ranking a term reads one contiguous range of one
+index and never a memory's ~2 kB row. `postings_statements` keeps the postings in step with each write.
 
 The statistics BM25 needs are kept per user, in the write transaction: `keyword_totals` (memories,
 tokens) and `keyword_documents` (memories holding each term). `statistics_change` computes what one
@@ -67,7 +72,7 @@ def statistics_change(
 
 
 OLD_TERMS = (
-    "SELECT keyword_terms, keyword_length FROM memories WHERE user_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE"
+    "SELECT keyword_terms, keyword_length, id FROM memories WHERE user_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE"
 )
 """Params: user_id, ids. The stored terms of rows about to be replaced, locked until the write commits."""
 
@@ -100,4 +105,39 @@ def statistics_statements(user_id: str, change: StatisticsChange) -> list[tuple[
             statements.append((DROP_UNUSED, [user_id, fell]))
     if change.memories or change.tokens:
         statements.append((ADD_TOTALS, [user_id, change.memories, change.tokens]))
+    return statements
+
+
+DROP_POSTINGS = (
+    "DELETE FROM keyword_postings p USING unnest(%s::text[], %s::text[]) AS d(term, memory_id) "
+    "WHERE p.user_id = %s AND p.term = d.term AND p.memory_id = d.memory_id"
+)
+"""Params: terms, memory ids (pairwise), user_id. One primary-key probe per posting removed."""
+
+ADD_POSTINGS = (
+    "INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) "
+    "SELECT %s, a.term, a.memory_id, a.frequency, a.length "
+    "FROM unnest(%s::text[], %s::text[], %s::real[], %s::integer[]) AS a(term, memory_id, frequency, length) "
+    "ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency, length = EXCLUDED.length"
+)
+"""Params: user_id, terms, memory ids, frequencies, lengths (pairwise). An upsert, though the old postings
+of a rewritten memory are deleted first: on Citus a plain INSERT ... SELECT is copied into the shards
+with COPY, which row-level security refuses; with ON CONFLICT it runs as an INSERT on each shard."""
+
+
+def postings_statements(
+    user_id: str,
+    removed: Iterable[tuple[str, Sequence[str]]],
+    added: Iterable[tuple[str, KeywordTerms]],
+) -> list[tuple[str, list[Any]]]:
+    """The statements replacing the postings of the memories `removed` ((id, stored terms)) by those of
+    `added` ((id, terms)): the old ones deleted first, so a memory written again keeps only its new terms."""
+    statements: list[tuple[str, list[Any]]] = []
+    old = [(term, id_) for id_, terms in removed for term in terms]
+    if old:
+        statements.append((DROP_POSTINGS, [[t for t, _ in old], [i for _, i in old], user_id]))
+    new = [(term, id_, f, terms.length) for id_, terms in added for term, f in sorted(terms.frequencies.items())]
+    if new:
+        columns = [list(c) for c in zip(*new, strict=True)]
+        statements.append((ADD_POSTINGS, [user_id, *columns]))
     return statements

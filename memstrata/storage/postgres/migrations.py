@@ -23,7 +23,7 @@ from psycopg import sql
 from ...errors import EmbeddingMismatch, StoreError
 from ...models import MemoryKind, MemoryRecord, Scope
 from .citus import distribute_new_tables
-from .keyword import row_terms, row_values, statistics_change, statistics_statements
+from .keyword import postings_statements, row_terms, row_values, statistics_change, statistics_statements
 from .sql_functions import (
     DEFINER_FUNCTIONS,
     FUNCTIONS,
@@ -33,10 +33,14 @@ from .sql_functions import (
     M003_DEFINER_FUNCTIONS,
     M009_DROPPED,
     M009_FUNCTIONS,
+    M011_FUNCTIONS,
     USER_IDS,
 )
 
-USER_TABLES = ("memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "user_keys")
+USER_TABLES = (
+    "memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "user_keys",
+    "keyword_postings",
+)  # fmt: skip
 """Tables holding user data: RLS enabled and forced on each."""
 
 FENCE_TABLE = "erasures"
@@ -307,12 +311,13 @@ def m009_keyword_terms(cur: Cursor, ctx: Context) -> None:
         _create_function(cur, ctx, signature, statement)
     for signature in (M009_FUNCTIONS[2][0], M009_FUNCTIONS[3][0]):
         cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
-    index_existing_memories(cur)
+    index_existing_memories(cur, postings=False)
 
 
-def index_existing_memories(cur: Cursor) -> None:
+def index_existing_memories(cur: Cursor, *, postings: bool = True) -> None:
     """Compute the terms of stored memories in Python and count each user's statistics, for rows that
-    have none (written before migration 9, or by SQL outside the store). Run as the owner: it reads
+    have none (written before migration 9, or by SQL outside the store), with their postings unless
+    `postings` is False (migration 9 runs before the postings table exists). Run as the owner: it reads
     every row (its read policy); each user's rows are written as that user (RLS)."""
     last = ("", "")
     while True:
@@ -328,11 +333,11 @@ def index_existing_memories(cur: Cursor) -> None:
         for row in rows:
             by_user.setdefault(row[0], []).append(row)
         for user_id, user_rows in by_user.items():
-            _index_rows(cur, user_id, user_rows)
+            _index_rows(cur, user_id, user_rows, postings=postings)
         last = (rows[-1][0], rows[-1][1])
 
 
-def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]]) -> None:
+def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]], *, postings: bool) -> None:
     cur.execute("SELECT set_config('app.user_id', %s, true)", [user_id])
     indexed = []
     for _, id_, kind, content, context, created_at in rows:
@@ -347,7 +352,10 @@ def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]]) -> None:
         [[*row_values(terms), user_id, id_] for id_, terms in indexed],
     )
     change = statistics_change((), ((list(t.frequencies), t.length) for _, t in indexed))
-    for statement, params in statistics_statements(user_id, change):
+    statements = statistics_statements(user_id, change)
+    if postings:
+        statements += postings_statements(user_id, (), indexed)
+    for statement, params in statements:
         cur.execute(statement, params)
 
 
@@ -372,6 +380,65 @@ def m010_user_keys(cur: Cursor, ctx: Context) -> None:
     )
 
 
+def m011_keyword_postings(cur: Cursor, ctx: Context) -> None:
+    """Keyword search ranks from a narrow table of postings (docs/search.md, "PostgreSQL and SQLite rank
+    alike"): `keyword_postings` holds one row per (user, term, memory) with the term's weighted frequency
+    and the memory's length, copied from the memory's `keyword_terms` / `keyword_frequencies` /
+    `keyword_length` (which stay: a write reads them to know what it replaces). Its primary key
+    (user_id, term, memory_id) includes both values, so a term's postings are one index range of one
+    user. Ranking no longer reads ~2 kB memory rows through the GIN index, whose posting lists mixed
+    every user's rows; the GIN index is dropped (writes no longer maintain it). The keyword functions
+    are replaced (sql_functions.M011_FUNCTIONS); existing memories' postings are copied in batches of
+    `BACKFILL_BATCH` memories, each user's as that user (RLS)."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    cur.execute(
+        """
+        CREATE TABLE keyword_postings (
+            user_id text NOT NULL CHECK (user_id <> ''),
+            term text NOT NULL,
+            memory_id text NOT NULL,
+            frequency real NOT NULL,
+            length integer NOT NULL,
+            PRIMARY KEY (user_id, term, memory_id) INCLUDE (frequency, length)
+        );
+        DROP INDEX memories_keyword_terms;
+        """
+    )
+    _isolate(cur, "keyword_postings")
+    for signature, statement in M011_FUNCTIONS:
+        _create_function(cur, ctx, signature, statement)
+        cur.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION " + signature + " FROM PUBLIC"))
+    copy_postings(cur)
+
+
+def copy_postings(cur: Cursor) -> None:
+    """Write the postings of every stored memory from its keyword columns, `BACKFILL_BATCH` memories at a
+    time (migration 11). Run as the owner: it reads every memory (its read policy) and writes each
+    user's postings as that user (RLS)."""
+    last = ("", "")
+    while True:
+        cur.execute(
+            "SELECT user_id, id FROM memories WHERE (user_id, id) > (%s, %s) ORDER BY user_id, id LIMIT %s",
+            [*last, BACKFILL_BATCH],
+        )
+        rows = cur.fetchall()
+        if not rows:
+            return
+        by_user: dict[str, list[str]] = {}
+        for user_id, id_ in rows:
+            by_user.setdefault(user_id, []).append(id_)
+        for user_id, ids in by_user.items():
+            cur.execute("SELECT set_config('app.user_id', %s, true)", [user_id])
+            cur.execute(
+                "INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) "
+                "SELECT m.user_id, t.term, m.id, t.frequency, m.keyword_length FROM memories m "
+                "CROSS JOIN LATERAL unnest(m.keyword_terms, m.keyword_frequencies) AS t(term, frequency) "
+                "WHERE m.user_id = %s AND m.id = ANY(%s)",
+                [user_id, ids],
+            )
+        last = (rows[-1][0], rows[-1][1])
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -384,6 +451,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (8, "erasure generations (write fence)", m008_erasure_fence),
     (9, "keyword terms computed in Python, BM25 with per-user statistics", m009_keyword_terms),
     (10, "per-user data keys (crypto-shredding)", m010_user_keys),
+    (11, "keyword postings: BM25 ranked from a narrow table", m011_keyword_postings),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -34,6 +34,12 @@ never seen is estimated at one row), not by half; every ANALYZE costs the import
 to 30,000 rows per table)."""
 
 ANALYZED_TABLES = ("memories", "history", "keyword_documents")
+VACUUMED_TABLES = ("keyword_postings",)
+"""Vacuumed (and analyzed) rather than only analyzed: keyword search reads their primary key alone
+(an index-only scan) only where the visibility map marks the pages all-visible, which VACUUM does; until
+then each posting read also reads its heap row (measured on LoCoMo conversations: 16 → 5 ms for a
+query of 1,566 postings). Their rows are only inserted and deleted, so VACUUM reads the pages written
+since the last one."""
 
 _CHANGED = (
     "SELECT s.n_mod_since_analyze, c.reltuples FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid "
@@ -86,5 +92,7 @@ class PlannerStatistics:
             return False
         for table in ANALYZED_TABLES:
             conn.execute(f"ANALYZE {table}")
+        for table in VACUUMED_TABLES:
+            conn.execute(f"VACUUM (ANALYZE) {table}")
         self.analyzed += 1
         return True

@@ -230,6 +230,11 @@ def keyword_sql(where: Where) -> str:
 
 
 def keyword_batches(limit: int) -> list[int | None]:
-    """Batch sizes keyword search asks for, in turn: small first, then everything (None)."""
-    first = max(4 * limit, 64)
+    """Batch sizes keyword search asks for, in turn: small first, then everything (None).
+
+    The first batch leaves room for half as many rows again as wanted: the search's own filter (current
+    memories only) rarely rejects more, and every row of a batch is built whole (about 0.05 ms each; on
+    LoCoMo conversations with BM25, where most memories hold some query term, a batch of 4 x limit
+    cost more than ranking). A filter that rejects more costs one more round trip, never a result."""
+    first = max(limit + limit // 2, 64)
     return [first, first * 16, None]

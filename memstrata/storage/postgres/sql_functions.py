@@ -4,11 +4,11 @@ Two kinds:
 
 * **SECURITY DEFINER helpers** that run as the schema owner, for the reads row-level security
   would make slow or impossible for the application role:
-  `memstrata_keyword_matches` and `memstrata_keyword_top` (full-text matches through the GIN index;
-  `@@` is not LEAKPROOF, so under RLS the planner may not use the index; the store calls the second,
-  migration 5) and `memstrata_user_ids` (the admin listing needs every user). All are bound to the
-  caller's `app.user_id` setting or reveal no content, and EXECUTE on them is revoked from PUBLIC and
-  granted to the application role only.
+  `memstrata_keyword_matches` and `memstrata_keyword_top` (keyword matches: until migration 11 through
+  a GIN index, whose operators are not LEAKPROOF, so under RLS the planner could not use it; since then
+  ranked from `keyword_postings`; the store calls the second, migration 5) and `memstrata_user_ids` (the
+  admin listing needs every user). All are bound to the caller's `app.user_id` setting or reveal no
+  content, and EXECUTE on them is revoked from PUBLIC and granted to the application role only.
 * **Supabase-RPC-style functions** `match_memories` and `hybrid_memory_search` (the names Supabase users call),
   SECURITY INVOKER: they run under the caller's row-level security.
 
@@ -630,3 +630,144 @@ CURRENT_FUNCTIONS = (
     *(signature for signature, _ in M009_FUNCTIONS),
 )
 """Every function the latest schema holds."""
+
+
+# -- BM25 over the postings table (migration 11) ----------------------------------------------------------
+
+
+_POSTINGS_BEST = f"""
+    WITH scored AS MATERIALIZED (
+      SELECT p.memory_id AS id,
+             sum(p.idf * p.f * {BM25_K1 + 1}
+                 / (p.f + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / average))) AS rank
+      FROM unnest(terms, idfs) AS q(term, idf)
+      CROSS JOIN LATERAL (
+        SELECT k.memory_id, k.frequency::double precision AS f, k.length, q.idf
+        FROM keyword_postings k WHERE k.user_id = p_user_id AND k.term = q.term
+        OFFSET 0
+      ) p
+      GROUP BY p.memory_id
+    ),
+    cut AS (
+      SELECT coalesce(min(b.rank), '-Infinity') AS rank
+      FROM (SELECT s.rank FROM scored s ORDER BY s.rank DESC LIMIT p_limit) b
+    )
+    SELECT array_agg(s.id), array_agg(s.rank) INTO ids, ranks
+    FROM scored s WHERE s.rank >= (SELECT c.rank FROM cut c);"""
+"""The ids and BM25 ranks (into `ids`, `ranks`) of the user's memories holding a looked-up term (`terms`,
+`idfs`, `average` of the calling function): the `p_limit` best and every memory tied with the last of them
+(all when `p_limit` is NULL), unordered. Each term's postings are one range of keyword_postings' primary
+key, which holds the frequency and the memory's length too (an index-only scan once the table is
+vacuumed, narrow heap rows before), so only (memory, term) pairs that exist are scored and no memory row
+is read to rank them."""
+
+
+def _best_rows(columns: str, after_rank: str = "") -> str:
+    """`columns` (of memories aliased `m`), the rank, then `after_rank`, of the memories `_POSTINGS_BEST`
+    chose, best first (equal ranks newest first), at most `p_limit`. `m.id = ANY(ids)` is a condition on
+    memories alone, so its plan holds when the table's statistics are stale (right after a bulk load the
+    planner believes a new user holds one memory): at worst the user's rows are read once, never once
+    per match."""
+    return f"""
+      SELECT {columns}, r.rank{after_rank}
+      FROM unnest(ids, ranks) AS r(id, rank)
+      JOIN memories m ON m.user_id = p_user_id AND m.id = r.id AND m.id = ANY(ids)
+      ORDER BY r.rank DESC, m.created_at DESC, m.seq DESC
+      LIMIT p_limit"""
+
+
+KEYWORD_MATCHES_POSTINGS = f"""
+CREATE OR REPLACE FUNCTION memstrata_keyword_matches(
+  p_user_id text,
+  p_terms text[],
+  p_limit integer DEFAULT NULL,
+  p_embedding vector DEFAULT NULL
+) RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision, similarity double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+  ids text[];
+  ranks double precision[];
+BEGIN
+  -- Runs as the owner (EXECUTE granted to the application role only); isolation is re-established
+  -- here: only the user named by this transaction's app.user_id, exactly as the RLS policy does.
+  -- The user's memories holding any of p_terms (keyword_index.lookup_terms) as whole rows (without
+  -- embedding and terms) with their BM25 score: the p_limit best (all when NULL), best first, with the
+  -- cosine similarity to p_embedding when given (NULL otherwise, or when the row has no vector).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  {_POSTINGS_BEST}
+  IF ids IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY {_best_rows(MATCH_COLUMNS, ", 1 - (m.embedding <=> p_embedding)")};
+END
+$fn$"""
+
+KEYWORD_TOP_POSTINGS = f"""
+CREATE OR REPLACE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
+RETURNS TABLE (
+  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text, rank double precision
+)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+  terms text[];
+  idfs double precision[];
+  average double precision;
+  ids text[];
+  ranks double precision[];
+BEGIN
+  -- The store's keyword search: the p_limit best of the user's memories by BM25 over p_terms
+  -- (BM25_PLAN: the user's statistics, pruned for big users), ranked from keyword_postings, as whole
+  -- rows with their current access statistics (memory_access), best first. Same isolation check as
+  -- memstrata_keyword_matches. Every statement names the user, so on Citus each one is routed to the
+  -- user's shard; callers select from this function alone. Rows are read by id (never by ctid: not
+  -- routable on Citus).
+  IF p_user_id IS DISTINCT FROM current_setting('app.user_id', true) THEN
+    RETURN;
+  END IF;
+  {_PLAN_INTO}
+  IF terms IS NULL THEN
+    RETURN;
+  END IF;
+  {_POSTINGS_BEST}
+  IF ids IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    WITH top AS MATERIALIZED ({_best_rows(MATCH_COLUMNS)}
+    )
+    SELECT {MATCH_WITH_ACCESS.replace("m.", "t.")}, t.rank
+    FROM top t {ACCESS_BY_USER.replace("m.id", "t.id")}
+    ORDER BY t.rank DESC, t.created_at DESC, t.seq DESC;
+END
+$fn$"""
+
+M011_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    ("memstrata_keyword_matches(text, text[], integer, vector)", KEYWORD_MATCHES_POSTINGS),
+    (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_POSTINGS),
+)
+"""(signature, CREATE OR REPLACE statement) of migration 11: the keyword functions read keyword_postings."""

@@ -36,7 +36,7 @@ from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item,
 from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
-from .keyword import OLD_TERMS, statistics_change, statistics_statements
+from .keyword import OLD_TERMS, postings_statements, statistics_change, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .planner_statistics import PlannerStatistics
 from .sealing import PLAIN, RowCodec, SealedRows
@@ -323,8 +323,13 @@ class PostgresStore:
             if records:
                 cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
                 written = {r.id: t for r, t in zip(records, terms, strict=True)}  # the last of repeated ids
-                change = statistics_change(replaced, ((list(t.frequencies), t.length) for t in written.values()))
-                for statement, params in statistics_statements(user_id, change):
+                change = statistics_change(
+                    ((t, n) for t, n, _ in replaced), ((list(t.frequencies), t.length) for t in written.values())
+                )
+                for statement, params in [
+                    *statistics_statements(user_id, change),
+                    *postings_statements(user_id, ((i, t) for t, _, i in replaced), written.items()),
+                ]:
                     cur.execute(statement, params)
         self.planner_statistics.wrote(len(records))
 
@@ -458,12 +463,15 @@ class PostgresStore:
             return 0
         with self._write(user_id) as cur:
             cur.execute(
-                "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s) RETURNING keyword_terms, keyword_length",
+                "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s) RETURNING keyword_terms, keyword_length, id",
                 [user_id, list(ids)],
             )
             removed = cur.fetchall()
             deleted = len(removed)
-            for statement, params in statistics_statements(user_id, statistics_change(removed, ())):
+            for statement, params in [
+                *statistics_statements(user_id, statistics_change(((t, n) for t, n, _ in removed), ())),
+                *postings_statements(user_id, ((i, t) for t, _, i in removed), ()),
+            ]:
                 cur.execute(statement, params)
             cur.execute(q.FORGET_ACCESS, [user_id, list(ids)])
             cur.execute(
@@ -623,7 +631,7 @@ class PostgresStore:
             for table in ("memories", "history", "items"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
                 counts[table] = int(cur.rowcount)
-            for table in ("memory_access", "keyword_documents", "keyword_totals"):  # statistics: not counted
+            for table in ("memory_access", "keyword_postings", "keyword_documents", "keyword_totals"):  # not counted
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
             cur.execute(DELETE_KEY, [user_id])  # crypto-shredding: sealed copies elsewhere no longer open
         if self._keys is not None:
@@ -632,7 +640,8 @@ class PostgresStore:
 
 
 _COMPACTED = (
-    "memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "erasures", "user_keys",
+    "memories", "history", "items", "memory_access", "keyword_postings", "keyword_documents", "keyword_totals",
+    "erasures", "user_keys",
 )  # fmt: skip
 
 
