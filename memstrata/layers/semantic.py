@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
-from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
+from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
 from ..core.temporal import TimeWindow, asks_when, query_windows, states_time
 from ..core.text import words
 from ..embedders.base import Embedder
@@ -419,7 +419,23 @@ class SemanticMemory:
         vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
         if strategy is Strategy.SEMANTIC:
             return self.store.vector_search(scope.user_id, vector, where, limit=depth), []
-        return self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        params = _params_of(strategy, self.params)
+        if params.plain_vector_query and params.speaker_boost:
+            plain = _without_speakers(query[:MAX_EMBEDDED_QUERY_CHARS], [*keyword, *semantic])
+            if plain is not None:
+                vector = self.embedder.embed_query(plain)
+                semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
+        return semantic, keyword
+
+
+def _without_speakers(query: str, candidates: Sequence[ScoredRow]) -> str | None:
+    """The query without the names of the candidates' speakers that it names (the text the vector side
+    searches with when the speaker boost ranks by those names), or None when it names none of them."""
+    speakers = {s for row in candidates if isinstance(s := row.record.metadata.get("speaker"), str)}
+    named = named_speakers(query[:MAX_READ_QUERY_CHARS], speakers)
+    plain = without_names(query, named) if named else query
+    return plain if plain != query else None
 
 
 def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:
