@@ -21,17 +21,15 @@ retrieval study report):
    names ("last week", "in May 2023"; `core.temporal`) by up to `1 + time_boost` (a candidate matches by
    its own time or by a period its text names), and for questions that ask when something happened, of
    candidates whose text states a time by `1 + when_boost`.
-5. Add to each candidate `session_weight` times the best score of its conversation session
-   (`core.session_evidence`). With the speaker boost on, the vector list is searched with the query minus
-   the speakers' names it names (`without_names`, done by the caller, `layers.semantic`).
-
-Step 5 came with issue 17's third pass: LoCoMo dev recall@10 0.785 -> 0.797 (BENCHMARKS.md, "LoCoMo
-recall, third pass").
+5. With the speaker boost on, the vector list is searched with the query minus the speakers' names it
+   names (`without_names`, done by the caller, `layers.semantic`).
 
 The vector weight went from 0.2 to 0.3 with the role boost (issue 17): LoCoMo dev recall@10 unchanged
-(0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval").
-Session diversity (`session_penalty`) and the preference for newer memories (`latest_boost`) are
-available but off: neither gained on either benchmark.
+(0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval"). Step 5
+came with issue 17's third pass (LoCoMo dev recall@10 0.785 -> 0.791, LongMemEval unchanged: its turns have
+roles, not named speakers; BENCHMARKS.md, "LoCoMo recall, third pass").
+Session diversity (`session_penalty`), session evidence (`session_weight`) and the preference for newer
+memories (`latest_boost`) are available but off: none gained on both benchmarks.
 
 Reciprocal-rank fusion and neighbour smoothing are provided for comparison and for callers that
 want them; on LoCoMo both lost to the recipe above (RRF k=60 by 0.10 recall@10).
@@ -95,9 +93,10 @@ class HybridParams:
     when_boost: float = 2.0
     """For queries that ask when something happened (`core.temporal.asks_when`), candidates whose text
     states a time (`CandidateFacts.timed`) get `1 + when_boost`."""
-    session_weight: float = 0.2
+    session_weight: float = 0.0
     """Each candidate gains this share of the best score among the candidates of its conversation session
-    (`core.session_evidence`); 0 turns it off."""
+    (`core.session_evidence`); 0 turns it off. Off by default: 0.2 gained 0.006 recall@10 on LoCoMo but cost
+    0.02 turn recall@10 on LongMemEval, whose one-topic sessions then fill the top ten."""
     plain_vector_query: bool = True
     """With the speaker boost on, the vector side searches with the query minus the speakers' names it
     names (`without_names`): the boost already ranks by them, and in the embedding of a short question a
