@@ -71,3 +71,14 @@ def test_the_whole_query_is_embedded_otherwise(memory: Memory, query: str, param
     scores = _semantic_scores(memory, query, params)
     whole = _cosines(memory, query)
     assert scores and scores == pytest.approx({i: whole[i] for i in scores}, abs=1e-5)
+
+
+def test_a_users_speakers_are_remembered_and_the_next_search_embeds_the_plain_query_at_once(memory: Memory) -> None:
+    layer = SemanticMemory(store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False)
+    query = "What did Melanie practise in the evening?"
+    plain = _cosines(memory, "What did practise in the evening?")
+    for _ in range(2):  # first: found among the candidates; then: known before the store is read
+        hits = layer.search(Scope("u"), query, k=10)
+        scores = {h.memory.id: h.scores["semantic"] for h in hits if "semantic" in h.scores}
+        assert scores and scores == pytest.approx({i: plain[i] for i in scores}, abs=1e-5)
+    assert layer._speakers["u"] == {"Caroline", "Melanie"}
