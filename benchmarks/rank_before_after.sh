@@ -6,13 +6,14 @@
 # checkout first on sys.path), each with its own source tree on PYTHONPATH.
 # AFTER_SRC (default: this checkout) may be a snapshot too, so that edits during the run do not leak into it.
 # Usage: benchmarks/rank_before_after.sh BEFORE_SRC LOCOMO_JSON [ROUNDS] [AFTER_SRC]
+# Environment: PY (default: this checkout's .venv/bin/python), OUT (default: benchmarks/results/rank-before-after).
 set -euo pipefail
 before=$1; data=$2; rounds=${3:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 after=${4:-$root}
-out=$root/benchmarks/results/rank-before-after
+out=${OUT:-$root/benchmarks/results/rank-before-after}
 mkdir -p "$out"
-py=$root/.venv/bin/python
+py=${PY:-$root/.venv/bin/python}
 cd "$(mktemp -d)"
 for round in $(seq 1 "$rounds"); do
   for side in before after; do

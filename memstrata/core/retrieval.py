@@ -21,11 +21,15 @@ retrieval study report):
    names ("last week", "in May 2023"; `core.temporal`) by up to `1 + time_boost` (a candidate matches by
    its own time or by a period its text names), and for questions that ask when something happened, of
    candidates whose text states a time by `1 + when_boost`.
+5. With the speaker boost on, the vector list is searched with the query minus the speakers' names it
+   names (`without_names`, done by the caller, `layers.semantic`).
 
 The vector weight went from 0.2 to 0.3 with the role boost (issue 17): LoCoMo dev recall@10 unchanged
-(0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval").
-Session diversity (`session_penalty`) and the preference for newer memories (`latest_boost`) are
-available but off: neither gained on either benchmark.
+(0.781 -> 0.782), LongMemEval dev turn recall@10 0.867 -> 0.956 (BENCHMARKS.md, "LongMemEval"). Step 5
+came with issue 17's third pass (LoCoMo dev recall@10 0.785 -> 0.791, LongMemEval unchanged: its turns have
+roles, not named speakers; BENCHMARKS.md, "LoCoMo recall, third pass").
+Session diversity (`session_penalty`), session evidence (`session_weight`) and the preference for newer
+memories (`latest_boost`) are available but off: none gained on both benchmarks.
 
 Reciprocal-rank fusion and neighbour smoothing are provided for comparison and for callers that
 want them; on LoCoMo both lost to the recipe above (RRF k=60 by 0.10 recall@10).
@@ -34,6 +38,7 @@ want them; on LoCoMo both lost to the recipe above (RRF k=60 by 0.10 recall@10).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -42,6 +47,7 @@ from typing import Literal
 from ..errors import InvalidInput
 from .diversity import asked_role, asks_across_sessions, asks_for_latest, boost_role, diversify, prefer_latest
 from .scoring import min_max, rrf_fusion
+from .session_evidence import share_session_scores
 from .temporal import TimeWindow, asks_when, boost_matches, boost_timed, window_matches
 from .text import words
 
@@ -87,6 +93,14 @@ class HybridParams:
     when_boost: float = 2.0
     """For queries that ask when something happened (`core.temporal.asks_when`), candidates whose text
     states a time (`CandidateFacts.timed`) get `1 + when_boost`."""
+    session_weight: float = 0.0
+    """Each candidate gains this share of the best score among the candidates of its conversation session
+    (`core.session_evidence`); 0 turns it off. Off by default: 0.2 gained 0.006 recall@10 on LoCoMo but cost
+    0.02 turn recall@10 on LongMemEval, whose one-topic sessions then fill the top ten."""
+    plain_vector_query: bool = True
+    """With the speaker boost on, the vector side searches with the query minus the speakers' names it
+    names (`without_names`): the boost already ranks by them, and in the embedding of a short question a
+    name pulls towards every turn of that speaker instead of towards the turns about the question's topic."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:
@@ -100,10 +114,11 @@ class HybridParams:
         if self.rrf_k <= 0:
             raise InvalidInput(f"rrf_k must be > 0, got {self.rrf_k}")
         boosts = (self.speaker_boost, self.neighbour_weight, self.time_boost, self.latest_boost, self.role_boost,
-                  self.when_boost)  # fmt: skip
+                  self.when_boost, self.session_weight)  # fmt: skip
         if min(boosts) < 0:
             raise InvalidInput(
-                "speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost, when_boost must be >= 0"
+                "speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost, when_boost, session_weight "
+                "must be >= 0"
             )
         if not 0.0 <= self.session_penalty <= 1.0:
             raise InvalidInput(f"session_penalty must be in [0, 1], got {self.session_penalty}")
@@ -267,6 +282,18 @@ def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
     return found
 
 
+def without_names(query: str, names: Iterable[str]) -> str:
+    """`query` without the whole-word occurrences of `names` (case-insensitive; "Maria's" goes with "Maria"),
+    spaces collapsed. Returns the query unchanged when nothing else would be left."""
+    pattern = "|".join(re.escape(n.strip()) for n in sorted(names, key=len, reverse=True) if n.strip())
+    if not pattern:
+        return query
+    plain = " ".join(
+        re.sub(rf"(?<![\w'])(?:{pattern})(?:['\u2019]s)?(?![\w'])", " ", query, flags=re.IGNORECASE).split()
+    )
+    return plain if any(ch.isalnum() for ch in plain) else query
+
+
 def boost_speakers(
     scores: Mapping[str, float], speaker_of: Mapping[str, str | None], named: set[str], boost: float
 ) -> dict[str, float]:
@@ -322,6 +349,7 @@ def hybrid_rank(
     boosted = boost_role(boosted, known.role_of, asked_role(query) if p.role_boost else None, p.role_boost)
     if p.latest_boost and asks_for_latest(query):
         boosted = prefer_latest(boosted, known.time_of, p.latest_boost)
+    boosted = share_session_scores(boosted, known.session_of, p.session_weight)
     penalty = p.session_penalty if p.session_penalty and asks_across_sessions(query) else 0.0
     ranked = diversify(rank_scores(boosted), known.session_of, penalty)
     if limit is not None:

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
-from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank
+from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
 from ..core.temporal import TimeWindow, asks_when, query_windows, states_time
 from ..core.text import words
 from ..embedders.base import Embedder
@@ -140,6 +140,7 @@ class SemanticMemory:
         self.clock = clock
         self.track_access = track_access
         self.access = AccessRecorder(store)
+        self._speakers: dict[str, frozenset[str]] = {}
 
     @cached_property
     def reconciler(self) -> Reconciler:
@@ -416,10 +417,45 @@ class SemanticMemory:
         """`(vector, keyword)` candidates of a search as of `where.as_of`."""
         if strategy is Strategy.KEYWORD:
             return [], self.store.keyword_search(scope.user_id, query, where, limit=depth)
-        vector = self.embedder.embed_query(query[:MAX_EMBEDDED_QUERY_CHARS])
+        text = query[:MAX_EMBEDDED_QUERY_CHARS]
         if strategy is Strategy.SEMANTIC:
-            return self.store.vector_search(scope.user_id, vector, where, limit=depth), []
-        return self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+            return self.store.vector_search(scope.user_id, self.embedder.embed_query(text), where, limit=depth), []
+        params = _params_of(strategy, self.params)
+        plain = params.plain_vector_query and params.speaker_boost > 0
+        known = self._speakers.get(scope.user_id, frozenset()) if plain else frozenset()
+        embedded = _without_speakers(text, known) if plain else text
+        vector = self.embedder.embed_query(embedded)
+        semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
+        if plain:
+            speakers = known | _speakers_of([*keyword, *semantic])
+            self._remember_speakers(scope.user_id, speakers)
+            wanted = _without_speakers(text, speakers)
+            if wanted != embedded:  # the query names a speaker not known before this search
+                vector = self.embedder.embed_query(wanted)
+                semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
+        return semantic, keyword
+
+    def _remember_speakers(self, user_id: str, speakers: frozenset[str]) -> None:
+        """Keep the speakers seen among a user's candidates, so that the next search of that user embeds
+        its plain query at once instead of searching the vectors twice."""
+        if len(self._speakers) >= _REMEMBERED_USERS and user_id not in self._speakers:
+            self._speakers.clear()
+        self._speakers[user_id] = speakers
+
+
+_REMEMBERED_USERS = 4096
+"""How many users' speakers a semantic layer keeps (`_remember_speakers`); beyond, it starts afresh."""
+
+
+def _speakers_of(candidates: Sequence[ScoredRow]) -> frozenset[str]:
+    return frozenset(s for row in candidates if isinstance(s := row.record.metadata.get("speaker"), str))
+
+
+def _without_speakers(query: str, speakers: AbstractSet[str]) -> str:
+    """The query without the names of `speakers` that it names: the text the vector side searches with when
+    the speaker boost ranks by those names."""
+    named = named_speakers(query[:MAX_READ_QUERY_CHARS], speakers) if speakers else set()
+    return without_names(query, named) if named else query
 
 
 def _scoped(where: MemoryFilter, scope: Scope) -> MemoryFilter:

@@ -28,6 +28,7 @@ from memstrata.core.retrieval import (
     reciprocal_rank_fusion,
     smooth_neighbours,
     weighted_sum,
+    without_names,
 )
 from memstrata.core.temporal import TimeWindow
 from memstrata.embedders import StaticEmbedder
@@ -333,3 +334,19 @@ def test_date_column_answers_a_month_question(
     assert {h.id for h in search(index, "What happened in June 2022?")[:3]} == {"D2:1", "D2:2", "D2:3"}
     # naming a speaker puts that speaker's turns of the month first
     assert {h.id for h in search(index, "What was Nate doing in June 2022?")[:2]} == {"D2:1", "D2:3"}
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "expected"),
+    [
+        pytest.param("What does Caroline paint?", {"Caroline"}, "What does paint?", id="name"),
+        pytest.param("Why did MELANIE's kids laugh?", {"Melanie"}, "Why did kids laugh?", id="possessive-any-case"),
+        pytest.param("When did Jon and Gina meet?", {"Jon", "Gina"}, "When did and meet?", id="two"),
+        pytest.param("What did Anna Lee say to Anna?", {"Anna Lee"}, "What did say to Anna?", id="two-word-name"),
+        pytest.param("Who is Jonathan?", {"Jon"}, "Who is Jonathan?", id="whole-words-only"),
+        pytest.param("Caroline?", {"Caroline"}, "Caroline?", id="nothing-else-left"),
+        pytest.param("What does Caroline paint?", set(), "What does Caroline paint?", id="no-names"),
+    ],
+)
+def test_without_names(query: str, names: set[str], expected: str) -> None:
+    assert without_names(query, names) == expected
