@@ -430,7 +430,10 @@ class Memory:
         """GDPR Art. 17: remove everything about the user in every layer and backend, in one call,
         and return the stored, content-free receipt."""
         self._layers.semantic.access.flush()
-        return self._layers.lifecycle.erase_user(as_scope(scope).user_id)
+        user_id = as_scope(scope).user_id
+        receipt = self._layers.lifecycle.erase_user(user_id)
+        self._layers.semantic.forget_user(user_id)
+        return receipt
 
     def erasure_receipt(self, request_id: str, *, scope: ScopeLike | None = None) -> ErasureReceipt | None:
         """A stored erasure receipt; with `scope`, only if it is that user's (checked by hash)."""

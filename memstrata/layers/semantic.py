@@ -435,6 +435,11 @@ class SemanticMemory:
                 semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
         return semantic, keyword
 
+    def forget_user(self, user_id: str) -> None:
+        """Drop what this layer keeps in process about a user (the speakers' names seen in their
+        memories): called when the user is erased, so no name of theirs outlives the erasure here."""
+        self._speakers.pop(user_id, None)
+
     def _remember_speakers(self, user_id: str, speakers: frozenset[str]) -> None:
         """Keep the speakers seen among a user's candidates, so that the next search of that user embeds
         its plain query at once instead of searching the vectors twice."""

@@ -82,3 +82,11 @@ def test_a_users_speakers_are_remembered_and_the_next_search_embeds_the_plain_qu
         scores = {h.memory.id: h.scores["semantic"] for h in hits if "semantic" in h.scores}
         assert scores and scores == pytest.approx({i: plain[i] for i in scores}, abs=1e-5)
     assert layer._speakers["u"] == {"Caroline", "Melanie"}
+
+
+def test_erasing_a_user_drops_the_speakers_remembered_for_them(memory: Memory) -> None:
+    layer = memory._layers.semantic
+    memory.search("What did Melanie practise in the evening?", scope="u")
+    assert layer._speakers["u"] == {"Caroline", "Melanie"}
+    memory.erase_user(scope="u")
+    assert "u" not in layer._speakers
