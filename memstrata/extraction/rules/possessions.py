@@ -81,16 +81,28 @@ def _article(phrase: str) -> str:
     return "an" if phrase[:1].casefold() in "aeiou" or phrase[:2] in ("18", "80") else "a"
 
 
+_NOT_A_POINTER = r"(?!(?:it|this|that|these|those|they|he|she|which|what|there|you|all|both|so|such)\b)"
+"""A phrase that does not start with a pronoun or a word pointing back into the conversation."""
+
 _MINE = re.compile(
-    r"^(?P<x>(?!(?:it|this|that|these|those|they|he|she|which|what|there|you|all|both|so|such)\b)[\w' ,&-]{3,60}?)"
+    r"^(?P<x>" + _NOT_A_POINTER + r"[\w' ,&-]{3,60}?)"
     r" (?:is|are|was|were|has been|have been|remains?) (?:(?:one|some|two|three) of )?(?:definitely |probably )?"
     r"(?:my|our) (?:[\w-]+ )?(?P<n>hobby|hobbies|passion|passions|go-to|guilty pleasure|happy place|jam|specialty"
     r"|comfort food)\b"
-    r"|^(?P<y>(?!(?:it|this|that|these|those|they|he|she|which|what|there|you|all|both|so|such)\b)[\w' ,&-]{3,60}?)"
+    r"|^(?P<y>" + _NOT_A_POINTER + r"[\w' ,&-]{3,60}?)"
     r" (?:really |always |just |truly )?(?:makes|make|keeps|keep|brings|bring|gives|give) me"
     r" (?:so |such |really |a lot of |great |real )?(?:happy|joy|calm|peace|alive|sane|relaxed)\b",
     re.IGNORECASE,
 )
+
+
+def _names_a_thing(phrase: str) -> bool:
+    """A phrase that says what it is about by itself: specific words, no pronoun, nothing only the
+    conversation resolves."""
+    return bool(specific_words(phrase)) and not leans_on_context(phrase) and not _POINTERS.search(phrase)
+
+
+_POINTERS = re.compile(r"\b(?:it|them|this|that)\b", re.IGNORECASE)
 
 
 def liked_by_the_speaker(ctx: Clause) -> list[Candidate]:
@@ -99,7 +111,7 @@ def liked_by_the_speaker(ctx: Clause) -> list[Candidate]:
     if found is None:
         return []
     thing = clean_value(ctx.original[: found.end("x") if found.group("x") else found.end("y")])
-    if not specific_words(thing) or leans_on_context(thing) or re.search(r"\b(?:it|them|this|that)\b", thing, re.I):
+    if not _names_a_thing(thing):
         return []
     return [
         candidate(
@@ -115,7 +127,7 @@ def liked_by_the_speaker(ctx: Clause) -> list[Candidate]:
 
 
 _CLEFT = re.compile(
-    r"^(?P<x>(?!(?:it|this|that|these|those|they|he|she|which|what|there|you|all|both|so|such)\b)[\w' ,&-]{3,80}?)"
+    r"^(?P<x>" + _NOT_A_POINTER + r"[\w' ,&-]{3,80}?)"
     r" (?:is|are) (?:something|what|one thing|a thing|the thing)(?: that)? (?P<who>i(?:'m| am|'ve| have)?)"
     r"(?P<rest>(?: (?:always|really|constantly|still|currently|usually|often))* (?P<verb>[a-z]+ing|[a-z]+)"
     r"(?: on| at| into| about| with| for)?)\W*$",
@@ -129,7 +141,7 @@ def clefted(ctx: Clause) -> list[Candidate]:
     if found is None:
         return []
     thing = clean_value(ctx.original[: found.end("x")])
-    if not specific_words(thing) or leans_on_context(thing) or re.search(r"\b(?:it|them|this|that)\b", thing, re.I):
+    if not _names_a_thing(thing):
         return []
     said = f"{ctx.original[found.start('who') : found.end('rest')]} {thing[:1].lower()}{thing[1:]}"
     return [
