@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
-from ..core.temporal import TimeWindow, asks_when, query_windows, states_time
+from ..core.temporal import TimeWindow, asks_when, query_windows
 from ..core.text import words
 from ..embedders.base import Embedder
 from ..errors import InvalidInput, MemoryNotFound
@@ -37,6 +37,7 @@ from ..storage.base import MemoryFilter, ScoredRow, Store
 from ..storage.fence import fenced
 from . import derived
 from .access import AccessRecorder
+from .time_cues import TimeCues
 
 if TYPE_CHECKING:
     from ..llm.base import LLMClient
@@ -141,6 +142,7 @@ class SemanticMemory:
         self.track_access = track_access
         self.access = AccessRecorder(store)
         self._speakers: dict[str, frozenset[str]] = {}
+        self._time_cues = TimeCues()
 
     @cached_property
     def reconciler(self) -> Reconciler:
@@ -358,6 +360,7 @@ class SemanticMemory:
             event=EventType.DELETE, at=self.clock(),
         )  # fmt: skip
         deleted = self.store.delete(scope.user_id, [memory_id], [event]) > 0
+        self._time_cues.forget(scope.user_id, memory_id)
         derived.drop_item_of(self.store, scope.user_id, records[0])
         return deleted
 
@@ -402,7 +405,7 @@ class SemanticMemory:
         windows = _query_windows(read, at, _params_of(strategy, self.params)) if fused else []
         hits = _rank(
             strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=frozenset(w.casefold() for w in words(read)), windows=windows,
+            named=frozenset(w.casefold() for w in words(read)), windows=windows, cues=self._time_cues,
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -437,8 +440,10 @@ class SemanticMemory:
 
     def forget_user(self, user_id: str) -> None:
         """Drop what this layer keeps in process about a user (the speakers' names seen in their
-        memories): called when the user is erased, so no name of theirs outlives the erasure here."""
+        memories, what their texts say about time): called when the user is erased, so no name of theirs
+        outlives the erasure here."""
         self._speakers.pop(user_id, None)
+        self._time_cues.forget_user(user_id)
 
     def _remember_speakers(self, user_id: str, speakers: frozenset[str]) -> None:
         """Keep the speakers seen among a user's candidates, so that the next search of that user embeds
@@ -497,10 +502,12 @@ def _rank(
     params: HybridParams,
     named: AbstractSet[str] = frozenset(),
     windows: Sequence[TimeWindow] = (),
+    cues: TimeCues | None = None,
 ) -> list[SearchHit]:
     """Order candidates by `strategy`; every hit keeps its raw and normalized component scores.
 
-    `windows` are the periods the query names (`_query_windows`)."""
+    `windows` are the periods the query names (`_query_windows`); `cues` the layer's remembered answers
+    about what candidates' texts say about time (default: read afresh)."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
     sem = [(r.record.id, r.score) for r in semantic]
     kw = [(r.record.id, r.score) for r in keyword]
@@ -513,14 +520,15 @@ def _rank(
         ordered = [(i, raw[i][strategy.value]) for i, _ in (sem if strategy is Strategy.SEMANTIC else kw)]
         return [SearchHit(records[i], score, {**raw[i], strategy.value: score}) for i, score in ordered]
     chosen = _params_of(strategy, params)
-    timed = _Lazy(records, lambda r: states_time(r.content[:TIME_CUE_CHARS]))
+    cues = cues or TimeCues()
+    timed = _Lazy(records, cues.states_time)
     facts = CandidateFacts(
         speaker_of={i: _names(records[i], named) for i in records},
         time_of={i: r.created_at for i, r in records.items()},
         session_of={i: r.scope.session_id for i, r in records.items()},
         role_of={i: _text(r.metadata.get("role")) for i, r in records.items()},
         windows=windows,
-        periods_of=_Lazy(records, lambda r: _said_periods(r) if timed[r.id] else []) if windows else {},
+        periods_of=_Lazy(records, cues.periods) if windows else {},
         timed=timed if chosen.when_boost and asks_when(query) else {},
     )
     ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
@@ -545,10 +553,6 @@ def _rank(
     return hits
 
 
-TIME_CUE_CHARS = 500
-"""How much of a memory's text is read for the times it states (long documents state theirs early)."""
-
-
 class _Lazy(Mapping[str, _V]):
     """Per memory id, a value computed from the record on first use (the ranking asks about its best
     candidates only)."""
@@ -567,12 +571,6 @@ class _Lazy(Mapping[str, _V]):
 
     def __len__(self) -> int:
         return len(self._records)
-
-
-def _said_periods(record: MemoryRecord) -> list[TimeWindow]:
-    """The periods a memory's text names ("last Friday"), resolved against the memory's own time."""
-    said = record.created_at
-    return query_windows(find_dates(record.content[:TIME_CUE_CHARS], said, prefer="past"), said)
 
 
 def _text(value: object) -> str | None:
