@@ -62,6 +62,10 @@ class TimeCues:
             cue.periods = tuple(replace(w, text="") for w in said_periods(record))
         return list(cue.periods)
 
+    def remembered(self, user_id: str) -> int:
+        """How many of the user's memories have answers kept."""
+        return len(self._users.get(user_id, {}))
+
     def forget_user(self, user_id: str) -> None:
         """Drop what is kept about a user's memories (the user is erased)."""
         self._count -= len(self._users.pop(user_id, {}))
