@@ -22,8 +22,9 @@ looked at only once the rules are settled. A second draw continues the same hash
 `SECOND_PER_CONVERSATION` turns of every conversation and the next `SECOND_LONGMEMEVAL_SIZE` sentences);
 its turns are labelled with the split `heldout2`, whatever their conversation, and were labelled before
 the extractor was run on them. Further draws continue the same order, each after the last (`DRAWS`): a third
-one, `heldout3` (labelled before any extractor was run on it), and a fourth, `train`, of the first draw's
-size, labelled for training a learned extractor; a turn of a later draw carries its draw's name as split.
+one, `heldout3` (labelled before any extractor was run on it), then a fourth and a fifth, `train` and
+`train2`, each of the first draw's size, labelled for training a learned extractor; a turn of a later draw
+carries its draw's name as split.
 """
 
 from __future__ import annotations
@@ -58,13 +59,16 @@ THIRD_PER_CONVERSATION = 12  # the third draw (split "heldout3"), after the seco
 THIRD_LONGMEMEVAL_SIZE = 20
 FOURTH_PER_CONVERSATION = 30  # the fourth draw (split "train"), after the third
 FOURTH_LONGMEMEVAL_SIZE = 50
+FIFTH_PER_CONVERSATION = 30  # the fifth draw (split "train2"), after the fourth
+FIFTH_LONGMEMEVAL_SIZE = 50
 # The draws after the first, in hash order: (split, LoCoMo turns per conversation, LongMemEval sentences).
 DRAWS = (
     ("heldout2", SECOND_PER_CONVERSATION, SECOND_LONGMEMEVAL_SIZE),
     ("heldout3", THIRD_PER_CONVERSATION, THIRD_LONGMEMEVAL_SIZE),
     ("train", FOURTH_PER_CONVERSATION, FOURTH_LONGMEMEVAL_SIZE),
+    ("train2", FIFTH_PER_CONVERSATION, FIFTH_LONGMEMEVAL_SIZE),
 )
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "train")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 _MONTHS = "january february march april may june july august september october november december".split()

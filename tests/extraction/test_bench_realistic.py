@@ -114,7 +114,7 @@ def test_the_second_draw_continues_the_hash_order_of_the_first(tmp_path: Path) -
     both = realistic.locomo_turns(locomo, 1 + 1)
     assert len(first) == 3 and len(both) == 6
     assert {t.id for t in first} < {t.id for t in both}  # the second draw adds turns, never swaps the first
-    assert realistic.SPLITS == ("dev", "heldout", "heldout2", "heldout3", "train")
+    assert realistic.SPLITS == ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
 
 
 def _long_data(folder: Path, per_conversation: int, sentences: int) -> tuple[Path, Path]:
