@@ -45,7 +45,7 @@ FOLDS = 5
 FORBID_WEIGHT = 3.0
 L2_GRID = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(15))
-DROPS = (0.0, 0.05, 0.1, 0.15)
+DROPS = (0.0, 0.1, 0.2)
 TARGET_PRECISION = 0.90
 
 

@@ -12,23 +12,53 @@ statement the general path would keep when it finds it very unlikely to be worth
 
 from __future__ import annotations
 
+import re
+
 from ..base import Candidate
+from ..disclosure import is_thin, without_evaluation
 from ..skip import is_question
-from ..worthiness import HARD_REFUSALS, SHIPPED, StoreWorthiness, read
+from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read
 from .clause import Clause
 from .self_statements import stated
 
 
 def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Candidate]:
     """The clause as a statement when the model finds it store-worthy; [] when it does not or when a
-    hard reason refuses it."""
+    hard reason refuses it (`out_of_reach`)."""
     reading = read(ctx.clause)
-    if reading.reason in HARD_REFUSALS or is_question(ctx.clause):
+    if out_of_reach(ctx.clause, reading):
         return []
     p = model.probability(ctx.clause, ctx.original, reading)
     if p < model.weights.threshold:
         return []
-    return stated(ctx, reading.start or 0, checked=False, confidence=round(0.5 * p, 2))
+    return stated(ctx, reading.start or 0, checked=False, confidence=round(0.5 * p, 2), trim=without_comment)
+
+
+def out_of_reach(clause: str, reading: Reading) -> bool:
+    """True for a clause no score may store: a hard refusal (`worthiness.HARD_REFUSALS`), a question, a
+    clause that names neither the speaker nor their own ("Traveling is so eye-opening": a remark, not a
+    disclosure), a proposal or a pointer to something shown in the talk ("Let's keep chasing our dreams",
+    "Here's a photo of us", "Check my ideal studio"), or a fragment with fewer than two specific words
+    ("In Paris", "For me").
+    """
+    if reading.reason in HARD_REFUSALS or is_question(clause) or _IN_THE_TALK.match(clause):
+        return True
+    return not _SPEAKER.search(clause) or is_thin(without_evaluation(clause[reading.start or 0 :]))
+
+
+_SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
+_IN_THE_TALK = re.compile(r"^(?:let's|let us|here's|here is|here are|check|look at|see|take a look)\b", re.IGNORECASE)
+
+
+def without_comment(statement: str) -> str:
+    """The statement without a comment on it set off by a comma or a conjunction (", it was great");
+    a clause the comment pattern would cut inside its own object ("I thought it was interesting how ...",
+    "a plan for getting it made into a movie") is kept whole."""
+    cut = without_evaluation(statement)
+    return cut if _SET_OFF.match(statement[len(cut) :]) else statement
+
+
+_SET_OFF = re.compile(r"^(?:$|\s*,|\s+(?:and|but|so|plus)\b)", re.IGNORECASE)
 
 
 def kept_by_model(ctx: Clause, model: StoreWorthiness = SHIPPED) -> bool:

@@ -16,6 +16,7 @@ morning") and which a restatement with a new number replaces ("I now have 150 st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ...models import MemoryKind
@@ -43,13 +44,21 @@ def self_statement_rules(ctx: Clause) -> list[Candidate]:
     return stated(ctx, start, checked=True)
 
 
-def stated(ctx: Clause, start: int, *, checked: bool, confidence: float = 0.6) -> list[Candidate]:
-    """The clause from `start` (its subject) on as a statement or dated event, in the third person.
+def stated(
+    ctx: Clause,
+    start: int,
+    *,
+    checked: bool,
+    confidence: float = 0.6,
+    trim: Callable[[str], str] = without_evaluation,
+) -> list[Candidate]:
+    """The clause from `start` (its subject) on as a statement or dated event, in the third person,
+    without the comment `trim` cuts off its end.
 
     `checked` asks `disclosure.refusal` first; the learned path (`learned`) passes False, having
     weighed the clause itself.
     """
-    masked = without_evaluation(ctx.clause[start:])
+    masked = trim(ctx.clause[start:])
     said = ctx.original[start : start + len(masked)]
     mentions = event_dates(Clause(masked, said, ctx.at, ctx.name), guess_tense(masked))
     lead = [] if mentions else _lead_dates(ctx, start, masked)
