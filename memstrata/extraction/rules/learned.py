@@ -35,19 +35,27 @@ def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Can
 
 
 def out_of_reach(clause: str, reading: Reading) -> bool:
-    """True for a clause no score may store: a hard refusal (`worthiness.HARD_REFUSALS`), a question, a
-    clause that names neither the speaker nor their own ("Traveling is so eye-opening": a remark, not a
-    disclosure), a proposal or a pointer to something shown in the talk ("Let's keep chasing our dreams",
-    "Here's a photo of us", "Check my ideal studio"), or a fragment with fewer than two specific words
-    ("In Paris", "For me").
+    """True for a clause no score may store:
+
+    - a hard refusal (`worthiness.HARD_REFUSALS`) or a question;
+    - a clause naming the assistant ("you", "your"): about this talk, whatever its subject;
+    - a clause naming neither the speaker nor their own ("Traveling is so eye-opening"): a remark;
+    - a proposal, an order to the assistant or a pointer to something shown in the talk ("Let's keep
+      chasing our dreams", "tell me the command ...", "Here's a photo of us", "Check my ideal studio");
+    - a fragment with fewer than two specific words ("In Paris", "For me").
     """
-    if reading.reason in HARD_REFUSALS or is_question(clause) or _IN_THE_TALK.match(clause):
+    if reading.reason in HARD_REFUSALS or is_question(clause) or _IN_THE_TALK.match(clause) or _YOU.search(clause):
         return True
     return not _SPEAKER.search(clause) or is_thin(without_evaluation(clause[reading.start or 0 :]))
 
 
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
-_IN_THE_TALK = re.compile(r"^(?:let's|let us|here's|here is|here are|check|look at|see|take a look)\b", re.IGNORECASE)
+_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
+_IN_THE_TALK = re.compile(
+    r"^(?:please )?(?:let's|let us|here's|here is|here are|check|look at|see|take a look|tell|give|show|help|explain"
+    r"|suggest|recommend|send|find|list|write|provide|generate|create|remind|describe|summari[sz]e)\b",
+    re.IGNORECASE,
+)
 
 
 def without_comment(statement: str) -> str:
