@@ -14,8 +14,10 @@ whole conversations (each LoCoMo conversation is its own fold, each LongMemEval 
 its id hashes to), so no conversation is both trained and scored. Cross-validation chooses the L2
 strength (weighted log-loss of out-of-fold probabilities), then runs the real extractor on every fold
 with that fold's model for each (threshold, drop) pair and keeps the pair with the highest recall whose
-precision is at least `TARGET_PRECISION`, counting a memory that covers no label and has no judgment as
-wrong (a pessimistic precision). The final weights are fitted on all units and written with that pair.
+precision is at least `TARGET_PRECISION`, or, when no pair reaches it, at least the rules' own precision on
+the same turns (`choose`); a memory that covers no label and has no judgment counts as wrong (a
+pessimistic precision: judge the unmatched memories, `judgments-realistic-others.jsonl`, for the true one).
+The final weights are fitted on all units and written with that pair.
 """
 
 from __future__ import annotations
@@ -176,12 +178,18 @@ def cross_validate(
     return {pair: system_score(found, judgments) for pair, found in results.items()}
 
 
-def choose(table: dict[tuple[float, float], dict[str, Any]]) -> tuple[float, float]:
-    """The pair with the highest recall at pessimistic precision >= TARGET_PRECISION (ties: the higher
-    threshold, then the lower drop); without one, the pair with the highest pessimistic precision."""
-    meeting = [pair for pair, s in table.items() if (s["precision_pessimistic"] or 0) >= TARGET_PRECISION]
-    if meeting:
-        return max(meeting, key=lambda pair: (table[pair]["recall"], pair[0], -pair[1]))
+def choose(table: dict[tuple[float, float], dict[str, Any]], floor: float) -> tuple[float, float]:
+    """The pair with the highest recall (then precision) at pessimistic precision >= TARGET_PRECISION;
+    when none reaches it, the same among the pairs whose precision is no lower than `floor` (the rules
+    alone, so the model never costs precision); failing that, the pair with the highest precision."""
+
+    def best(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+        return max(pairs, key=lambda pair: (table[pair]["recall"], table[pair]["precision_pessimistic"], pair[0]))
+
+    for least in (TARGET_PRECISION, floor):
+        meeting = [pair for pair, s in table.items() if (s["precision_pessimistic"] or 0) >= least]
+        if meeting:
+            return best(meeting)
     return max(table, key=lambda pair: (table[pair]["precision_pessimistic"] or 0, table[pair]["recall"]))
 
 
@@ -203,7 +211,7 @@ def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Pat
         judgments,
     )
     table = cross_validate(labelled, rows, all_units, l2, judgments)
-    threshold, drop = choose(table)
+    threshold, drop = choose(table, rules_alone["precision_pessimistic"] or 0.0)
     final = replace(fit(rows, labels, weights, l2), threshold=threshold, drop_below=drop)
     final.save(out)
     summary = {
@@ -237,10 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=Path("benchmarks/results/store-worthiness-cv.json"))
     args = parser.parse_args(argv)
     summary = train(args.locomo, args.longmemeval, out=args.out, report=args.report)
-    chosen = summary["chosen"]
+    chosen, rules = summary["chosen"], summary["rules_alone"]
     print(
         f"{summary['clauses']} clauses ({summary['positive_clauses']} positive), l2={summary['l2']}; "
-        f"rules alone: recall {summary['rules_alone']['recall']}, precision {summary['rules_alone']['precision_pessimistic']}; "
+        f"rules alone: recall {rules['recall']}, precision {rules['precision_pessimistic']}; "
         f"CV at threshold {chosen['threshold']}, drop {chosen['drop_below']}: recall {chosen['recall']}, "
         f"precision {chosen['precision_pessimistic']} (judged only {chosen['precision']})"
     )
