@@ -13,11 +13,11 @@ The model is an L2 logistic regression fitted by Newton's method in numpy (deter
 whole conversations (each LoCoMo conversation is its own fold, each LongMemEval session goes to the fold
 its id hashes to), so no conversation is both trained and scored. Cross-validation chooses the L2
 strength (weighted log-loss of out-of-fold probabilities), then runs the real extractor on every fold
-with that fold's model for each (threshold, drop) pair and keeps the pair with the highest recall whose
-precision is at least `TARGET_PRECISION`, or, when no pair reaches it, at least the rules' own precision on
+with that fold's model at each threshold and keeps the threshold with the highest recall whose
+precision is at least `TARGET_PRECISION`, or, when none reaches it, at least the rules' own precision on
 the same turns (`choose`); a memory that covers no label and has no judgment counts as wrong (a
 pessimistic precision: judge the unmatched memories, `judgments-realistic-others.jsonl`, for the true one).
-The final weights are fitted on all units and written with that pair.
+The final weights are fitted on all units and written with that threshold.
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ FOLDS = 5
 FORBID_WEIGHT = 3.0
 L2_GRID = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(15))
-DROPS = (0.0, 0.1, 0.2)
 TARGET_PRECISION = 0.90
 
 
@@ -122,7 +121,7 @@ def fit(rows: np.ndarray, labels: np.ndarray, weights: np.ndarray, l2: float) ->
         beta -= step
         if np.max(np.abs(step)) < 1e-8:
             break
-    return Weights(coef=beta[:-1], bias=float(beta[-1]), mean=mean, scale=scale, threshold=0.5, drop_below=0.0)
+    return Weights(coef=beta[:-1], bias=float(beta[-1]), mean=mean, scale=scale, threshold=0.5)
 
 
 def log_loss(p: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
@@ -156,41 +155,39 @@ def cross_validate(
     all_units: Sequence[Unit],
     l2: float,
     judgments: dict[str, bool],
-) -> dict[tuple[float, float], dict[str, Any]]:
-    """(threshold, drop) -> the real extractor's scores over all folds, each fold run with the model
+) -> dict[float, dict[str, Any]]:
+    """threshold -> the real extractor's scores over all folds, each fold run with the model
     fitted on the other folds."""
     conversations = sorted({t.id.split(":")[1] for t, _ in labelled if t.id.startswith("locomo:")})
     folds = np.array([u.fold for u in all_units])
     labels = np.array([u.positive for u in all_units], dtype=np.float64)
     weights = np.array([u.weight for u in all_units])
-    results: dict[tuple[float, float], list[realistic.TurnResult]] = {}
+    results: dict[float, list[realistic.TurnResult]] = {}
     for fold in range(FOLDS):
         test = folds == fold
         base = fit(rows[~test], labels[~test], weights[~test], l2)
         turns = [(t, label) for t, label in labelled if fold_of(t.id, conversations) == fold]
         for threshold in THRESHOLDS:
-            for drop in DROPS:
-                model = StoreWorthiness(weights=replace(base, threshold=threshold, drop_below=drop))
-                extractor = RuleExtractor(worthiness=model)
-                results.setdefault((threshold, drop), []).extend(
-                    realistic.TurnResult(t, label, tuple(extractor.extract([t.message()]))) for t, label in turns
-                )
-    return {pair: system_score(found, judgments) for pair, found in results.items()}
+            extractor = RuleExtractor(worthiness=StoreWorthiness(weights=replace(base, threshold=threshold)))
+            results.setdefault(threshold, []).extend(
+                realistic.TurnResult(t, label, tuple(extractor.extract([t.message()]))) for t, label in turns
+            )
+    return {threshold: system_score(found, judgments) for threshold, found in results.items()}
 
 
-def choose(table: dict[tuple[float, float], dict[str, Any]], floor: float) -> tuple[float, float]:
-    """The pair with the highest recall (then precision) at pessimistic precision >= TARGET_PRECISION;
-    when none reaches it, the same among the pairs whose precision is no lower than `floor` (the rules
-    alone, so the model never costs precision); failing that, the pair with the highest precision."""
+def choose(table: dict[float, dict[str, Any]], floor: float) -> float:
+    """The threshold with the highest recall (then precision) at pessimistic precision >= TARGET_PRECISION;
+    when none reaches it, the same among those whose precision is no lower than `floor` (the rules alone,
+    so the model never costs precision); failing that, the threshold with the highest precision."""
 
-    def best(pairs: list[tuple[float, float]]) -> tuple[float, float]:
-        return max(pairs, key=lambda pair: (table[pair]["recall"], table[pair]["precision_pessimistic"], pair[0]))
+    def best(thresholds: list[float]) -> float:
+        return max(thresholds, key=lambda t: (table[t]["recall"], table[t]["precision_pessimistic"], t))
 
     for least in (TARGET_PRECISION, floor):
-        meeting = [pair for pair, s in table.items() if (s["precision_pessimistic"] or 0) >= least]
+        meeting = [t for t, s in table.items() if (s["precision_pessimistic"] or 0) >= least]
         if meeting:
             return best(meeting)
-    return max(table, key=lambda pair: (table[pair]["precision_pessimistic"] or 0, table[pair]["recall"]))
+    return max(table, key=lambda t: (table[t]["precision_pessimistic"] or 0, table[t]["recall"]))
 
 
 def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Path | None) -> dict[str, Any]:
@@ -211,8 +208,8 @@ def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Pat
         judgments,
     )
     table = cross_validate(labelled, rows, all_units, l2, judgments)
-    threshold, drop = choose(table, rules_alone["precision_pessimistic"] or 0.0)
-    final = replace(fit(rows, labels, weights, l2), threshold=threshold, drop_below=drop)
+    threshold = choose(table, rules_alone["precision_pessimistic"] or 0.0)
+    final = replace(fit(rows, labels, weights, l2), threshold=threshold)
     final.save(out)
     summary = {
         "benchmark": "store-worthiness-model",
@@ -226,10 +223,10 @@ def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Pat
         "l2": l2,
         "rules_alone": rules_alone,
         "cv": [
-            {"threshold": t, "drop_below": d, **{k: v for k, v in s.items() if k not in ("locomo", "longmemeval")}}
-            for (t, d), s in sorted(table.items())
+            {"threshold": t, **{k: v for k, v in s.items() if k not in ("locomo", "longmemeval")}}
+            for t, s in sorted(table.items())
         ],
-        "chosen": {"threshold": threshold, "drop_below": drop, **table[(threshold, drop)]},
+        "chosen": {"threshold": threshold, **table[threshold]},
     }
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)
@@ -249,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{summary['clauses']} clauses ({summary['positive_clauses']} positive), l2={summary['l2']}; "
         f"rules alone: recall {rules['recall']}, precision {rules['precision_pessimistic']}; "
-        f"CV at threshold {chosen['threshold']}, drop {chosen['drop_below']}: recall {chosen['recall']}, "
+        f"CV at threshold {chosen['threshold']}: recall {chosen['recall']}, "
         f"precision {chosen['precision_pessimistic']} (judged only {chosen['precision']})"
     )
     return 0

@@ -32,8 +32,10 @@ from .skip import is_question
 
 MODEL_PATH = Path(__file__).parent / "models" / "store_worthiness.npz"
 REFUSALS = ("request", "attitude", "modal", "assistant", "context", "conversation", "slot", "thin")
-HARD_REFUSALS = frozenset({"request", "assistant", "conversation"})
-"""Reasons no score overrides: a request to the assistant, the assistant itself, this very talk."""
+HARD_REFUSALS = frozenset({"request", "assistant", "conversation", "context"})
+"""Reasons no score overrides: a request to the assistant, the assistant itself, this very talk, and words
+that lean on what was said before ("I made this apple pie", "they gave me a medal"): a memory must be
+understood without the conversation."""
 CHEAP_FEATURES = (
     "speaker_subject",
     *(f"refusal_{reason}" for reason in REFUSALS),
@@ -96,8 +98,7 @@ def features(clauses: Sequence[str], readings: Sequence[Reading], embeddings: np
 class Weights:
     """A fitted model: rows are standardised with `mean`/`scale`, then `p = sigmoid(rows @ coef + bias)`.
 
-    `threshold` is the probability from which a clause no rule stored is kept; `drop_below` the one under
-    which a first-person statement the rules would keep is dropped (0 keeps them all).
+    `threshold` is the probability from which a clause no rule stored is kept.
     """
 
     coef: np.ndarray
@@ -105,7 +106,6 @@ class Weights:
     mean: np.ndarray
     scale: np.ndarray
     threshold: float
-    drop_below: float
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         return sigmoid(((rows - self.mean) / self.scale) @ self.coef + self.bias)
@@ -118,7 +118,6 @@ class Weights:
             mean=self.mean.astype(np.float32),
             scale=self.scale.astype(np.float32),
             threshold=np.float64(self.threshold),
-            drop_below=np.float64(self.drop_below),
         )
 
     @classmethod
@@ -131,7 +130,6 @@ class Weights:
                     mean=raw["mean"].astype(np.float64),
                     scale=raw["scale"].astype(np.float64),
                     threshold=float(raw["threshold"]),
-                    drop_below=float(raw["drop_below"]),
                 )
         except (OSError, KeyError, ValueError) as exc:
             raise ConfigurationError(f"store-worthiness weights {path} cannot be loaded: {exc}") from exc

@@ -45,14 +45,14 @@ def test_cheap_features_name_the_refusal() -> None:
 def test_shipped_weights_fit_the_features() -> None:
     weights = SHIPPED.weights
     assert weights.coef.shape == (256 + len(CHEAP_FEATURES),)
-    assert 0.0 < weights.threshold < 1.0 and 0.0 <= weights.drop_below < weights.threshold
+    assert 0.0 < weights.threshold < 1.0
 
 
 def test_weights_round_trip(tmp_path: Path) -> None:
-    weights = replace(SHIPPED.weights, threshold=0.42, drop_below=0.07)
+    weights = replace(SHIPPED.weights, threshold=0.42)
     weights.save(tmp_path / "w.npz")
     loaded = Weights.load(tmp_path / "w.npz")
-    assert loaded.threshold == 0.42 and loaded.drop_below == 0.07
+    assert loaded.threshold == 0.42
     assert np.allclose(loaded.coef, weights.coef, atol=1e-6)
 
 

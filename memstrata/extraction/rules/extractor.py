@@ -15,7 +15,7 @@ from ..worthiness import SHIPPED, StoreWorthiness
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
-from .learned import kept_by_model, learned_statement
+from .learned import learned_statement
 from .milestones import milestone_rules
 from .open_items import open_item_rules
 from .others import other_people_rules
@@ -95,13 +95,11 @@ def clause_steps(text: str, *, at: datetime, name: str | None = None) -> Iterato
 
 
 def general_path(ctx: Clause, model: StoreWorthiness | None) -> list[Candidate]:
-    """A clause no specific rule read: a first-person statement the categories let through (unless the
-    model finds it very unlikely), else one the store-worthiness model keeps (none without a model)."""
+    """A clause no specific rule read: a first-person statement the categories let through, else one the
+    store-worthiness model keeps (none without a model)."""
     kept = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
-    if model is None:
+    if kept or model is None:
         return kept
-    if kept:
-        return kept if kept_by_model(ctx, model) else []
     return learned_statement(ctx, model)
 
 

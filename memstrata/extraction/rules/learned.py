@@ -4,10 +4,10 @@ The general path (`self_statements`) keeps a first-person clause only when no li
 refuses it; on chat written by others most store-worthy clauses fall into a category on purpose kept
 broad ("Losing my job was hard", "Dance gives me an escape", "I cherish time with family"). Here such a
 clause is scored by `..worthiness` and stored as said, in the third person, when its probability
-reaches the model's threshold. A hard refusal is never overridden: a question, a request to the
-assistant, a clause about the assistant or about this very conversation. The model may also drop a
-statement the general path would keep when it finds it very unlikely to be worth keeping
-(`Weights.drop_below`; 0 keeps every one).
+reaches the model's threshold. A hard refusal is never overridden (`out_of_reach`): a question, a
+request to the assistant, a clause about the assistant or this very conversation, sarcasm, a clause not
+yet a fact (a modal, musing: `disclosure.hedged`) or one that leans on words said before it
+(`disclosure.refusal`'s "context": "I made this apple pie too").
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from ..base import Candidate
-from ..disclosure import is_thin, without_evaluation
-from ..skip import is_question
+from ..disclosure import hedged, is_thin, without_evaluation
+from ..skip import is_question, sarcastic
 from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read
 from .clause import Clause
 from .self_statements import stated
@@ -37,14 +37,19 @@ def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Can
 def out_of_reach(clause: str, reading: Reading) -> bool:
     """True for a clause no score may store:
 
-    - a hard refusal (`worthiness.HARD_REFUSALS`) or a question;
+    - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before), a
+      question, sarcasm ("Oh I just adore traffic"), a modal or musing ("I'm thinking of serving the lamb");
     - a clause naming the assistant ("you", "your"): about this talk, whatever its subject;
     - a clause naming neither the speaker nor their own ("Traveling is so eye-opening"): a remark;
     - a proposal, an order to the assistant or a pointer to something shown in the talk ("Let's keep
       chasing our dreams", "tell me the command ...", "Here's a photo of us", "Check my ideal studio");
     - a fragment with fewer than two specific words ("In Paris", "For me").
     """
-    if reading.reason in HARD_REFUSALS or is_question(clause) or _IN_THE_TALK.match(clause) or _YOU.search(clause):
+    if reading.reason in HARD_REFUSALS or is_question(clause) or sarcastic(clause):
+        return True
+    if reading.start is not None and hedged(without_evaluation(clause[reading.start :])) is not None:
+        return True
+    if _IN_THE_TALK.match(clause) or _YOU.search(clause):
         return True
     return not _SPEAKER.search(clause) or is_thin(without_evaluation(clause[reading.start or 0 :]))
 
@@ -67,9 +72,3 @@ def without_comment(statement: str) -> str:
 
 
 _SET_OFF = re.compile(r"^(?:$|\s*,|\s+(?:and|but|so|plus)\b)", re.IGNORECASE)
-
-
-def kept_by_model(ctx: Clause, model: StoreWorthiness = SHIPPED) -> bool:
-    """False when the model finds a clause the general path keeps too unlikely to be worth keeping."""
-    floor = model.weights.drop_below
-    return floor <= 0 or model.probability(ctx.clause, ctx.original, read(ctx.clause)) >= floor
