@@ -15,7 +15,7 @@ from ..worthiness import SHIPPED, StoreWorthiness
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
-from .learned import learned_statement
+from .learned import asks_the_assistant, learned_statement
 from .milestones import milestone_rules
 from .open_items import open_item_rules
 from .others import other_people_rules
@@ -59,12 +59,14 @@ class RuleExtractor:
 
         The specific rules read every clause; a clause they do not read may still be a first-person
         statement, kept as said (`self_statements`), or a clause the store-worthiness model keeps
-        (`learned`), unless it follows a clause of the same sentence that a rule read: such a clause
-        mostly explains or qualifies it ("Text me, I never check email").
+        (`learned`; not in a message that asks the assistant for something), unless it follows a clause
+        of the same sentence that a rule read: such a clause mostly explains or qualifies it ("Text me, I
+        never check email").
         """
         found: list[Candidate] = []
+        model = None if self.worthiness is None or asks_the_assistant(text) else self.worthiness
         for step in clause_steps(text, at=at, name=name):
-            produced = step.specific or (general_path(step.ctx, self.worthiness) if step.open else [])
+            produced = step.specific or (general_path(step.ctx, model) if step.open else [])
             found.extend(produced)
         name = name or next((c.value for c in found if _names_the_user(c)), None)
         return found + _possessions(text, at, name, found)

@@ -63,6 +63,21 @@ _IN_THE_TALK = re.compile(
 )
 
 
+def asks_the_assistant(text: str) -> bool:
+    """True for a message that asks the assistant for something ("Can you help me estimate ...?", "any
+    tips?", "I'd like some ideas"): its other clauses are mostly the request's background ("I'm trying to
+    finalize my budget"), which the learned path leaves to the rules."""
+    return bool(_ASKS.search(text))
+
+
+_ASKS = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bdo you (?:know|have|think|recommend|suggest)\b|\bany (?:tips|ideas|advice"
+    r"|suggestions|recommendations|thoughts)\b|\b(?:recommend|suggest)\b.*\?|\bhelp me\b|\bi(?:'d| would) like\b"
+    r"|\b(?:i|we) (?:need|want) (?:some |your )?(?:help|advice|tips|ideas|suggestions|recommendations)\b",
+    re.IGNORECASE,
+)
+
+
 def without_comment(statement: str) -> str:
     """The statement without a comment on it set off by a comma or a conjunction (", it was great");
     a clause the comment pattern would cut inside its own object ("I thought it was interesting how ...",
