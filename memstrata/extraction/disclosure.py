@@ -38,6 +38,7 @@ language, not a list of sentences:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .lexicon import RELATIONS, wordset
 from .skip import leans_on_context
@@ -332,6 +333,7 @@ _SUBORDINATE = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)  # the general and learned paths ask it of the same clause
 def disclosure_start(clause: str) -> int | None:
     """Where the speaker's subject starts in `clause` ("I", "I'm", "My sister" ...), when the clause is a
     first-person statement; None otherwise (another subject, a subordinate clause, an imperative)."""
@@ -470,6 +472,7 @@ def _as_speaker(match: re.Match[str]) -> str:
     return "I am " if match.group("are") else "I was " if match.group("were") else "I "
 
 
+@lru_cache(maxsize=1024)  # the general and learned paths ask it of the same statement
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 

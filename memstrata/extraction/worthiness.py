@@ -146,29 +146,49 @@ class StoreWorthiness:
         """The weights at `path`, or `weights` as given (the trainer's cross-validation folds)."""
         self._path = Path(path)
         self._given = weights
-        self._loaded: tuple[Weights, object] | None = None
+        self._loaded: _Scorer | None = None
         self._lock = threading.Lock()
 
-    def _parts(self) -> tuple[Weights, object]:
+    def _scorer(self) -> _Scorer:
         loaded = self._loaded
         if loaded is None:
-            from ..embedders.static import StaticEmbedder  # the embedder's weights load only when needed
-
             with self._lock:
                 if self._loaded is None:
-                    self._loaded = (self._given or Weights.load(self._path), StaticEmbedder())
+                    self._loaded = _Scorer(self._given or Weights.load(self._path))
                 loaded = self._loaded
         return loaded
 
     @property
     def weights(self) -> Weights:
-        return self._parts()[0]
+        return self._scorer().weights
 
     def probability(self, clause: str, original: str, reading: Reading) -> float:
-        """P(store-worthy) of one clause (`clause` masked, `original` as said)."""
-        weights, embedder = self._parts()
-        vector = embedder.embed_documents([original])  # type: ignore[attr-defined]
-        return float(weights.probabilities(features([clause], [reading], vector))[0])
+        """P(store-worthy) of one clause (`clause` masked, `original` as said); the same number as
+        `Weights.probabilities` of its `features` row, computed without building the row."""
+        return self._scorer().probability(clause, original, reading)
+
+
+class _Scorer:
+    """Weights with the standardisation folded in (`coef / scale`), split into the embedding's part
+    (a float32 dot product) and the cheap features' part (a few Python floats): one clause costs one
+    embedding and no array building."""
+
+    def __init__(self, weights: Weights) -> None:
+        from ..embedders.static import StaticEmbedder  # the embedder's weights load only when needed
+
+        folded = weights.coef / weights.scale
+        width = len(folded) - len(CHEAP_FEATURES)
+        self.weights = weights
+        self.embedding = folded[:width].astype(np.float32)
+        self.cheap = [float(w) for w in folded[width:]]
+        self.bias = float(weights.bias - (weights.mean / weights.scale) @ weights.coef)
+        self.embedder = StaticEmbedder()
+
+    def probability(self, clause: str, original: str, reading: Reading) -> float:
+        vector = self.embedder.embed_documents([original])[0]
+        logit = float(vector @ self.embedding) + self.bias
+        logit += sum(w * x for w, x in zip(self.cheap, cheap_features(clause, reading), strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
 
 
 SHIPPED = StoreWorthiness()

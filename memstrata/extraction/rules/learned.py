@@ -25,6 +25,8 @@ from .self_statements import stated
 def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Candidate]:
     """The clause as a statement when the model finds it store-worthy; [] when it does not or when a
     hard reason refuses it (`out_of_reach`)."""
+    if plainly_out_of_reach(ctx.clause):
+        return []
     reading = read(ctx.clause)
     if out_of_reach(ctx.clause, reading):
         return []
@@ -37,21 +39,26 @@ def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Can
 def out_of_reach(clause: str, reading: Reading) -> bool:
     """True for a clause no score may store:
 
-    - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before), a
-      question, sarcasm ("Oh I just adore traffic"), a modal or musing ("I'm thinking of serving the lamb");
-    - a clause naming the assistant ("you", "your"): about this talk, whatever its subject;
-    - a clause naming neither the speaker nor their own ("Traveling is so eye-opening"): a remark;
-    - a proposal, an order to the assistant or a pointer to something shown in the talk ("Let's keep
-      chasing our dreams", "tell me the command ...", "Here's a photo of us", "Check my ideal studio");
+    - a question, sarcasm ("Oh I just adore traffic"), a clause naming the assistant ("you", "your":
+      about this talk, whatever its subject), a clause naming neither the speaker nor their own
+      ("Traveling is so eye-opening": a remark), a proposal, an order to the assistant or a pointer to
+      something shown in the talk (`plainly_out_of_reach`);
+    - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before),
+      a modal or musing ("I'm thinking of serving the lamb");
     - a fragment with fewer than two specific words ("In Paris", "For me").
     """
-    if reading.reason in HARD_REFUSALS or is_question(clause) or sarcastic(clause):
+    if plainly_out_of_reach(clause) or reading.reason in HARD_REFUSALS:
         return True
-    if reading.start is not None and hedged(without_evaluation(clause[reading.start :])) is not None:
+    statement = without_evaluation(clause[reading.start or 0 :])
+    return (reading.start is not None and hedged(statement) is not None) or is_thin(statement)
+
+
+def plainly_out_of_reach(clause: str) -> bool:
+    """The cheap part of `out_of_reach`, read before the clause's refusal is worked out ("Let's keep
+    chasing our dreams", "tell me the command ...", "Here's a photo of us", "Check my ideal studio")."""
+    if not _SPEAKER.search(clause) or _YOU.search(clause) or _IN_THE_TALK.match(clause):
         return True
-    if _IN_THE_TALK.match(clause) or _YOU.search(clause):
-        return True
-    return not _SPEAKER.search(clause) or is_thin(without_evaluation(clause[reading.start or 0 :]))
+    return is_question(clause) or sarcastic(clause)
 
 
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
