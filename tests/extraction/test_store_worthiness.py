@@ -13,7 +13,7 @@ from memstrata.bench.train_disclosure import fit, fold_of
 from memstrata.errors import ConfigurationError
 from memstrata.extraction.base import Message
 from memstrata.extraction.rules import RuleExtractor
-from memstrata.extraction.rules.learned import out_of_reach, without_comment
+from memstrata.extraction.rules.learned import asks_the_assistant, out_of_reach, without_comment
 from memstrata.extraction.worthiness import CHEAP_FEATURES, SHIPPED, StoreWorthiness, Weights, cheap_features, read
 
 AT = datetime(2026, 3, 4, 15, 0, tzinfo=UTC)
@@ -130,3 +130,19 @@ def test_hard_refusals_stay_refused_at_any_threshold() -> None:
         "I love your suggestion about the Italian menu.",
     ):
         assert extract(text, always) == extract(text, RuleExtractor(worthiness=None)), text
+
+
+def test_a_message_asking_the_assistant_leaves_its_background_to_the_rules() -> None:
+    always = RuleExtractor(worthiness=StoreWorthiness(weights=replace(SHIPPED.weights, threshold=0.0)))
+    text = "I'm trying to finalize my budget for the new house. Can you help me estimate the closing costs?"
+    assert asks_the_assistant(text)
+    assert extract(text, always) == extract(text, RuleExtractor(worthiness=None))
+    assert not asks_the_assistant("Losing my job at the engineering company was hard. How about you?")
+
+
+def test_the_model_loads_only_when_a_clause_reaches_it() -> None:
+    model = StoreWorthiness()
+    extract("Hi there! Thanks so much.", RuleExtractor(worthiness=model))
+    assert model._loaded is None  # nothing in reach: neither weights nor embedder were loaded
+    extract("Losing my job at the engineering company was hard.", RuleExtractor(worthiness=model))
+    assert model._loaded is not None
