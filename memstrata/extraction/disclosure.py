@@ -462,6 +462,19 @@ def hedged(statement: str) -> str | None:
     return None
 
 
+def passing(statement: str) -> bool:
+    """True when a first-person `statement` is a passing state of body, mind or place ("I'm a bit tired
+    today", "I'm in a meeting", "I'm doing OK") or stretched emphasis ("I just looove ..."): true only for
+    the moment, or sarcasm; never worth keeping, whatever else the clause says."""
+    return bool(
+        _PASSING_STATE.match(statement)
+        or _WHERE_NOW.match(statement)
+        or _HOW_FAR_NOW.match(statement)
+        or _HOW_I_AM.match(statement)
+        or _ELONGATED.search(statement)
+    )
+
+
 def considered(statement: str) -> bool:
     """True when a first-person `statement` weighs a named course of action ("I'm considering adopting a
     dog"): not yet a fact for an event or a routine, but a plan that may be kept as said."""
@@ -530,4 +543,13 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     return None
 
 
-__all__ = ["considered", "disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]
+__all__ = [
+    "considered",
+    "disclosure_start",
+    "hedged",
+    "is_thin",
+    "passing",
+    "refusal",
+    "specific_words",
+    "without_evaluation",
+]

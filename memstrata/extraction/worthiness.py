@@ -35,7 +35,9 @@ REFUSALS = ("request", "attitude", "modal", "assistant", "context", "conversatio
 HARD_REFUSALS = frozenset({"request", "assistant", "conversation", "context"})
 """Reasons no score overrides: a request to the assistant, the assistant itself, this very talk, and words
 that lean on what was said before ("I made this apple pie", "they gave me a medal"): a memory must be
-understood without the conversation."""
+understood without the conversation. A slot's vocabulary is left to the score: a statement is
+many-valued and never retires a slot's value, and cross-validation kept 6 more items with it (4 of them
+said with slot words) at no loss of precision."""
 CHEAP_FEATURES = (
     "speaker_subject",
     *(f"refusal_{reason}" for reason in REFUSALS),

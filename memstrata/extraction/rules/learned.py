@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..base import Candidate
-from ..disclosure import hedged, is_thin, without_evaluation
+from ..disclosure import hedged, is_thin, passing, without_evaluation
 from ..skip import is_question, sarcastic
 from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read
 from .clause import Clause
@@ -44,13 +44,16 @@ def out_of_reach(clause: str, reading: Reading) -> bool:
       ("Traveling is so eye-opening": a remark), a proposal, an order to the assistant or a pointer to
       something shown in the talk (`plainly_out_of_reach`);
     - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before),
-      a modal or musing ("I'm thinking of serving the lamb");
+      a modal or musing ("I'm thinking of serving the lamb"), a passing state or stretched emphasis
+      ("I'm in a meeting", "I just looove spam calls": `disclosure.passing`);
     - a fragment with fewer than two specific words ("In Paris", "For me").
     """
     if plainly_out_of_reach(clause) or reading.reason in HARD_REFUSALS:
         return True
     statement = without_evaluation(clause[reading.start or 0 :])
-    return (reading.start is not None and hedged(statement) is not None) or is_thin(statement)
+    if reading.start is not None and (hedged(statement) is not None or passing(statement)):
+        return True
+    return is_thin(statement)
 
 
 def plainly_out_of_reach(clause: str) -> bool:
