@@ -84,7 +84,13 @@ class Buffer(Protocol):
     """Idle lifetime of a session's list; None keeps it until cleared."""
 
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:
-        """Append `turns`, keep only the newest `max_turns`, refresh the TTL; atomically."""
+        """Append `turns`, keep only the newest `max_turns`, refresh the TTL; atomically.
+
+        Idempotent by turn id: a turn whose id the session already holds is skipped, so retrying an
+        append that raised `BufferUnavailable` (it may have been applied, e.g. on a Redis primary that
+        then failed over) keeps one copy. Only the turns still held count: a turn already trimmed
+        out of the window, or folded away by `trim_through`, would be appended again. Turns without
+        an id are always appended."""
         ...
 
     def window(self, scope: Scope) -> list[Turn] | None:
@@ -113,6 +119,21 @@ class Buffer(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def unheld(held: Sequence[Turn], turns: Sequence[Turn]) -> list[Turn]:
+    """The turns of `turns` to append after `held`: those whose id is neither held nor earlier in
+    `turns`, in order. A turn's id is its episode's id, so a retried append (the first attempt raised
+    but may have been applied) adds nothing twice; a turn without an id ('') is always kept."""
+    seen = {t.id for t in held if t.id}
+    fresh = []
+    for turn in turns:
+        if not turn.id:
+            fresh.append(turn)
+        elif turn.id not in seen:
+            seen.add(turn.id)
+            fresh.append(turn)
+    return fresh
 
 
 def check_ttl(ttl_seconds: float | None) -> float | None:
@@ -162,5 +183,6 @@ __all__ = [
     "check_ttl",
     "fold_lock_key",
     "session_key",
+    "unheld",
     "user_key_prefix",
 ]
