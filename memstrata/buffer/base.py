@@ -39,6 +39,7 @@ class Turn:
     speaker: str | None = None
 
     def to_json(self) -> str:
+        """One line of JSON that begins with `head()`: the id is always the first field."""
         data: dict[str, Any] = {
             "id": self.id,
             "role": self.role,
@@ -48,6 +49,14 @@ class Turn:
         if self.speaker:
             data["speaker"] = self.speaker
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def head(self) -> str:
+        """The start of `to_json()` up to and including the id (`{"id":"t1",`), '' without an id: two
+        serialized turns begin with the same head exactly when their ids are equal (a JSON string ends
+        at its first unescaped quote), so a store of serialized turns can find a turn by id as text."""
+        if not self.id:
+            return ""
+        return '{"id":' + json.dumps(self.id, ensure_ascii=False) + ","
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> Turn:

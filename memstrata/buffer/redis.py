@@ -73,23 +73,30 @@ end
 return 0
 """
 
-# ARGV: max_turns, ttl_ms, n, then the n turn ids, then the n serialized turns. A turn whose id the
-# list already holds is skipped (a retried append after an unacknowledged write adds nothing); a
-# turn without an id ('') is always pushed. Checking and pushing in one script keeps it atomic.
+# ARGV: max_turns, ttl_ms, n, then the n turns' heads (`Turn.head`: the serialized turn up to its id,
+# '' for a turn without an id), then the n serialized turns. A turn whose head begins an entry the list
+# already holds is skipped (a retried append after an unacknowledged write adds nothing); a turn
+# without an id is always pushed. Heads are compared as text, not decoded: decoding every held turn
+# as JSON tripled the server CPU of an append to a 200-turn session (BENCHMARKS.md §13). Checking
+# and pushing in one script keeps the append atomic.
 _APPEND = """
 local existed = redis.call('EXISTS', KEYS[1])
-local held = {}
-for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, turn = pcall(cjson.decode, raw)
-  if ok and type(turn) == 'table' and type(turn['id']) == 'string' then held[turn['id']] = true end
-end
 local n = tonumber(ARGV[3])
+local lengths, held = {}, {}
+for i = 1, n do
+  if ARGV[3 + i] ~= '' then lengths[#ARGV[3 + i]] = true end
+end
+if next(lengths) then
+  for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    for length in pairs(lengths) do held[string.sub(raw, 1, length)] = true end
+  end
+end
 local fresh = {}
 for i = 1, n do
-  local id = ARGV[3 + i]
-  if id == '' or not held[id] then
+  local head = ARGV[3 + i]
+  if head == '' or not held[head] then
     fresh[#fresh + 1] = ARGV[3 + n + i]
-    if id ~= '' then held[id] = true end
+    if head ~= '' then held[head] = true end
   end
 end
 if #fresh > 0 then redis.call('RPUSH', KEYS[1], unpack(fresh)) end
@@ -245,7 +252,7 @@ class RedisBuffer:
 
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:
         check_max_turns(max_turns)
-        args = [max_turns, self._ttl_ms, len(turns), *[t.id for t in turns], *[t.to_json() for t in turns]]
+        args = [max_turns, self._ttl_ms, len(turns), *[t.head() for t in turns], *[t.to_json() for t in turns]]
         existed, raw = self._write(self._append, self.key(scope), args, "append")
         return AppendResult([Turn.from_json(r) for r in raw], bool(existed))
 

@@ -57,6 +57,21 @@ def test_a_retried_append_keeps_one_copy_of_each_turn(buffer: Buffer) -> None:
     assert [(t.role, t.content) for t in kept] == [(t.role, t.content) for t in turns(1, 2, 3, 4)]
 
 
+def test_a_turn_is_known_by_its_whole_id(buffer: Buffer) -> None:
+    """Ids that begin alike, or need escaping in JSON, name different turns."""
+    tricky = [Turn("user", f"message {i}", AT, id=i) for i in ("t1", "t10", 't1"', "t1\\", "Zoë", "t1,")]
+    buffer.append(S1, tricky[:1], max_turns=10)
+    assert ids(buffer.append(S1, tricky, max_turns=10).turns) == [t.id for t in tricky]
+    assert ids(buffer.append(S1, tricky[::-1], max_turns=10).turns) == [t.id for t in tricky]
+
+
+def test_a_serialized_turn_begins_with_its_head() -> None:
+    for turn_id in ("t1", 't1"', "t1\\", "Zoë", "a\nb"):
+        turn = Turn("user", "hi", AT, id=turn_id, speaker="Ana")
+        assert turn.to_json().startswith(turn.head()) and Turn.from_json(turn.to_json()).id == turn_id
+    assert Turn("user", "hi", AT).head() == ""
+
+
 def test_turns_without_an_id_are_always_appended(buffer: Buffer) -> None:
     anonymous = Turn("user", "no id", AT)
     buffer.append(S1, [anonymous, anonymous], max_turns=10)
