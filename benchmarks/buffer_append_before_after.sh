@@ -15,7 +15,6 @@ out=${OUT:-$root/benchmarks/results/buffer-append}
 mkdir -p "$out"
 export_trees "$rev" memstrata/bench/buffer_append.py
 run() {
-  (cd "$work" && PYTHONPATH="$work/$1" "$python" -m memstrata.bench.buffer_append --appends "$appends" \
-    --out "$out" --name "$1-$2" > /dev/null)
+  in_tree "$1" "$python" -m memstrata.bench.buffer_append --appends "$appends" --out "$out" --name "$1-$2"
 }
 each_round "$rounds" alternate run

@@ -16,7 +16,7 @@ out=${OUT:-$root/benchmarks/results/sealing-cost}
 mkdir -p "$out"
 export_trees "$rev" memstrata/bench/sealing_cost.py
 run() {
-  (cd "$work" && PYTHONPATH="$work/$1" "$python" -m memstrata.bench.sealing_cost --memories "$memories" \
-    --queries "$queries" --batches "$batches" --out "$out" --name "$1-$2" > /dev/null)
+  in_tree "$1" "$python" -m memstrata.bench.sealing_cost --memories "$memories" --queries "$queries" \
+    --batches "$batches" --out "$out" --name "$1-$2"
 }
 each_round "$rounds" alternate run

@@ -13,8 +13,7 @@ out=$root/benchmarks/results/search-latency
 mkdir -p "$out"
 export_trees "$rev" memstrata/bench/reliability.py
 run() {
-  (cd "$work" && PYTHONPATH="$work/$1" "$root/.venv/bin/python" -m memstrata.bench.reliability \
-    --postgres-admin-url "$admin" --only search_latency --load-threads "$threads" \
-    --out "$out/$1-$2.json" > /dev/null)
+  in_tree "$1" "$root/.venv/bin/python" -m memstrata.bench.reliability --postgres-admin-url "$admin" \
+    --only search_latency --load-threads "$threads" --out "$out/$1-$2.json"
 }
 each_round "$rounds" fixed run

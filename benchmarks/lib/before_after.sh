@@ -40,6 +40,14 @@ export_trees() {
   done
 }
 
+# in_tree SIDE COMMAND...: run COMMAND from `$work` with SIDE's tree (before/after) as its import path,
+# its output discarded (the probes write their results to files).
+in_tree() {
+  local side=$1
+  shift
+  (cd "$work" && PYTHONPATH="$work/$side" "$@" > /dev/null)
+}
+
 # each_round ROUNDS ORDER RUN: for rounds 1..ROUNDS call `RUN SIDE ROUND` for both sides, before first
 # (ORDER=fixed), or before first in odd rounds and after first in even ones (ORDER=alternate: before,
 # after, after, before, ...), so neither side always runs on the machine the other just warmed.
