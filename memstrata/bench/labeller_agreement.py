@@ -4,8 +4,9 @@ Two label files in the format of `extraction_realistic` (ids, items, must-not-co
 on the turns of one split:
 
 - an *item* of one labeller is matched when the other labeller has an item of the same turn whose required
-  words overlap (one content word in common, stemmed as in the extraction benchmark); it is *implied* when
-  such an item's required words are all among its own, so that a memory covering it covers the other too;
+  words overlap (one content word in common, stemmed as in the extraction benchmark); beyond that, counted
+  are the matched items whose partner has the very same words, and those whose partner's words are all
+  among their own (so that a memory covering the item covers the other labeller's item too);
 - a turn *has an item* (or *has a forbid set*) for a labeller when that labeller gave it at least one; the
   two labellers' yes/no per turn are compared with Cohen's kappa (agreement beyond what each labeller's
   own rate of "yes" would give by chance);
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,16 +58,20 @@ def _overlapping(required: Sequence[str], others: Sequence[Sequence[str]]) -> li
     return [theirs for theirs in map(word_set, others) if mine & theirs]
 
 
-def _items_matched(own: Sequence[Item], other: Sequence[Item]) -> tuple[int, int, int]:
-    """(matched, implied, same date) among `own` items against the `other` labeller's items of the turn."""
-    matched = implied = same_date = 0
+def _item_counts(own: Sequence[Item], other: Sequence[Item]) -> Counter[str]:
+    """Counts over `own` items against the `other` labeller's items of the same turn."""
+    counts: Counter[str] = Counter(items=len(own), dated=sum(item.date is not None for item in own))
     for item in own:
-        partners = [o for o in other if word_set(item.words) & word_set(o.words)]
-        if partners:
-            matched += 1
-            implied += any(word_set(o.words) <= word_set(item.words) for o in partners)
-            same_date += any(o.date == item.date for o in partners)
-    return matched, implied, same_date
+        mine = word_set(item.words)
+        partners = [o for o in other if mine & word_set(o.words)]
+        if not partners:
+            continue
+        counts["matched"] += 1
+        counts["same_words"] += any(word_set(o.words) == mine for o in partners)
+        # Every memory that covers this item (holds all its words) also covers such a partner.
+        counts["covering_covers_other"] += any(word_set(o.words) <= mine for o in partners)
+        counts["dated_same_date"] += item.date is not None and any(o.date == item.date for o in partners)
+    return counts
 
 
 def _turn_table(first: Sequence[bool], second: Sequence[bool]) -> dict[str, Any]:
@@ -95,49 +101,41 @@ def agreement(first: Mapping[str, Label], second: Mapping[str, Label]) -> dict[s
     if not first:
         raise InvalidInput("no turns to compare")
     ids = sorted(first)
-    items = {"first": 0, "second": 0}
-    matched = {"first": 0, "second": 0}
-    implied = {"first": 0, "second": 0}
-    dated = {"first": 0, "second": 0}
-    same_date = {"first": 0, "second": 0}
-    forbid = {"first": 0, "second": 0}
-    forbid_matched = {"first": 0, "second": 0}
+    counts: dict[str, Counter[str]] = {"first": Counter(), "second": Counter()}
     for turn in ids:
         labels = {"first": first[turn], "second": second[turn]}
         for who, other in (("first", "second"), ("second", "first")):
             own, theirs = labels[who], labels[other]
-            hit, implies, dates = _items_matched(own.items, theirs.items)
-            items[who] += len(own.items)
-            matched[who] += hit
-            implied[who] += implies
-            same_date[who] += dates
-            dated[who] += sum(item.date is not None for item in own.items)
-            forbid[who] += len(own.forbid)
-            forbid_matched[who] += sum(bool(_overlapping(group, theirs.forbid)) for group in own.forbid)
+            counts[who] += _item_counts(own.items, theirs.items)
+            counts[who]["forbid"] += len(own.forbid)
+            counts[who]["forbid_matched"] += sum(bool(_overlapping(group, theirs.forbid)) for group in own.forbid)
+    one, two = counts["first"], counts["second"]
     return {
         "turns": len(ids),
         "items": {
-            "first": items["first"],
-            "second": items["second"],
-            "first_matched_by_second": matched["first"],
-            "second_matched_by_first": matched["second"],
-            "share_of_first_matched": _share(matched["first"], items["first"]),
-            "share_of_second_matched": _share(matched["second"], items["second"]),
-            # A memory covering the first labeller's item also covers an implied item of the second.
-            "first_implied_by_second": implied["first"],
-            "second_implied_by_first": implied["second"],
-            "first_with_date": dated["first"],
-            "second_with_date": dated["second"],
-            "first_matched_with_same_date": same_date["first"],
-            "second_matched_with_same_date": same_date["second"],
+            "first": one["items"],
+            "second": two["items"],
+            "first_matched_by_second": one["matched"],
+            "second_matched_by_first": two["matched"],
+            "share_of_first_matched": _share(one["matched"], one["items"]),
+            "share_of_second_matched": _share(two["matched"], two["items"]),
+            "first_with_same_words_in_second": one["same_words"],
+            "second_with_same_words_in_first": two["same_words"],
+            # a memory covering such an item of one labeller also covers an item of the other
+            "first_covering_covers_second": one["covering_covers_other"],
+            "second_covering_covers_first": two["covering_covers_other"],
+            "first_with_date": one["dated"],
+            "second_with_date": two["dated"],
+            "first_dated_matched_same_date": one["dated_same_date"],
+            "second_dated_matched_same_date": two["dated_same_date"],
         },
         "turns_with_item": _turn_table([bool(first[t].items) for t in ids], [bool(second[t].items) for t in ids]),
         "turns_with_forbid": _turn_table([bool(first[t].forbid) for t in ids], [bool(second[t].forbid) for t in ids]),
         "forbid_sets": {
-            "first": forbid["first"],
-            "second": forbid["second"],
-            "first_matched_by_second": forbid_matched["first"],
-            "second_matched_by_first": forbid_matched["second"],
+            "first": one["forbid"],
+            "second": two["forbid"],
+            "first_matched_by_second": one["forbid_matched"],
+            "second_matched_by_first": two["forbid_matched"],
         },
     }
 

@@ -17,7 +17,7 @@ def _label(*items: Item, forbid: tuple[tuple[str, ...], ...] = ()) -> Label:
 
 
 FIRST = {
-    "t:1": _label(Item(("pottery", "class"), "2023-05-07")),
+    "t:1": _label(Item(("pottery", "class"), "2023-05-07"), Item(("kid",))),
     "t:2": _label(Item(("loves", "cats"))),
     "t:3": _label(Item(("hiking",)), forbid=(("studio",),)),
     "t:4": _label(),
@@ -56,16 +56,19 @@ def test_word_sets_are_stemmed_like_the_benchmark() -> None:
 def test_items_match_by_overlapping_words_in_the_same_turn() -> None:
     result = agree.agreement(FIRST, SECOND)
     items = result["items"]
-    assert (items["first"], items["second"]) == (3, 3)
-    # first: pottery class (t:1) and loves cats (t:2) are matched, hiking (t:3) is not
-    assert items["first_matched_by_second"] == 2
-    # second: pottery (t:1) and love (t:2) are matched, kids (t:1) shares no word with any item of t:1
-    assert items["second_matched_by_first"] == 2
-    assert items["share_of_first_matched"] == pytest.approx(0.667)
+    assert (items["first"], items["second"]) == (4, 3)
+    # first: pottery class, kid (t:1) and loves cats (t:2) are matched, hiking (t:3) is not
+    assert items["first_matched_by_second"] == 3
+    # second: pottery, kids (t:1) and love (t:2) are all matched
+    assert items["second_matched_by_first"] == 3
+    assert items["share_of_first_matched"] == 0.75
+    assert items["share_of_second_matched"] == 1.0
+    # only "kid" / "kids" is the same word set on both sides
+    assert (items["first_with_same_words_in_second"], items["second_with_same_words_in_first"]) == (1, 1)
     # "pottery" and "love" lie inside the first labeller's word sets, never the other way round
-    assert (items["first_implied_by_second"], items["second_implied_by_first"]) == (2, 0)
+    assert (items["first_covering_covers_second"], items["second_covering_covers_first"]) == (3, 1)
     assert (items["first_with_date"], items["second_with_date"]) == (1, 1)
-    assert items["first_matched_with_same_date"] == 2  # t:1 same date, t:2 neither has one
+    assert (items["first_dated_matched_same_date"], items["second_dated_matched_same_date"]) == (1, 1)
     assert result["turns"] == 4
 
 
@@ -110,7 +113,17 @@ def test_the_command_compares_one_split_and_writes_counts_only(tmp_path: Path) -
     assert agree.main(["--first", str(first), "--second", str(second), "--split", "heldout3", "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     result = json.loads(text)
-    assert result["turns"] == 4 and result["items"]["first"] == 3
+    assert result["turns"] == 4 and result["items"]["first"] == 4
     assert "pottery" not in text and "studio" not in text
     with pytest.raises(InvalidInput, match="split 'train'"):
         agree.main(["--first", str(first), "--second", str(second), "--split", "train", "--out", str(out)])
+
+
+def test_a_matched_item_with_another_date_is_a_date_disagreement() -> None:
+    first = {"t:1": _label(Item(("opening",), "2023-06-20"))}
+    second = {"t:1": _label(Item(("grand", "opening"), "2023-06-19"))}
+    items = agree.agreement(first, second)["items"]
+    assert (items["first_matched_by_second"], items["second_matched_by_first"]) == (1, 1)
+    assert (items["first_dated_matched_same_date"], items["second_dated_matched_same_date"]) == (0, 0)
+    # a memory holding "grand opening" covers "opening"; one holding only "opening" does not cover both
+    assert (items["first_covering_covers_second"], items["second_covering_covers_first"]) == (0, 1)
