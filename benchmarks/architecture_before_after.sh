@@ -5,14 +5,16 @@
 # Usage: benchmarks/architecture_before_after.sh BEFORE_WORKTREE AFTER_WORKTREE LOCOMO_JSON [ROUNDS]
 # (each worktree with its own .venv; results go to this checkout's benchmarks/results/architecture)
 set -euo pipefail
+source "$(dirname "$0")/lib/before_after.sh"  # sets root, this checkout
+usage_unless 3 "$@"
 before=$1; after=$2; data=$3; rounds=${4:-2}
-out=$(cd "$(dirname "$0")/.." && pwd)/benchmarks/results/architecture
+out=$root/benchmarks/results/architecture
 mkdir -p "$out"
-for round in $(seq 1 "$rounds"); do
-  for side in before after; do
-    dir=$before; [ "$side" = after ] && dir=$after
-    (cd "$dir" && .venv/bin/memstrata bench locomo --data "$data" --json) > "$out/locomo-$side-$round.json"
-    (cd "$dir" && .venv/bin/memstrata bench latency --memories 100000 --users 1 --queries 200 --json) \
-      > "$out/latency-100k-$side-$round.json"
-  done
-done
+run() {
+  local dir=$before
+  [ "$1" = after ] && dir=$after
+  (cd "$dir" && .venv/bin/memstrata bench locomo --data "$data" --json) > "$out/locomo-$1-$2.json"
+  (cd "$dir" && .venv/bin/memstrata bench latency --memories 100000 --users 1 --queries 200 --json) \
+    > "$out/latency-100k-$1-$2.json"
+}
+each_round "$rounds" fixed run

@@ -8,19 +8,20 @@
 # Usage: benchmarks/rank_before_after.sh BEFORE_SRC LOCOMO_JSON [ROUNDS] [AFTER_SRC]
 # Environment: PY (default: this checkout's .venv/bin/python), OUT (default: benchmarks/results/rank-before-after).
 set -euo pipefail
+source "$(dirname "$0")/lib/before_after.sh"  # sets root, this checkout
+usage_unless 2 "$@"
 before=$1; data=$2; rounds=${3:-2}
-root=$(cd "$(dirname "$0")/.." && pwd)
 after=${4:-$root}
 out=${OUT:-$root/benchmarks/results/rank-before-after}
 mkdir -p "$out"
 py=${PY:-$root/.venv/bin/python}
 cd "$(mktemp -d)"
-for round in $(seq 1 "$rounds"); do
-  for side in before after; do
-    src=$after; [ "$side" = before ] && src=$before
-    PYTHONPATH=$src nice -n 5 "$py" -c 'import memstrata, sys; print(memstrata.__file__, file=sys.stderr)'
-    PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench locomo --data "$data" --json > "$out/locomo-$side-$round.json"
-    PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench latency --memories 100000 --users 1 --queries 200 --json \
-      > "$out/latency-100k-$side-$round.json"
-  done
-done
+run() {
+  local src=$after
+  [ "$1" = before ] && src=$before
+  PYTHONPATH=$src nice -n 5 "$py" -c 'import memstrata, sys; print(memstrata.__file__, file=sys.stderr)'
+  PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench locomo --data "$data" --json > "$out/locomo-$1-$2.json"
+  PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench latency --memories 100000 --users 1 --queries 200 --json \
+    > "$out/latency-100k-$1-$2.json"
+}
+each_round "$rounds" fixed run

@@ -8,20 +8,15 @@
 # Usage: benchmarks/sealing_cost_before_after.sh BEFORE_REV [ROUNDS] [MEMORIES] [QUERIES] [BATCHES]
 # Results: benchmarks/results/sealing-cost/{before,after}-N.json (or $OUT/...); PYTHON: the interpreter (default .venv)
 set -euo pipefail
+source "$(dirname "$0")/lib/before_after.sh"  # sets root, this checkout
+usage_unless 1 "$@"
 rev=$1; rounds=${2:-3}; memories=${3:-5000}; queries=${4:-200}; batches=${5:-8}
-root=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-$root/.venv/bin/python}
 out=${OUT:-$root/benchmarks/results/sealing-cost}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out" "$work/before" "$work/after"
-git -C "$root" archive "$rev" memstrata | tar -x -C "$work/before"
-cp -r "$root/memstrata" "$work/after/"
-cp "$root/memstrata/bench/sealing_cost.py" "$work/before/memstrata/bench/sealing_cost.py"
-for round in $(seq 1 "$rounds"); do
-  if (( round % 2 )); then sides="before after"; else sides="after before"; fi
-  for side in $sides; do
-    (cd "$work" && PYTHONPATH="$work/$side" "$python" -m memstrata.bench.sealing_cost --memories "$memories" \
-      --queries "$queries" --batches "$batches" --out "$out" --name "$side-$round" > /dev/null)
-  done
-done
+mkdir -p "$out"
+export_trees "$rev" memstrata/bench/sealing_cost.py
+run() {
+  in_tree "$1" "$python" -m memstrata.bench.sealing_cost --memories "$memories" --queries "$queries" \
+    --batches "$batches" --out "$out" --name "$1-$2"
+}
+each_round "$rounds" alternate run

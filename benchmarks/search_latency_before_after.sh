@@ -6,19 +6,14 @@
 # Usage: benchmarks/search_latency_before_after.sh BEFORE_REV ADMIN_URL [ROUNDS] [LOAD_THREADS]
 # Results: benchmarks/results/search-latency/{before,after}-N.json
 set -euo pipefail
+source "$(dirname "$0")/lib/before_after.sh"  # sets root, this checkout
+usage_unless 2 "$@"
 rev=$1; admin=$2; rounds=${3:-2}; threads=${4:-4}
-root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/benchmarks/results/search-latency
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out" "$work/before" "$work/after"
-git -C "$root" archive "$rev" memstrata | tar -x -C "$work/before"
-cp -r "$root/memstrata" "$work/after/"
-cp "$root/memstrata/bench/reliability.py" "$work/before/memstrata/bench/reliability.py"
-for round in $(seq 1 "$rounds"); do
-  for side in before after; do
-    (cd "$work" && PYTHONPATH="$work/$side" "$root/.venv/bin/python" -m memstrata.bench.reliability \
-      --postgres-admin-url "$admin" --only search_latency --load-threads "$threads" \
-      --out "$out/$side-$round.json" > /dev/null)
-  done
-done
+mkdir -p "$out"
+export_trees "$rev" memstrata/bench/reliability.py
+run() {
+  in_tree "$1" "$root/.venv/bin/python" -m memstrata.bench.reliability --postgres-admin-url "$admin" \
+    --only search_latency --load-threads "$threads" --out "$out/$1-$2.json"
+}
+each_round "$rounds" fixed run

@@ -21,7 +21,10 @@ Splits are by conversation (LoCoMo) and by question (LongMemEval): the `heldout`
 looked at only once the rules are settled. A second draw continues the same hash order (the next
 `SECOND_PER_CONVERSATION` turns of every conversation and the next `SECOND_LONGMEMEVAL_SIZE` sentences);
 its turns are labelled with the split `heldout2`, whatever their conversation, and were labelled before
-the extractor was run on them.
+the extractor was run on them. Further draws continue the same order, each after the last (`DRAWS`): a third
+one, `heldout3` (labelled before any extractor was run on it), then a fourth and a fifth, `train` and
+`train2`, each of the first draw's size, labelled for training a learned extractor; a turn of a later draw
+carries its draw's name as split.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,7 +55,20 @@ LONGMEMEVAL_SIZE = 50
 HELDOUT_CONVERSATIONS = 2  # of LoCoMo's five dev conversations
 SECOND_PER_CONVERSATION = 12  # the second draw (split "heldout2"), after the first in hash order
 SECOND_LONGMEMEVAL_SIZE = 20
-SPLITS = ("dev", "heldout", "heldout2")
+THIRD_PER_CONVERSATION = 12  # the third draw (split "heldout3"), after the second
+THIRD_LONGMEMEVAL_SIZE = 20
+FOURTH_PER_CONVERSATION = 30  # the fourth draw (split "train"), after the third
+FOURTH_LONGMEMEVAL_SIZE = 50
+FIFTH_PER_CONVERSATION = 30  # the fifth draw (split "train2"), after the fourth
+FIFTH_LONGMEMEVAL_SIZE = 50
+# The draws after the first, in hash order: (split, LoCoMo turns per conversation, LongMemEval sentences).
+DRAWS = (
+    ("heldout2", SECOND_PER_CONVERSATION, SECOND_LONGMEMEVAL_SIZE),
+    ("heldout3", THIRD_PER_CONVERSATION, THIRD_LONGMEMEVAL_SIZE),
+    ("train", FOURTH_PER_CONVERSATION, FOURTH_LONGMEMEVAL_SIZE),
+    ("train2", FIFTH_PER_CONVERSATION, FIFTH_LONGMEMEVAL_SIZE),
+)
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 _MONTHS = "january february march april may june july august september october november december".split()
@@ -151,11 +167,34 @@ def longmemeval_turns(path: str | Path, size: int = LONGMEMEVAL_SIZE) -> list[Tu
     return sorted(candidates, key=lambda t: _digest(t.id))[:size]
 
 
+def _draw(rank: int, sizes: Sequence[int]) -> str | None:
+    """The later draw a turn at `rank` (0-based, in hash order) falls in, given each draw's size."""
+    end = 0
+    for (split, *_), size in zip(DRAWS, sizes, strict=True):
+        end += size
+        if rank < end:
+            return split
+    return None
+
+
+def _with_draws(chosen: Sequence[Turn], first: int, sizes: Sequence[int]) -> list[Turn]:
+    """`chosen` (one hash-ordered sample) with the turns after the first `first` split by their draw."""
+    return [
+        turn if rank < first else replace(turn, split=_draw(rank - first, sizes) or turn.split)
+        for rank, turn in enumerate(chosen)
+    ]
+
+
 def turns(locomo: str | Path, longmemeval: str | Path) -> list[Turn]:
-    """Both draws: the first sample, and after it in the same hash order the second one."""
-    return locomo_turns(locomo, PER_CONVERSATION + SECOND_PER_CONVERSATION) + longmemeval_turns(
-        longmemeval, LONGMEMEVAL_SIZE + SECOND_LONGMEMEVAL_SIZE
-    )
+    """Every draw: the first sample, and after it in the same hash order the later ones (`DRAWS`)."""
+    per_conversation = [size for _, size, _ in DRAWS]
+    sentence_sizes = [size for _, _, size in DRAWS]
+    conversations: dict[str, list[Turn]] = {}
+    for turn in locomo_turns(locomo, PER_CONVERSATION + sum(per_conversation)):
+        conversations.setdefault(turn.id.split(":")[1], []).append(turn)
+    out = [t for part in conversations.values() for t in _with_draws(part, PER_CONVERSATION, per_conversation)]
+    sampled = longmemeval_turns(longmemeval, LONGMEMEVAL_SIZE + sum(sentence_sizes))
+    return out + _with_draws(sampled, LONGMEMEVAL_SIZE, sentence_sizes)
 
 
 def load_labels(path: str | Path) -> dict[str, Label]:

@@ -39,6 +39,7 @@ class Turn:
     speaker: str | None = None
 
     def to_json(self) -> str:
+        """One line of JSON that begins with `head()`: the id is always the first field."""
         data: dict[str, Any] = {
             "id": self.id,
             "role": self.role,
@@ -48,6 +49,14 @@ class Turn:
         if self.speaker:
             data["speaker"] = self.speaker
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def head(self) -> str:
+        """The start of `to_json()` up to and including the id (`{"id":"t1",`), '' without an id: two
+        serialized turns begin with the same head exactly when their ids are equal (a JSON string ends
+        at its first unescaped quote), so a store of serialized turns can find a turn by id as text."""
+        if not self.id:
+            return ""
+        return '{"id":' + json.dumps(self.id, ensure_ascii=False) + ","
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> Turn:
@@ -84,7 +93,13 @@ class Buffer(Protocol):
     """Idle lifetime of a session's list; None keeps it until cleared."""
 
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:
-        """Append `turns`, keep only the newest `max_turns`, refresh the TTL; atomically."""
+        """Append `turns`, keep only the newest `max_turns`, refresh the TTL; atomically.
+
+        Idempotent by turn id: a turn whose id the session already holds is skipped, so retrying an
+        append that raised `BufferUnavailable` (it may have been applied, e.g. on a Redis primary that
+        then failed over) keeps one copy. Only the turns still held count: a turn already trimmed
+        out of the window, or folded away by `trim_through`, would be appended again. Turns without
+        an id are always appended."""
         ...
 
     def window(self, scope: Scope) -> list[Turn] | None:
@@ -113,6 +128,21 @@ class Buffer(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def unheld(held: Sequence[Turn], turns: Sequence[Turn]) -> list[Turn]:
+    """The turns of `turns` to append after `held`: those whose id is neither held nor earlier in
+    `turns`, in order. A turn's id is its episode's id, so a retried append (the first attempt raised
+    but may have been applied) adds nothing twice; a turn without an id ('') is always kept."""
+    seen = {t.id for t in held if t.id}
+    fresh = []
+    for turn in turns:
+        if not turn.id:
+            fresh.append(turn)
+        elif turn.id not in seen:
+            seen.add(turn.id)
+            fresh.append(turn)
+    return fresh
 
 
 def check_ttl(ttl_seconds: float | None) -> float | None:
@@ -162,5 +192,6 @@ __all__ = [
     "check_ttl",
     "fold_lock_key",
     "session_key",
+    "unheld",
     "user_key_prefix",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..models import Scope, utcnow, validate_id
-from .base import DEFAULT_TTL_SECONDS, AppendResult, Turn, check_max_turns, check_ttl, session_id_of
+from .base import DEFAULT_TTL_SECONDS, AppendResult, Turn, check_max_turns, check_ttl, session_id_of, unheld
 from .keyed_locks import KeyedLocks
 
 _SWEEP_EVERY = 256
@@ -77,7 +77,7 @@ class InProcessBuffer:
             existed = session is not None
             if session is None:
                 session = self._sessions[key] = _Session()
-            session.turns.extend(turns)
+            session.turns.extend(unheld(session.turns, turns))  # a retried turn is kept once
             del session.turns[:-max_turns]
             self._touch(session)
             return AppendResult(list(session.turns), existed)

@@ -4,6 +4,7 @@ Cluster (`redis+cluster://host:7000`, any node; redis-py's `RedisCluster` finds 
 One list per session at `{prefix}user:{<user_id>}:session:<session_id>`, one JSON turn per entry. The
 user id is the key's hash tag, so all of a user's keys live in one cluster slot (one node). Every write
 is one Lua script: append + LTRIM to `max_turns` + PEXPIRE (the idle TTL is refreshed on every write).
+The append skips turns whose id the list already holds, so retrying an append that raised is safe.
 Data survives an application restart, and a Redis restart when the server persists (RDB/AOF). Any
 Redis failure raises `BufferUnavailable` naming the URL without its password; nothing is dropped silently.
 
@@ -12,7 +13,9 @@ answered can still be lost when the primary dies before a replica received it. W
 set, each write is followed by `WAIT N timeout` on the same connection and is acknowledged (the call
 returns) only once N replicas hold it; otherwise `BufferUnavailable` is raised, saying the write
 reached the primary but is not yet safe. A failover promotes a replica that holds every acknowledged
-write when N equals the replicas per primary (docs/postgres.md, "Scale-out").
+write when N equals the replicas per primary (docs/postgres.md, "Scale-out"). An unacknowledged write
+may still survive (the promoted replica got it before the primary died): the caller's retry then
+finds the turn ids in the list and adds nothing, instead of storing the turns twice.
 """
 
 from __future__ import annotations
@@ -70,9 +73,33 @@ end
 return 0
 """
 
+# ARGV: max_turns, ttl_ms, n, then the n turns' heads (`Turn.head`: the serialized turn up to its id,
+# '' for a turn without an id), then the n serialized turns. A turn whose head begins an entry the list
+# already holds is skipped (a retried append after an unacknowledged write adds nothing); a turn
+# without an id is always pushed. Heads are compared as text, not decoded: decoding every held turn
+# as JSON tripled the server CPU of an append to a 200-turn session (BENCHMARKS.md §13). Checking
+# and pushing in one script keeps the append atomic.
 _APPEND = """
 local existed = redis.call('EXISTS', KEYS[1])
-if #ARGV > 2 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 3)) end
+local n = tonumber(ARGV[3])
+local lengths, held = {}, {}
+for i = 1, n do
+  if ARGV[3 + i] ~= '' then lengths[#ARGV[3 + i]] = true end
+end
+if next(lengths) then
+  for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    for length in pairs(lengths) do held[string.sub(raw, 1, length)] = true end
+  end
+end
+local fresh = {}
+for i = 1, n do
+  local head = ARGV[3 + i]
+  if head == '' or not held[head] then
+    fresh[#fresh + 1] = ARGV[3 + n + i]
+    if head ~= '' then held[head] = true end
+  end
+end
+if #fresh > 0 then redis.call('RPUSH', KEYS[1], unpack(fresh)) end
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
 if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return {existed, redis.call('LRANGE', KEYS[1], 0, -1)}
@@ -225,7 +252,7 @@ class RedisBuffer:
 
     def append(self, scope: Scope, turns: Sequence[Turn], *, max_turns: int) -> AppendResult:
         check_max_turns(max_turns)
-        args = [max_turns, self._ttl_ms, *[t.to_json() for t in turns]]
+        args = [max_turns, self._ttl_ms, len(turns), *[t.head() for t in turns], *[t.to_json() for t in turns]]
         existed, raw = self._write(self._append, self.key(scope), args, "append")
         return AppendResult([Turn.from_json(r) for r in raw], bool(existed))
 

@@ -38,6 +38,7 @@ language, not a list of sentences:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .lexicon import RELATIONS, wordset
 from .skip import leans_on_context
@@ -332,6 +333,7 @@ _SUBORDINATE = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)  # the general and learned paths ask it of the same clause
 def disclosure_start(clause: str) -> int | None:
     """Where the speaker's subject starts in `clause` ("I", "I'm", "My sister" ...), when the clause is a
     first-person statement; None otherwise (another subject, a subordinate clause, an imperative)."""
@@ -460,6 +462,19 @@ def hedged(statement: str) -> str | None:
     return None
 
 
+def passing(statement: str) -> bool:
+    """True when a first-person `statement` is a passing state of body, mind or place ("I'm a bit tired
+    today", "I'm in a meeting", "I'm doing OK") or stretched emphasis ("I just looove ..."): true only for
+    the moment, or sarcasm; never worth keeping, whatever else the clause says."""
+    return bool(
+        _PASSING_STATE.match(statement)
+        or _WHERE_NOW.match(statement)
+        or _HOW_FAR_NOW.match(statement)
+        or _HOW_I_AM.match(statement)
+        or _ELONGATED.search(statement)
+    )
+
+
 def considered(statement: str) -> bool:
     """True when a first-person `statement` weighs a named course of action ("I'm considering adopting a
     dog"): not yet a fact for an event or a routine, but a plan that may be kept as said."""
@@ -470,6 +485,7 @@ def _as_speaker(match: re.Match[str]) -> str:
     return "I am " if match.group("are") else "I was " if match.group("were") else "I "
 
 
+@lru_cache(maxsize=1024)  # the general and learned paths ask it of the same statement
 def refusal(statement: str, *, dated: bool = False) -> str | None:
     """Why the first-person `statement` (starting at its subject) must not be stored, or None.
 
@@ -527,4 +543,13 @@ def refusal(statement: str, *, dated: bool = False) -> str | None:
     return None
 
 
-__all__ = ["considered", "disclosure_start", "hedged", "is_thin", "refusal", "specific_words", "without_evaluation"]
+__all__ = [
+    "considered",
+    "disclosure_start",
+    "hedged",
+    "is_thin",
+    "passing",
+    "refusal",
+    "specific_words",
+    "without_evaluation",
+]

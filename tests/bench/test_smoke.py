@@ -322,3 +322,20 @@ def test_sealing_cost_measures_both_postgres_stores_in_one_process(tmp_path: Pat
     assert result["ratio_sealed_over_plain"]["search_cpu_ms"] > 0
     assert result["opened_cache"]["hits"] > 0 and result["opened_cache"]["misses"] > 0
     assert "MEMSTRATA_MASTER_KEY" not in os.environ
+
+
+@pytest.mark.redis
+def test_buffer_append_times_appends_by_session_size_on_both_buffers(tmp_path: Path) -> None:
+    """`python -m memstrata.bench.buffer_append`: every append really lands, and each row says what it timed."""
+    from memstrata.bench import buffer_append
+    from tests.conversation.conftest import redis_client, redis_url
+
+    redis_client().close()
+    argv = ["--held", "5,40", "--appends", "30", "--redis-url", redis_url(), "--out", str(tmp_path), "--name", "b"]
+    buffer_append.main(argv)
+    rows = json.loads((tmp_path / "b.json").read_text())["rows"]
+    assert [(r["backend"], r["held"], r["appends"]) for r in rows] == [
+        ("memory", 5, 30), ("memory", 40, 30), ("redis", 5, 30), ("redis", 40, 30),
+    ]  # fmt: skip
+    assert all(r["append_ms_p50"] > 0 for r in rows)
+    assert all(r["server_cpu_ms_per_append"] >= 0 for r in rows if r["backend"] == "redis")

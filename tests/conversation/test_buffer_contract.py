@@ -45,6 +45,46 @@ def test_append_trims_to_the_window(buffer: Buffer) -> None:
     assert ids(result.turns) == ["t7", "t8", "t9"]
 
 
+def test_a_retried_append_keeps_one_copy_of_each_turn(buffer: Buffer) -> None:
+    """An append that raised may have been applied (a Redis primary that failed over after the write
+    reached its replica); the caller's retry must not store the turns twice."""
+    buffer.append(S1, turns(1, 2), max_turns=10)
+    retried = buffer.append(S1, turns(2, 3), max_turns=10)  # t2 again (the retry), t3 new
+    assert (retried.existed, ids(retried.turns)) == (True, ["t1", "t2", "t3"])
+    assert ids(buffer.append(S1, turns(3), max_turns=10).turns) == ["t1", "t2", "t3"]
+    assert ids(buffer.append(S1, turns(4, 4), max_turns=10).turns) == ["t1", "t2", "t3", "t4"]
+    kept = buffer.window(S1) or []
+    assert [(t.role, t.content) for t in kept] == [(t.role, t.content) for t in turns(1, 2, 3, 4)]
+
+
+def test_a_turn_is_known_by_its_whole_id(buffer: Buffer) -> None:
+    """Ids that begin alike, or need escaping in JSON, name different turns."""
+    tricky = [Turn("user", f"message {i}", AT, id=i) for i in ("t1", "t10", 't1"', "t1\\", "Zoë", "t1,")]
+    buffer.append(S1, tricky[:1], max_turns=10)
+    assert ids(buffer.append(S1, tricky, max_turns=10).turns) == [t.id for t in tricky]
+    assert ids(buffer.append(S1, tricky[::-1], max_turns=10).turns) == [t.id for t in tricky]
+
+
+def test_a_serialized_turn_begins_with_its_head() -> None:
+    for turn_id in ("t1", 't1"', "t1\\", "Zoë", "a\nb"):
+        turn = Turn("user", "hi", AT, id=turn_id, speaker="Ana")
+        assert turn.to_json().startswith(turn.head()) and Turn.from_json(turn.to_json()).id == turn_id
+    assert Turn("user", "hi", AT).head() == ""
+
+
+def test_turns_without_an_id_are_always_appended(buffer: Buffer) -> None:
+    anonymous = Turn("user", "no id", AT)
+    buffer.append(S1, [anonymous, anonymous], max_turns=10)
+    result = buffer.append(S1, [anonymous, *turns(1)], max_turns=10)
+    assert ids(result.turns) == ["", "", "", "t1"]
+
+
+def test_a_retry_after_the_turn_left_the_window_appends_it_again(buffer: Buffer) -> None:
+    """Identity is checked against the turns the session still holds, nothing else."""
+    buffer.append(S1, turns(1, 2, 3), max_turns=2)
+    assert ids(buffer.append(S1, turns(1), max_turns=2).turns) == ["t3", "t1"]
+
+
 def test_replace_and_trim_through(buffer: Buffer) -> None:
     buffer.append(S1, turns(1, 2), max_turns=10)
     buffer.replace(S1, turns(4, 5, 6, 7))

@@ -114,4 +114,60 @@ def test_the_second_draw_continues_the_hash_order_of_the_first(tmp_path: Path) -
     both = realistic.locomo_turns(locomo, 1 + 1)
     assert len(first) == 3 and len(both) == 6
     assert {t.id for t in first} < {t.id for t in both}  # the second draw adds turns, never swaps the first
-    assert realistic.SPLITS == ("dev", "heldout", "heldout2")
+    assert realistic.SPLITS == ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
+
+
+def _long_data(folder: Path, per_conversation: int, sentences: int) -> tuple[Path, Path]:
+    """Two conversations of `per_conversation` turns and `sentences` LongMemEval user turns (one sentence each)."""
+    session = [{"speaker": "Ann", "dia_id": f"D1:{n}", "text": f"I walked {n} miles."} for n in range(per_conversation)]
+    conversation = {"speaker_a": "Ann", "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": session}
+    locomo = [{"sample_id": f"conv-{n}", "conversation": conversation} for n in range(2)]
+    turns = [{"role": "user", "content": f"I keep {n} beehives in my garden."} for n in range(sentences)]
+    lme = [
+        {
+            "question_id": "q1",
+            "haystack_session_ids": ["s1"],
+            "haystack_dates": ["2023/05/20 (Sat) 02:21"],
+            "haystack_sessions": [turns],
+        }
+    ]
+    (folder / "locomo.json").write_text(json.dumps(locomo))
+    (folder / "lme.json").write_text(json.dumps(lme))
+    return folder / "locomo.json", folder / "lme.json"
+
+
+def test_later_draws_follow_the_hash_order_and_carry_their_split(tmp_path: Path) -> None:
+    sizes = [size for _, size, _ in realistic.DRAWS]
+    locomo, lme = _long_data(tmp_path, realistic.PER_CONVERSATION + sum(sizes) + 5, 200)
+    every = realistic.turns(locomo, lme)
+    first = {t.id: t.split for t in realistic.locomo_turns(locomo) + realistic.longmemeval_turns(lme)}
+    # the first draw keeps its turns and its by-conversation split; the five turns past every draw are left out
+    assert {t.id: t.split for t in every if t.id in first} == first
+    assert len(every) == 2 * (realistic.PER_CONVERSATION + sum(sizes)) + realistic.LONGMEMEVAL_SIZE + sum(
+        size for _, _, size in realistic.DRAWS
+    )
+    for conversation in ("conv-0", "conv-1"):
+        ranked = realistic.locomo_turns(locomo, 10_000)
+        ranked = [t.id for t in ranked if t.id.split(":")[1] == conversation]
+        split_of = {t.id: t.split for t in every}
+        start = realistic.PER_CONVERSATION
+        for name, size, _ in realistic.DRAWS:  # each draw: the next `size` turns in hash order
+            assert {split_of[i] for i in ranked[start : start + size]} == {name}
+            start += size
+        assert not set(ranked[start:]) & set(split_of)
+    sentences = [t for t in every if t.id.startswith("longmemeval")]
+    assert [t.id for t in sentences] == [t.id for t in realistic.longmemeval_turns(lme, len(sentences))]
+    assert [t.split for t in sentences[realistic.LONGMEMEVAL_SIZE :]] == [
+        name for name, _, size in realistic.DRAWS for _ in range(size)
+    ]
+
+
+def test_evaluate_reports_the_new_splits(tmp_path: Path) -> None:
+    locomo, lme = _long_data(tmp_path, realistic.PER_CONVERSATION + 60, 10)
+    every = realistic.turns(locomo, lme)
+    rows = [{"id": t.id, "split": t.split, "items": [{"words": ["walked"]}]} for t in every if t.split != "dev"]
+    (tmp_path / "realistic-others-labels.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    out, _ = realistic.evaluate(locomo, lme, labels_dir=tmp_path, splits=("heldout3", "train"))
+    assert out["heldout3"]["turns"] == 2 * realistic.THIRD_PER_CONVERSATION
+    assert out["train"]["turns"] == 2 * realistic.FOURTH_PER_CONVERSATION  # 36 left per conversation, 30 drawn
+    assert out["heldout3"]["locomo"]["items"] == out["heldout3"]["items"]

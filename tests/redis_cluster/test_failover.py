@@ -70,6 +70,24 @@ def test_more_replicas_than_exist_is_never_acknowledged(cluster_prefix: str) -> 
         buffer.close()
 
 
+def test_retrying_an_unacknowledged_append_that_was_applied_keeps_one_copy(cluster_prefix: str) -> None:
+    """The failover case without the failover: an append the master applied but the replicas did not
+    acknowledge in time raises, yet its turn is in the list; the caller's retry must not add it again."""
+    scope = Scope("dave", session_id="s1")
+    strict = RedisBuffer(cluster_url(), prefix=cluster_prefix, wait_replicas=2, wait_timeout_ms=100)
+    buffer = RedisBuffer(cluster_url(), prefix=cluster_prefix, wait_replicas=1)
+    try:
+        buffer.append(scope, [turn(1)], max_turns=10)
+        with pytest.raises(BufferUnavailable, match="not acknowledged"):
+            strict.append(scope, [turn(2)], max_turns=10)
+        assert [t.id for t in buffer.window(scope) or []] == ["t1", "t2"]  # applied all the same
+        retried = buffer.append(scope, [turn(2)], max_turns=10)
+        assert [t.id for t in retried.turns] == ["t1", "t2"]
+    finally:
+        strict.close()
+        buffer.close()
+
+
 def test_killing_the_master_loses_no_acknowledged_turn(cluster_prefix: str) -> None:
     scope = Scope("carol", session_id="s1")
     buffer = RedisBuffer(cluster_url(), prefix=cluster_prefix, wait_replicas=1, wait_timeout_ms=500, timeout=0.5)

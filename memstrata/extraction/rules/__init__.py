@@ -1,4 +1,6 @@
-"""Offline, rule-based extraction: regular expressions over user messages (no model, no I/O).
+"""Offline extraction: regular expressions over user messages, and a small learned store-worthiness model
+for the clauses no rule reads (`learned`, `..worthiness`: a logistic regression over the bundled static
+embedding, weights shipped in the package; no I/O beyond loading them).
 
 Precision comes before recall: a sentence that is a question, a hypothetical, reported speech,
 code, an error message or small talk yields nothing (`..skip`), except the statement it opens with
@@ -21,7 +23,7 @@ Conventions the labelled benchmark follows:
 
 Layout: `extractor` runs the rules over the clauses `..segment` yields; one module per category
 (`identity`, `relations`, `preferences` with `instructions` and `topics`, `open_items`, `requests`,
-`events`, `self_statements`, `possessions`); `clause` holds what they share. Word lists and pattern
+`events`, `self_statements`, `possessions`, `learned`); `clause` holds what they share. Word lists and pattern
 fragments: `..lexicon`.
 """
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from ..base import Candidate, Message
 from ..disclosure import disclosure_start, hedged, is_thin
 from ..segment import mask_quotes, normalize, readable_sentences
 from ..skip import looks_like_code_or_error, sarcastic
+from ..worthiness import SHIPPED, StoreWorthiness
 from .clause import Clause
 from .events import event_rules
 from .identity import identity_rules
+from .learned import asks_the_assistant, learned_statement
 from .milestones import milestone_rules
 from .open_items import open_item_rules
 from .others import other_people_rules
@@ -30,11 +33,13 @@ class RuleExtractor:
     """Offline `Extractor`: regular-expression rules over user messages.
 
     Assistant and system messages are skipped unless `include_assistant=True` (then an assistant
-    message is read only for explicit "remember"/"note" requests, never for facts).
+    message is read only for explicit "remember"/"note" requests, never for facts). `worthiness` is the
+    store-worthiness model of the learned path (`learned`); None runs the rules alone.
     """
 
-    def __init__(self, *, include_assistant: bool = False) -> None:
+    def __init__(self, *, include_assistant: bool = False, worthiness: StoreWorthiness | None = SHIPPED) -> None:
         self.include_assistant = include_assistant
+        self.worthiness = worthiness
 
     def extract(self, messages: Sequence[Message], *, known_name: str | None = None) -> list[Candidate]:
         found: list[Candidate] = []
@@ -53,22 +58,51 @@ class RuleExtractor:
         """Candidates from one user message's text.
 
         The specific rules read every clause; a clause they do not read may still be a first-person
-        statement, kept as said (`self_statements`), unless it follows a clause of the same sentence
-        that a rule read: such a clause mostly explains or qualifies it ("Text me, I never check email").
+        statement, kept as said (`self_statements`), or a clause the store-worthiness model keeps
+        (`learned`; not in a message that asks the assistant for something), unless it follows a clause
+        of the same sentence that a rule read: such a clause mostly explains or qualifies it ("Text me, I
+        never check email").
         """
         found: list[Candidate] = []
-        for sentence in readable_sentences(text):
-            explained = False
-            for masked, original in sentence:
-                ctx = Clause(clause=masked, original=original, at=at, name=name)
-                produced = _clause_candidates(ctx)
-                if not produced and not explained:
-                    produced = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
-                else:
-                    explained = True
-                found.extend(produced)
-                name = next((c.value for c in produced if _names_the_user(c) and name is None), name)
+        model = None if self.worthiness is None or asks_the_assistant(text) else self.worthiness
+        for step in clause_steps(text, at=at, name=name):
+            produced = step.specific or (general_path(step.ctx, model) if step.open else [])
+            found.extend(produced)
+        name = name or next((c.value for c in found if _names_the_user(c)), None)
         return found + _possessions(text, at, name, found)
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseStep:
+    """One clause as the extractor reads it: what the specific rules stored from it, and whether it is
+    open to the general and learned paths (nothing stored, and no clause before it in its sentence was
+    read by a rule)."""
+
+    ctx: Clause
+    specific: list[Candidate]
+    open: bool
+
+
+def clause_steps(text: str, *, at: datetime, name: str | None = None) -> Iterator[ClauseStep]:
+    """The clauses of `text` in order, each with the specific rules' candidates (the units the
+    store-worthiness model is trained on, `bench.train_disclosure`)."""
+    for sentence in readable_sentences(text):
+        explained = False
+        for masked, original in sentence:
+            ctx = Clause(clause=masked, original=original, at=at, name=name)
+            produced = _clause_candidates(ctx)
+            yield ClauseStep(ctx, produced, open=not produced and not explained)
+            explained = explained or bool(produced)
+            name = next((c.value for c in produced if _names_the_user(c) and name is None), name)
+
+
+def general_path(ctx: Clause, model: StoreWorthiness | None) -> list[Candidate]:
+    """A clause no specific rule read: a first-person statement the categories let through, else one the
+    store-worthiness model keeps (none without a model)."""
+    kept = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
+    if kept or model is None:
+        return kept
+    return learned_statement(ctx, model)
 
 
 def _possessions(text: str, at: datetime, name: str | None, found: list[Candidate]) -> list[Candidate]:

@@ -16,6 +16,7 @@ morning") and which a restatement with a new number replaces ("I now have 150 st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ...models import MemoryKind
@@ -40,12 +41,31 @@ def self_statement_rules(ctx: Clause) -> list[Candidate]:
     start = disclosure_start(ctx.clause)
     if start is None:
         return []
-    masked = without_evaluation(ctx.clause[start:])
+    return stated(ctx, start, checked=True)
+
+
+def stated(
+    ctx: Clause,
+    start: int,
+    *,
+    checked: bool,
+    confidence: float = 0.6,
+    trim: Callable[[str], str] = without_evaluation,
+) -> list[Candidate]:
+    """The clause from `start` (its subject) on as a statement or dated event, in the third person,
+    without the comment `trim` cuts off its end.
+
+    `checked` asks `disclosure.refusal` first; the learned path (`learned`) passes False, having
+    weighed the clause itself.
+    """
+    masked = trim(ctx.clause[start:])
     said = ctx.original[start : start + len(masked)]
     mentions = event_dates(Clause(masked, said, ctx.at, ctx.name), guess_tense(masked))
     lead = [] if mentions else _lead_dates(ctx, start, masked)
     dates = mentions or lead
-    if refusal(masked, dated=bool(dates)) is not None:
+    if checked and refusal(masked, dated=bool(dates)) is not None:
+        return []
+    if not masked.strip(" ,.;:!?"):
         return []
     if lead:  # worded from the date on: "Last week, I ..." -> "In the week of 6 March 2026, the user ..."
         begin = lead[0].span[0]
@@ -63,7 +83,7 @@ def self_statement_rules(ctx: Clause) -> list[Candidate]:
             attribute="event" if event else STATEMENT,
             value=clean_value(said),
             event_time=dates[0].start if dates else None,
-            confidence=0.6,
+            confidence=confidence,
         )
     ]
 

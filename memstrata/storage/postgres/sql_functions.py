@@ -56,6 +56,15 @@ MATCH_COLUMNS = """m.user_id, m.id, m.seq, m.agent_id, m.session_id, m.kind, m.c
            m.expires_at, m.source_ids, m.access_count, m.last_accessed_at, m.content_hash, m.pinned,
            m.context"""
 
+MATCH_COLUMN_TYPES = """  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
+  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
+  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
+  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
+  pinned boolean, context text"""
+"""The `RETURNS TABLE` columns (names and types) of `MATCH_COLUMNS`, indented as the migrations' function
+text has them: every keyword function returns these, then its rank (and similarity) column. The text is
+part of what migrations 3, 5, 9 and 11 ran, so it must stay as it is, byte for byte."""
+
 KEYWORD_MATCHES = f"""
 CREATE FUNCTION memstrata_keyword_matches(
   p_user_id text,
@@ -63,11 +72,7 @@ CREATE FUNCTION memstrata_keyword_matches(
   p_limit integer DEFAULT NULL,
   p_embedding vector DEFAULT NULL
 ) RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank real, similarity double precision
+{MATCH_COLUMN_TYPES}, rank real, similarity double precision
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
@@ -118,11 +123,7 @@ migration 9). In migrations 5-8 also: a query word found in more of a user's mem
 KEYWORD_TOP = f"""
 CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_words text[], p_limit integer)
 RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank real
+{MATCH_COLUMN_TYPES}, rank real
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
@@ -449,11 +450,7 @@ CREATE FUNCTION memstrata_keyword_matches(
   p_limit integer DEFAULT NULL,
   p_embedding vector DEFAULT NULL
 ) RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank double precision, similarity double precision
+{MATCH_COLUMN_TYPES}, rank double precision, similarity double precision
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
@@ -488,11 +485,7 @@ $fn$"""
 KEYWORD_TOP_BM25 = f"""
 CREATE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
 RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank double precision
+{MATCH_COLUMN_TYPES}, rank double precision
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
@@ -683,11 +676,7 @@ CREATE OR REPLACE FUNCTION memstrata_keyword_matches(
   p_limit integer DEFAULT NULL,
   p_embedding vector DEFAULT NULL
 ) RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank double precision, similarity double precision
+{MATCH_COLUMN_TYPES}, rank double precision, similarity double precision
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
@@ -723,11 +712,7 @@ $fn$"""
 KEYWORD_TOP_POSTINGS = f"""
 CREATE OR REPLACE FUNCTION memstrata_keyword_top(p_user_id text, p_terms text[], p_limit integer)
 RETURNS TABLE (
-  user_id text, id text, seq bigint, agent_id text, session_id text, kind text, content text,
-  metadata jsonb, importance double precision, created_at timestamptz, updated_at timestamptz,
-  valid_from timestamptz, valid_to timestamptz, superseded_by text, expires_at timestamptz,
-  source_ids text[], access_count integer, last_accessed_at timestamptz, content_hash text,
-  pinned boolean, context text, rank double precision
+{MATCH_COLUMN_TYPES}, rank double precision
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET plan_cache_mode = force_custom_plan
