@@ -15,6 +15,7 @@ from memstrata.core.context_vector import with_context
 from memstrata.errors import InvalidInput
 from memstrata.layers.semantic import SemanticMemory, Strategy
 from memstrata.models import MemoryKind
+from memstrata.settings import Settings
 
 T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 QUESTION = "Melanie: Did you finally visit the Eiffel Tower in Paris?"
@@ -107,3 +108,15 @@ def test_with_context_refuses_bad_input(weight: float, rows: int) -> None:
 def test_a_negative_context_weight_is_refused(memory: Memory) -> None:
     with pytest.raises(InvalidInput, match="context_weight"):
         _layer(memory, -1.0)
+
+
+def test_the_setting_reaches_the_memories_a_memory_stores(tmp_path: Path) -> None:
+    settings = Settings(context_vector_weight=1.0)
+    with Memory(store=f"sqlite:///{tmp_path / 's.db'}", embedder="static", clock=lambda: T0, track_access=False,
+                settings=settings) as m:  # fmt: skip
+        m.add_many([NewMemory(content=ANSWER, kind=MemoryKind.EPISODE, context=QUESTION, created_at=T0)], scope="u",
+                   dedupe=False)  # fmt: skip
+        hit = m.search("Eiffel Tower Paris trip", scope="u", k=1, strategy="semantic")[0]
+    content, context = m.embedder.embed_documents([ANSWER]), m.embedder.embed_documents([QUESTION])
+    expected = with_context(content, context, [True], 1.0)[0] @ m.embedder.embed_query("Eiffel Tower Paris trip")
+    assert hit.scores["semantic"] == pytest.approx(float(expected), abs=1e-5)

@@ -8,6 +8,7 @@ the previous turn only), `joined` (v("context\nturn")). Vectors are rewritten in
 (the keyword index is untouched), so one ingest serves every variant. Rows go to rows4_<bench>_<variant>.json.
 """
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -70,13 +71,20 @@ def rewrite(bench, variant, embedder):
         return set_keyword_context(bench, variant.split(":")[1])
     conn = sqlite3.connect(DB[bench])
     rows = conn.execute(
-        "SELECT user_id, id, content, context, session_id, json_extract(metadata, '$.turn') FROM memories"
+        "SELECT user_id, id, content, context, session_id, json_extract(metadata, '$.turn') FROM memories ORDER BY rowid"
     ).fetchall()
-    content = embedder.embed_documents([r[2] for r in rows])
+    def embedded(name, texts):  # embeddings cached per lab store (the ingest fixes the texts)
+        digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()[:10]
+        path = f"{DB[bench]}.{name}.{digest}.npy"
+        if not os.path.exists(path):
+            np.save(path, embedder.embed_documents(texts))
+        return np.load(path)
+
+    content = embedded("content", [r[2] for r in rows])
     if variant == "content":
         vectors = content
     elif variant == "joined":
-        vectors = embedder.embed_documents([(r[3] + "\n" + r[2]).strip() for r in rows])
+        vectors = embedded("joined", [(r[3] + "\n" + r[2]).strip() for r in rows])
     else:
         name, a = variant.split(":")
         if name == "blend":
@@ -85,7 +93,7 @@ def rewrite(bench, variant, embedder):
             by_pos = {(r[0], r[4], r[5]): r[2] for r in rows}
             step = -1 if name == "prev" else 1
             ctx = [by_pos.get((r[0], r[4], (r[5] or 0) + step), "") for r in rows]
-        cv = embedder.embed_documents([c or "" for c in ctx])
+        cv = embedded(name, [c or "" for c in ctx])
         vectors = normalize_rows(content + float(a) * cv)
     conn.executemany(
         "UPDATE memories SET embedding = ? WHERE user_id = ? AND id = ?",
