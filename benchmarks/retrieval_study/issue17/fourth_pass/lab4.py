@@ -86,15 +86,19 @@ def rewrite(bench, variant, embedder):
     elif variant == "joined":
         vectors = embedded("joined", [(r[3] + "\n" + r[2]).strip() for r in rows])
     else:
-        name, a = variant.split(":")
-        if name == "blend":
+        name, a, *limit = variant.split(":")
+        if name in ("blend", "short"):
             ctx = [r[3] for r in rows]
         else:  # prev / next: the turn before / after, same user and session
             by_pos = {(r[0], r[4], r[5]): r[2] for r in rows}
             step = -1 if name == "prev" else 1
             ctx = [by_pos.get((r[0], r[4], (r[5] or 0) + step), "") for r in rows]
-        cv = embedded(name, [c or "" for c in ctx])
-        vectors = normalize_rows(content + float(a) * cv)
+        cv = embedded("blend" if name == "short" else name, [c or "" for c in ctx])
+        weight = np.full((len(rows), 1), float(a), dtype=np.float32)
+        if name == "short":  # only turns of at most `limit` words take their context
+            weight[[len(r[2].split()) > int(limit[0]) for r in rows]] = 0.0
+            name = "blend"
+        vectors = normalize_rows(content + weight * cv)
     conn.executemany(
         "UPDATE memories SET embedding = ? WHERE user_id = ? AND id = ?",
         [(v.astype(np.float32).tobytes(), r[0], r[1]) for v, r in zip(vectors, rows, strict=True)],
@@ -143,5 +147,5 @@ if __name__ == "__main__":
         with open_memory(bench) as m:
             t = time.perf_counter()
             rows, out = (score_locomo if bench == "locomo" else score_lme)(m)
-        json.dump(rows, open(f"rows4_{bench}_{variant.replace(':', '_')}.json", "w"))
+        json.dump(rows, open(f"rows4_{bench}_{os.environ.get('TAG', '')}{variant.replace(':', '_')}.json", "w"))
         print(bench, variant, json.dumps(out), round(time.perf_counter() - t, 1), "s", flush=True)
