@@ -89,11 +89,14 @@ def rewrite(bench, variant, embedder):
         name, a, *limit = variant.split(":")
         if name in ("blend", "short"):
             ctx = [r[3] for r in rows]
+        elif name == "tail":  # the context's last `limit` words (the end of the turn just before)
+            ctx = [" ".join(r[3].split()[-int(limit[0]):]) for r in rows]
         else:  # prev / next: the turn before / after, same user and session
             by_pos = {(r[0], r[4], r[5]): r[2] for r in rows}
             step = -1 if name == "prev" else 1
             ctx = [by_pos.get((r[0], r[4], (r[5] or 0) + step), "") for r in rows]
-        cv = embedded("blend" if name == "short" else name, [c or "" for c in ctx])
+        cv = embedded(f"tail{limit[0]}" if name == "tail" else "blend" if name == "short" else name,
+                      [c or "" for c in ctx])
         weight = np.full((len(rows), 1), float(a), dtype=np.float32)
         if name == "short":  # only turns of at most `limit` words take their context
             weight[[len(r[2].split()) > int(limit[0]) for r in rows]] = 0.0
