@@ -184,7 +184,8 @@ class MemoryRecord:
     pinned: bool = False
     context: str = ""
     """Text around the memory (e.g. the previous turns of its conversation), indexed for keyword search
-    at a lower weight so that a reply is found through the question it answers; never shown as content."""
+    at a lower weight so that a reply is found through the question it answers (and, with
+    `Settings.context_vector_weight` > 0, mixed into its vector when it is written); never shown as content."""
 
     @property
     def user_id(self) -> str:

@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     """`memory://` (in-process) or `redis://host:6379/0`."""
     llm: str | None = None
     """Optional: `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`."""
+    context_vector_weight: float = 0.0
+    """How much a memory's `context` (a turn's previous turns) pulls its stored vector: the vector is
+    normalize(v(content) + w * v(context)); 0 (default) embeds the content alone (docs/search.md)."""
     window_size: int = 10
     summary_threshold: int = 8
     buffer_ttl_seconds: int = 3600

@@ -85,9 +85,9 @@ def run(
         backend = target.url if target.owner_url is None else open_postgres(target)
         with Memory(store=backend, embedder=embedder or "static") as memory:
             result = _evaluate(memory, conversations, Strategy.parse(strategy), sorted(ks), mode, progress)
-            return {**result, "mode": mode, "memories": sum(
-                memory.store.count_memories(f"locomo-{c.sample_id}", MemoryFilter()) for c in conversations
-            )}  # fmt: skip
+            stored = sum(memory.store.count_memories(f"locomo-{c.sample_id}", MemoryFilter()) for c in conversations)
+            weight = memory.settings.context_vector_weight  # what the stored vectors hold (Settings)
+            return {**result, "mode": mode, "memories": stored, "context_vector_weight": weight}
 
 
 def _evaluate(

@@ -13,11 +13,14 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
+
 from ..core import scoring
+from ..core.context_vector import with_context
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
 from ..core.temporal import TimeWindow, asks_when, query_windows
 from ..core.text import words
-from ..embedders.base import Embedder
+from ..embedders.base import Embedder, Vectors
 from ..errors import InvalidInput, MemoryNotFound
 from ..extraction.dates import find_dates
 from ..filters import aware
@@ -49,6 +52,8 @@ ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
 
 MAX_K = 1000
+CONTEXT_VECTOR_WEIGHT = 0.0
+"""Default `SemanticMemory.context_weight` (see BENCHMARKS.md §10, "LoCoMo recall, fourth pass")."""
 MAX_EMBEDDED_QUERY_CHARS = 8_192
 """A search embeds at most this much of its query: every embedder reads a bounded input (the bundled
 model its first 3,072 characters, hosted models a few thousand tokens), so a pasted 32 KB document is
@@ -95,7 +100,8 @@ class NewMemory:
     created_at: datetime | None = None
     scope: Scope | None = None
     context: str = ""
-    """Surrounding text indexed for keyword search only (see `MemoryRecord.context`)."""
+    """Surrounding text the memory is found by, never returned as its content: indexed for keyword search
+    at a lower weight and mixed into its vector (`SemanticMemory.context_weight`); see `MemoryRecord.context`."""
     valid_from: datetime | None = None
     """When it became true (valid time, e.g. when the user said it); default `created_at`."""
     record_id: str | None = None
@@ -130,9 +136,14 @@ class SemanticMemory:
     def __init__(
         self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
         params: HybridParams | None = None, default_expiry: ExpiryPolicy | None = None,
-        llm: Callable[[], LLMClient | None] | None = None,
+        llm: Callable[[], LLMClient | None] | None = None, context_weight: float = CONTEXT_VECTOR_WEIGHT,
     ) -> None:  # fmt: skip
-        """`llm` returns the LLM that reconciles single adds (None: the offline rules decide)."""
+        """`llm` returns the LLM that reconciles single adds (None: the offline rules decide).
+        `context_weight`: how much a memory's `context` pulls its stored vector (`core.context_vector`; 0 = the
+        vector of the content alone)."""
+        if context_weight < 0:
+            raise InvalidInput(f"context_weight must be >= 0, got {context_weight}")
+        self.context_weight = context_weight
         self.llm = llm
         self.params = params or HybridParams()
         self.default_expiry = default_expiry
@@ -184,13 +195,17 @@ class SemanticMemory:
         fresh = [r for r in records if (r.content_hash, r.kind) not in existing]
         fresh = list({(r.content_hash, r.kind): r for r in fresh}.values()) if dedupe else fresh
         if fresh:
-            vectors = self.embedder.embed_documents([r.content for r in fresh])
+            vectors = self.vectors_of(fresh)
             events = [new_event(r, EventType.ADD, after=r.content, at=now) for r in fresh]
             self.store.save(scope.user_id, fresh, events, vectors)
         if existing:
             self.store.record_access(scope.user_id, [r.id for r in existing.values()], now)
         by_key = {(r.content_hash, r.kind): r for r in fresh} | existing
         return [by_key.get((r.content_hash, r.kind), r) for r in records]
+
+    def vectors_of(self, records: Sequence[MemoryRecord]) -> Vectors:
+        """The vectors records are stored under: their content's, pulled towards their context's."""
+        return embed_records(self.embedder, records, self.context_weight)
 
     def _build(self, scope: Scope, item: NewMemory, now: datetime) -> MemoryRecord:
         kind = MemoryKind.parse(item.kind)
@@ -260,7 +275,7 @@ class SemanticMemory:
             changes["pinned"] = pinned
         new = replace(old, **changes)
         event = new_event(new, EventType.UPDATE, before=old.content, after=new.content, at=now)
-        vectors = self.embedder.embed_documents([new.content]) if content is not None else None
+        vectors = self.vectors_of([new]) if content is not None else None
         self.store.save(scope.user_id, [new], [event], vectors)
         return new
 
@@ -319,7 +334,7 @@ class SemanticMemory:
         ]  # fmt: skip
         events.append(new_event(successor, EventType.ADD, after=successor.content, at=now,
                                 predecessors=[o.id for o in olds]))  # fmt: skip
-        vectors = self.embedder.embed_documents([successor.content])
+        vectors = self.vectors_of([successor])
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
 
@@ -345,7 +360,7 @@ class SemanticMemory:
         ]
         events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
                              successor=record.id) for r in retired]  # fmt: skip
-        vectors = self.embedder.embed_documents([record.content])
+        vectors = self.vectors_of([record])
         self.store.save(scope.user_id, [record, *retired], events, vectors)
         return record
 
@@ -451,6 +466,18 @@ class SemanticMemory:
         if len(self._speakers) >= _REMEMBERED_USERS and user_id not in self._speakers:
             self._speakers.clear()
         self._speakers[user_id] = speakers
+
+
+def embed_records(embedder: Embedder, records: Sequence[MemoryRecord], context_weight: float) -> Vectors:
+    """Embed records as they are stored: `core.context_vector.with_context` of their content and context
+    vectors (one batch each; only the records that have a context are embedded twice)."""
+    content = embedder.embed_documents([r.content for r in records])
+    with_ctx = [i for i, r in enumerate(records) if r.context.strip()] if context_weight > 0 else []
+    if not with_ctx:
+        return content
+    context = np.zeros_like(content)
+    context[with_ctx] = embedder.embed_documents([records[i].context for i in with_ctx])
+    return with_context(content, context, [bool(r.context.strip()) for r in records], context_weight)
 
 
 _REMEMBERED_USERS = 4096

@@ -73,7 +73,7 @@ def build_layers(
 ) -> Layers:
     semantic = SemanticMemory(
         store=store, embedder=embedder, clock=clock, track_access=track_access,
-        default_expiry=policy.default_expiry, llm=lambda: llm,
+        default_expiry=policy.default_expiry, llm=lambda: llm, context_weight=settings.context_vector_weight,
     )  # fmt: skip
     profiles = ProfileMemory(store=store, clock=clock)
     entities = EntityMemory(store=store, clock=clock)
