@@ -87,6 +87,16 @@ class _LoadedModel:
         encodings = self._encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
 
+    def sum_vector(self, text: str) -> np.ndarray:
+        """`sum_vectors([text])[0]` without the batch bookkeeping, at a fraction of the cost for one text.
+        `reduceat` as there, not `sum`: `sum` adds the rows pairwise, which rounds differently."""
+        ids = self.token_ids([text])[0]
+        if self.unk_id is not None:
+            ids = [i for i in ids if i != self.unk_id]
+        if not ids:
+            return np.zeros(self.table.shape[1], dtype=np.float32)
+        return np.add.reduceat(self.table[ids], [0], axis=0)[0]
+
     def sum_vectors(self, texts: list[str]) -> np.ndarray:
         """Per text, the sum of its known tokens' vectors (zeros for a text without any)."""
         ids = self.token_ids(texts)
@@ -159,9 +169,10 @@ class StaticEmbedder:
         return normalize_rows(parts[0] if len(parts) == 1 else np.concatenate(parts))
 
     def embed_query(self, text: str, /) -> Vectors:
+        """The same row as `embed_documents([text])[0]`, computed without the batch bookkeeping."""
         if not isinstance(text, str):
             raise InvalidInput(f"embed_query takes a str, not {type(text).__name__}")
-        return self.embed_documents([text])[0]
+        return normalize_rows(self._loaded().sum_vector(text))[0]
 
     def __repr__(self) -> str:
         return f"StaticEmbedder(name={self.name!r}, dimensions={self.dimensions}, model_dir='{self._model_dir}')"
