@@ -4,7 +4,7 @@ A BERT tokenizer (`BertNormalizer` + `BertPreTokenizer` + `WordPiece`) lower-cas
 at whitespace and around every punctuation mark, and cuts each word into pieces on its own: a text's
 ids are its words' ids one after another. For plain ASCII text (printable characters, tabs and line
 breaks) the split is a regular expression, and a word the vocabulary holds whole is one piece (WordPiece
-tries the whole word first), so its id is looked up; any other word is tokenized once and remembered. A
+tries the whole word first), so its id is looked up; any other word is tokenized; both are remembered. A
 clause costs a split and a few dictionary reads instead of a call into the tokenizer. Any other text
 (accents, other scripts, control characters, an added token such as "[UNK]" written in the text), or a
 tokenizer of another kind, goes to the tokenizer as before.
@@ -38,28 +38,35 @@ class WordPieceCache:
         self._max_tokens = max_tokens
         self._added = tuple(token.content for token in tokenizer.get_added_tokens_decoder().values())
         self.enabled = is_bert_wordpiece(tokenizer)
-        limit = int(getattr(tokenizer.model, "max_input_chars_per_word", 100))
-        vocabulary = tokenizer.get_vocab(with_added_tokens=False) if self.enabled else {}
-        self._whole = {word: [i] for word, i in vocabulary.items() if len(word) <= limit}
-        """Words WordPiece keeps whole: in the vocabulary, and not so long that it reads them as unknown."""
-        self._words: dict[str, list[int]] = {}
+        self._longest = int(getattr(tokenizer.model, "max_input_chars_per_word", 100))
+        self._words: dict[str, tuple[int, ...]] = {}
 
     def ids(self, text: str) -> list[int]:
         if not self.enabled or not _PLAIN.fullmatch(text) or any(token in text for token in self._added):
             return self._encode_batch([text], add_special_tokens=False)[0].ids
         words = _WORDS.findall(text.lower())
-        whole, known = self._whole, self._words
-        missing = [word for word in dict.fromkeys(words) if word not in whole and word not in known]
-        fresh = dict(zip(missing, self._pieces(missing), strict=True)) if missing else {}
-        ids = [piece for word in words for piece in (whole.get(word) or known.get(word) or fresh[word])]
+        known = self._words
+        missing = [word for word in dict.fromkeys(words) if word not in known]
+        fresh = self._learn(missing) if missing else {}
+        ids = [piece for word in words for piece in (known.get(word) or fresh[word])]
         return ids if self._max_tokens is None else ids[: self._max_tokens]
 
-    def _pieces(self, words: Sequence[str]) -> list[list[int]]:
-        pieces = [encoding.ids for encoding in self._encode_batch(list(words), add_special_tokens=False)]
-        for word, ids in zip(words, pieces, strict=True):
+    def _learn(self, words: Sequence[str]) -> dict[str, tuple[int, ...]]:
+        """The pieces of words not seen before, remembered: one id for a word the vocabulary holds whole
+        (WordPiece's first try; a word longer than its limit is unknown instead), else the tokenizer's."""
+        found: dict[str, tuple[int, ...]] = {}
+        for word in words:
+            whole = self._tokenizer.token_to_id(word) if len(word) <= self._longest else None
+            if whole is not None:
+                found[word] = (whole,)
+        rest = [word for word in words if word not in found]
+        if rest:
+            encodings = self._encode_batch(rest, add_special_tokens=False)
+            found.update((word, tuple(encoding.ids)) for word, encoding in zip(rest, encodings, strict=True))
+        for word, pieces in found.items():
             if len(self._words) < MAX_WORDS:
-                self._words[word] = ids
-        return pieces
+                self._words[word] = pieces
+        return found
 
 
 def is_bert_wordpiece(tokenizer: Tokenizer) -> bool:
