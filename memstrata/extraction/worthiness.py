@@ -22,6 +22,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -72,21 +73,31 @@ def read(clause: str) -> Reading:
     start = disclosure_start(clause)
     if start is None:
         return Reading(None, None)
-    return Reading(start, refusal(without_evaluation(clause[start:])))
+    return Reading(start, refusal(statement_of(clause[start:])))
 
 
-def cheap_features(clause: str, reading: Reading) -> list[float]:
-    """The `CHEAP_FEATURES` of one clause, in that order (pure)."""
+@lru_cache(maxsize=1024)  # `read`, the learned path's checks and its wording ask it of the same statement
+def statement_of(statement: str) -> str:
+    """`disclosure.without_evaluation`, remembered: the statement without a trailing comment on it."""
+    return without_evaluation(statement)
+
+
+def cheap_features(
+    clause: str, reading: Reading, *, question: bool | None = None, second_person: bool | None = None
+) -> list[float]:
+    """The `CHEAP_FEATURES` of one clause, in that order (pure). `question` and `second_person` are
+    worked out from the clause unless the caller already knows them (the learned path scores no
+    question and no clause naming "you")."""
     count = len(_WORD.findall(clause))
     return [
         float(reading.start is not None),
         *(float(reading.reason == reason) for reason in REFUSALS),
-        float(is_question(clause)),
+        float(is_question(clause) if question is None else question),
         math.log1p(count),
         float(bool(_NUMBER.search(clause))),
         math.log1p(len(_NAME.findall(clause))),
         float(bool(_SPEAKER_WORD.search(clause))),
-        float(bool(_YOU.search(clause))),
+        float(bool(_YOU.search(clause)) if second_person is None else second_person),
     ]
 
 
@@ -164,19 +175,27 @@ class StoreWorthiness:
     def weights(self) -> Weights:
         return self._scorer().weights
 
-    def probability(self, clause: str, original: str, reading: Reading) -> float:
+    def probability(self, clause: str, original: str, reading: Reading, *, reachable: bool = False) -> float:
         """P(store-worthy) of one clause (`clause` masked, `original` as said); the same number as
-        `Weights.probabilities` of its `features` row, computed without building the row."""
-        return self._scorer().probability(clause, original, reading)
+        `Weights.probabilities` of its `features` row, computed without building the row.
+
+        `reachable=True` says the clause is neither a question nor names "you" (the learned path has
+        ruled both out), so those two features are not worked out again."""
+        known = False if reachable else None
+        return self._scorer().probability(
+            clause, original, cheap_features(clause, reading, question=known, second_person=known)
+        )
 
 
 class _Scorer:
     """Weights with the standardisation folded in (`coef / scale`), split into the embedding's part
     (a float32 dot product) and the cheap features' part (a few Python floats): one clause costs one
-    embedding and no array building."""
+    embedding and no array building. The embedder is the process-wide static one the default
+    `Memory` embeds with (`embedders.registry.default_embedder`): its weights load once per process,
+    for both."""
 
     def __init__(self, weights: Weights) -> None:
-        from ..embedders.static import StaticEmbedder  # the embedder's weights load only when needed
+        from ..embedders.registry import default_embedder  # the embedder's weights load only when needed
 
         folded = weights.coef / weights.scale
         width = len(folded) - len(CHEAP_FEATURES)
@@ -184,12 +203,13 @@ class _Scorer:
         self.embedding = folded[:width].astype(np.float32)
         self.cheap = [float(w) for w in folded[width:]]
         self.bias = float(weights.bias - (weights.mean / weights.scale) @ weights.coef)
-        self.embedder = StaticEmbedder()
+        self.embedder = default_embedder()
 
-    def probability(self, clause: str, original: str, reading: Reading) -> float:
-        vector = self.embedder.embed_documents([original])[0]
+    def probability(self, clause: str, original: str, cheap: list[float]) -> float:
+        # embed_query: the same row as embed_documents([original])[0], without the batch bookkeeping
+        vector = self.embedder.embed_query(original)
         logit = float(vector @ self.embedding) + self.bias
-        logit += sum(w * x for w, x in zip(self.cheap, cheap_features(clause, reading), strict=True))
+        logit += sum(w * x for w, x in zip(self.cheap, cheap, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
 
 
@@ -207,4 +227,5 @@ __all__ = [
     "features",
     "read",
     "sigmoid",
+    "statement_of",
 ]

@@ -15,22 +15,24 @@ from __future__ import annotations
 import re
 
 from ..base import Candidate
-from ..disclosure import hedged, is_thin, passing, without_evaluation
+from ..disclosure import hedged, is_thin, passing
 from ..skip import is_question, sarcastic
-from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read
+from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read, statement_of
 from .clause import Clause
 from .self_statements import stated
 
 
 def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Candidate]:
     """The clause as a statement when the model finds it store-worthy; [] when it does not or when a
-    hard reason refuses it (`out_of_reach`)."""
-    if plainly_out_of_reach(ctx.clause):
+    hard reason refuses it (`out_of_reach`). The checks run cheapest first and each once; the embedding,
+    the one costly step, only for a clause that passed them all (about 1 in 5 of the clauses asked on
+    LoCoMo)."""
+    if _names_no_fact(ctx.clause):
         return []
     reading = read(ctx.clause)
-    if out_of_reach(ctx.clause, reading):
+    if _out_of_reach_as_read(ctx.clause, reading):
         return []
-    p = model.probability(ctx.clause, ctx.original, reading)
+    p = model.probability(ctx.clause, ctx.original, reading, reachable=True)
     if p < model.weights.threshold:
         return []
     return stated(ctx, reading.start or 0, checked=False, confidence=round(0.5 * p, 2), trim=without_comment)
@@ -42,24 +44,31 @@ def out_of_reach(clause: str, reading: Reading) -> bool:
     - a question, sarcasm ("Oh I just adore traffic"), a clause naming the assistant ("you", "your":
       about this talk, whatever its subject), a clause naming neither the speaker nor their own
       ("Traveling is so eye-opening": a remark), a proposal, an order to the assistant or a pointer to
-      something shown in the talk (`plainly_out_of_reach`);
+      something shown in the talk ("Let's keep chasing our dreams", "Here's a photo of us");
     - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before),
       a modal or musing ("I'm thinking of serving the lamb"), a passing state or stretched emphasis
       ("I'm in a meeting", "I just looove spam calls": `disclosure.passing`);
     - a fragment with fewer than two specific words ("In Paris", "For me").
     """
-    if plainly_out_of_reach(clause) or reading.reason in HARD_REFUSALS:
-        return True
-    statement = without_evaluation(clause[reading.start or 0 :])
-    if reading.start is not None and (hedged(statement) is not None or passing(statement)):
-        return True
-    return is_thin(statement)
+    return _names_no_fact(clause) or _out_of_reach_as_read(clause, reading)
 
 
-def plainly_out_of_reach(clause: str) -> bool:
-    """The cheap part of `out_of_reach`, read before the clause's refusal is worked out ("Let's keep
-    chasing our dreams", "tell me the command ...", "Here's a photo of us", "Check my ideal studio")."""
-    if not _SPEAKER.search(clause) or _YOU.search(clause) or _IN_THE_TALK.match(clause):
+def _names_no_fact(clause: str) -> bool:
+    """The cheapest checks, a few microseconds, and the ones that turn most clauses away (about 2 in 3
+    of those the learned path is asked about on LoCoMo): no word for the speaker, "you", a proposal, an
+    order or a pointer to something shown in the talk."""
+    return not _SPEAKER.search(clause) or bool(_YOU.search(clause)) or bool(_IN_THE_TALK.match(clause))
+
+
+def _out_of_reach_as_read(clause: str, reading: Reading) -> bool:
+    """The rest of `out_of_reach` once the clause is read: a hard refusal, a fragment, a passing state,
+    a modal or musing, then a question or sarcasm (dearer to check and rarely left at this point)."""
+    if reading.reason in HARD_REFUSALS:
+        return True
+    statement = statement_of(clause[reading.start or 0 :])
+    if is_thin(statement):
+        return True
+    if reading.start is not None and (passing(statement) or hedged(statement) is not None):
         return True
     return is_question(clause) or sarcastic(clause)
 
@@ -92,7 +101,7 @@ def without_comment(statement: str) -> str:
     """The statement without a comment on it set off by a comma or a conjunction (", it was great");
     a clause the comment pattern would cut inside its own object ("I thought it was interesting how ...",
     "a plan for getting it made into a movie") is kept whole."""
-    cut = without_evaluation(statement)
+    cut = statement_of(statement)
     return cut if _SET_OFF.match(statement[len(cut) :]) else statement
 
 

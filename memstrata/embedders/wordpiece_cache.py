@@ -1,0 +1,82 @@
+"""One text's token ids read word by word (the static embedder's single-text path, `embed_query`).
+
+A BERT tokenizer (`BertNormalizer` + `BertPreTokenizer` + `WordPiece`) lower-cases the text, splits it
+at whitespace and around every punctuation mark, and cuts each word into pieces on its own: a text's
+ids are its words' ids one after another. For plain ASCII text (printable characters, tabs and line
+breaks) the split is a regular expression, and a word the vocabulary holds whole is one piece (WordPiece
+tries the whole word first), so its id is looked up; any other word is tokenized; both are remembered. A
+clause costs a split and a few dictionary reads instead of a call into the tokenizer. Any other text
+(accents, other scripts, control characters, an added token such as "[UNK]" written in the text), or a
+tokenizer of another kind, goes to the tokenizer as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tokenizers import Tokenizer
+
+MAX_WORDS = 200_000
+"""Words remembered at most (a few tens of MB at worst); past it a new word is tokenized every time."""
+
+_PLAIN = re.compile(r"[ -~\t\n\r]*")
+"""Plain ASCII: nothing for the normalizer to remove, strip of accents or set apart (CJK)."""
+_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9\s]")
+"""BertPreTokenizer on lower-cased plain ASCII: runs of letters and digits, each punctuation mark alone
+(every printable ASCII character that is not a letter, a digit or a space is BERT punctuation)."""
+
+
+class WordPieceCache:
+    """`ids(text)`: the same ids as the tokenizer's encoding of `text` without special tokens,
+    truncated to `max_tokens`; thread-safe (dictionary reads and single writes)."""
+
+    def __init__(self, tokenizer: Tokenizer, encode_batch: Callable[..., Any], max_tokens: int | None) -> None:
+        self._tokenizer = tokenizer
+        self._encode_batch = encode_batch
+        self._max_tokens = max_tokens
+        self._added = tuple(token.content for token in tokenizer.get_added_tokens_decoder().values())
+        self.enabled = is_bert_wordpiece(tokenizer)
+        self._longest = int(getattr(tokenizer.model, "max_input_chars_per_word", 100))
+        self._words: dict[str, tuple[int, ...]] = {}
+
+    def ids(self, text: str) -> list[int]:
+        if not self.enabled or not _PLAIN.fullmatch(text) or any(token in text for token in self._added):
+            return self._encode_batch([text], add_special_tokens=False)[0].ids
+        words = _WORDS.findall(text.lower())
+        known = self._words
+        missing = [word for word in dict.fromkeys(words) if word not in known]
+        fresh = self._learn(missing) if missing else {}
+        ids = [piece for word in words for piece in (known.get(word) or fresh[word])]
+        return ids if self._max_tokens is None else ids[: self._max_tokens]
+
+    def _learn(self, words: Sequence[str]) -> dict[str, tuple[int, ...]]:
+        """The pieces of words not seen before, remembered: one id for a word the vocabulary holds whole
+        (WordPiece's first try; a word longer than its limit is unknown instead), else the tokenizer's."""
+        found: dict[str, tuple[int, ...]] = {}
+        for word in words:
+            whole = self._tokenizer.token_to_id(word) if len(word) <= self._longest else None
+            if whole is not None:
+                found[word] = (whole,)
+        rest = [word for word in words if word not in found]
+        if rest:
+            encodings = self._encode_batch(rest, add_special_tokens=False)
+            found.update((word, tuple(encoding.ids)) for word, encoding in zip(rest, encodings, strict=True))
+        for word, pieces in found.items():
+            if len(self._words) < MAX_WORDS:
+                self._words[word] = pieces
+        return found
+
+
+def is_bert_wordpiece(tokenizer: Tokenizer) -> bool:
+    """True for the tokenizer the word-by-word reading is exact for: a lower-casing `BertNormalizer`
+    that cleans the text, a `BertPreTokenizer` and a `WordPiece` model."""
+    normalizer, pre_tokenizer, model = tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model
+    return (
+        type(normalizer).__name__ == "BertNormalizer"
+        and bool(getattr(normalizer, "lowercase", False))
+        and bool(getattr(normalizer, "clean_text", False))
+        and type(pre_tokenizer).__name__ == "BertPreTokenizer"
+        and type(model).__name__ == "WordPiece"
+    )
