@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..core import scoring
-from ..core.context_vector import with_context
+from .context_vector import with_context
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
 from ..core.temporal import TimeWindow, asks_when, query_windows
 from ..core.text import words
@@ -139,7 +139,7 @@ class SemanticMemory:
         llm: Callable[[], LLMClient | None] | None = None, context_weight: float = CONTEXT_VECTOR_WEIGHT,
     ) -> None:  # fmt: skip
         """`llm` returns the LLM that reconciles single adds (None: the offline rules decide).
-        `context_weight`: how much a memory's `context` pulls its stored vector (`core.context_vector`; 0 = the
+        `context_weight`: how much a memory's `context` pulls its stored vector (`layers.context_vector`; 0 = the
         vector of the content alone)."""
         if context_weight < 0:
             raise InvalidInput(f"context_weight must be >= 0, got {context_weight}")
@@ -469,7 +469,7 @@ class SemanticMemory:
 
 
 def embed_records(embedder: Embedder, records: Sequence[MemoryRecord], context_weight: float) -> Vectors:
-    """Embed records as they are stored: `core.context_vector.with_context` of their content and context
+    """Embed records as they are stored: `layers.context_vector.with_context` of their content and context
     vectors (one batch each; only the records that have a context are embedded twice)."""
     content = embedder.embed_documents([r.content for r in records])
     with_ctx = [i for i, r in enumerate(records) if r.context.strip()] if context_weight > 0 else []

@@ -1,4 +1,4 @@
-"""A memory's context pulls its stored vector (`SemanticMemory.context_weight`, `core.context_vector`):
+"""A memory's context pulls its stored vector (`SemanticMemory.context_weight`, `layers.context_vector`):
 SQLite, the bundled static embedder."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memstrata import Memory, NewMemory, Scope
-from memstrata.core.context_vector import with_context
+from memstrata.layers.context_vector import with_context
 from memstrata.errors import InvalidInput
 from memstrata.layers.semantic import SemanticMemory, Strategy
 from memstrata.models import MemoryKind

@@ -1,4 +1,4 @@
-"""A stored memory's vector with its conversational context mixed in (pure).
+"""A stored memory's vector with its conversational context mixed in (pure: numpy on the embedder's vectors).
 
 A conversation turn often means little alone: "Yes, it was amazing!" answers the turn before it, and a
 question about that turn names what the turn before it said. A memory's `context` (for a turn, the
