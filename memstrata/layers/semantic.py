@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..core import scoring
-from .context_vector import with_context
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
 from ..core.temporal import TimeWindow, asks_when, query_windows
 from ..core.text import words
@@ -40,6 +39,7 @@ from ..storage.base import MemoryFilter, ScoredRow, Store
 from ..storage.fence import fenced
 from . import derived
 from .access import AccessRecorder
+from .context_vector import with_context
 from .time_cues import TimeCues
 
 if TYPE_CHECKING:
