@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from memstrata import Memory, NewMemory, Scope
-from memstrata.layers.context_vector import with_context
 from memstrata.errors import InvalidInput
+from memstrata.layers.context_vector import with_context
 from memstrata.layers.semantic import SemanticMemory, Strategy
 from memstrata.models import MemoryKind
 from memstrata.settings import Settings
