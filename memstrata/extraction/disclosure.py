@@ -401,6 +401,7 @@ def _antecedent_before(before: str, pronoun: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1024)  # the general path, the learned path's checks and its wording ask it of the same statement
 def without_evaluation(statement: str) -> str:
     """The statement without a trailing comment on it (", it's a nightmare", "and it's been great")."""
     return _EVALUATIVE_TAIL.sub("", statement)

@@ -22,7 +22,6 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -73,13 +72,7 @@ def read(clause: str) -> Reading:
     start = disclosure_start(clause)
     if start is None:
         return Reading(None, None)
-    return Reading(start, refusal(statement_of(clause[start:])))
-
-
-@lru_cache(maxsize=1024)  # `read`, the learned path's checks and its wording ask it of the same statement
-def statement_of(statement: str) -> str:
-    """`disclosure.without_evaluation`, remembered: the statement without a trailing comment on it."""
-    return without_evaluation(statement)
+    return Reading(start, refusal(without_evaluation(clause[start:])))
 
 
 def cheap_features(
@@ -183,7 +176,7 @@ class StoreWorthiness:
         ruled both out), so those two features are not worked out again."""
         known = False if reachable else None
         return self._scorer().probability(
-            clause, original, cheap_features(clause, reading, question=known, second_person=known)
+            original, cheap_features(clause, reading, question=known, second_person=known)
         )
 
 
@@ -205,7 +198,7 @@ class _Scorer:
         self.bias = float(weights.bias - (weights.mean / weights.scale) @ weights.coef)
         self.embedder = default_embedder()
 
-    def probability(self, clause: str, original: str, cheap: list[float]) -> float:
+    def probability(self, original: str, cheap: list[float]) -> float:
         # embed_query: the same row as embed_documents([original])[0], without the batch bookkeeping
         vector = self.embedder.embed_query(original)
         logit = float(vector @ self.embedding) + self.bias
@@ -227,5 +220,4 @@ __all__ = [
     "features",
     "read",
     "sigmoid",
-    "statement_of",
 ]

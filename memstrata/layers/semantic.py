@@ -472,12 +472,13 @@ def embed_records(embedder: Embedder, records: Sequence[MemoryRecord], context_w
     """Embed records as they are stored: `layers.context_vector.with_context` of their content and context
     vectors (one batch each; only the records that have a context are embedded twice)."""
     content = embedder.embed_documents([r.content for r in records])
-    with_ctx = [i for i, r in enumerate(records) if r.context.strip()] if context_weight > 0 else []
-    if not with_ctx:
+    has_context = [context_weight > 0 and bool(r.context.strip()) for r in records]
+    if not any(has_context):
         return content
+    with_ctx = [i for i, has in enumerate(has_context) if has]
     context = np.zeros_like(content)
     context[with_ctx] = embedder.embed_documents([records[i].context for i in with_ctx])
-    return with_context(content, context, [bool(r.context.strip()) for r in records], context_weight)
+    return with_context(content, context, has_context, context_weight)
 
 
 _REMEMBERED_USERS = 4096

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 from ..base import Candidate
-from ..disclosure import hedged, is_thin, passing
+from ..disclosure import hedged, is_thin, passing, without_evaluation
 from ..skip import is_question, sarcastic
-from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read, statement_of
+from ..worthiness import HARD_REFUSALS, SHIPPED, Reading, StoreWorthiness, read
 from .clause import Clause
 from .self_statements import stated
 
@@ -65,7 +65,7 @@ def _out_of_reach_as_read(clause: str, reading: Reading) -> bool:
     a modal or musing, then a question or sarcasm (dearer to check and rarely left at this point)."""
     if reading.reason in HARD_REFUSALS:
         return True
-    statement = statement_of(clause[reading.start or 0 :])
+    statement = without_evaluation(clause[reading.start or 0 :])
     if is_thin(statement):
         return True
     if reading.start is not None and (passing(statement) or hedged(statement) is not None):
@@ -101,7 +101,7 @@ def without_comment(statement: str) -> str:
     """The statement without a comment on it set off by a comma or a conjunction (", it was great");
     a clause the comment pattern would cut inside its own object ("I thought it was interesting how ...",
     "a plan for getting it made into a movie") is kept whole."""
-    cut = statement_of(statement)
+    cut = without_evaluation(statement)
     return cut if _SET_OFF.match(statement[len(cut) :]) else statement
 
 
