@@ -23,8 +23,10 @@ looked at only once the rules are settled. A second draw continues the same hash
 its turns are labelled with the split `heldout2`, whatever their conversation, and were labelled before
 the extractor was run on them. Further draws continue the same order, each after the last (`DRAWS`): a third
 one, `heldout3` (labelled before any extractor was run on it), then a fourth and a fifth, `train` and
-`train2`, each of the first draw's size, labelled for training a learned extractor; a turn of a later draw
-carries its draw's name as split.
+`train2`, each of the first draw's size, labelled for training a learned extractor; then a sixth,
+`heldout4` (the size of `heldout3`, labelled blind), and a seventh and an eighth, `train3` and `train4`
+(the size of `train`). A turn of a later draw carries its draw's name as split. Only turns with a label
+row are scored, so a split labelled in part counts its labelled turns only.
 """
 
 from __future__ import annotations
@@ -61,14 +63,23 @@ FOURTH_PER_CONVERSATION = 30  # the fourth draw (split "train"), after the third
 FOURTH_LONGMEMEVAL_SIZE = 50
 FIFTH_PER_CONVERSATION = 30  # the fifth draw (split "train2"), after the fourth
 FIFTH_LONGMEMEVAL_SIZE = 50
+SIXTH_PER_CONVERSATION = 12  # the sixth draw (split "heldout4", blind), after the fifth
+SIXTH_LONGMEMEVAL_SIZE = 20
+SEVENTH_PER_CONVERSATION = 30  # the seventh draw (split "train3"), after the sixth
+SEVENTH_LONGMEMEVAL_SIZE = 50
+EIGHTH_PER_CONVERSATION = 30  # the eighth draw (split "train4"), after the seventh
+EIGHTH_LONGMEMEVAL_SIZE = 50
 # The draws after the first, in hash order: (split, LoCoMo turns per conversation, LongMemEval sentences).
 DRAWS = (
     ("heldout2", SECOND_PER_CONVERSATION, SECOND_LONGMEMEVAL_SIZE),
     ("heldout3", THIRD_PER_CONVERSATION, THIRD_LONGMEMEVAL_SIZE),
     ("train", FOURTH_PER_CONVERSATION, FOURTH_LONGMEMEVAL_SIZE),
     ("train2", FIFTH_PER_CONVERSATION, FIFTH_LONGMEMEVAL_SIZE),
+    ("heldout4", SIXTH_PER_CONVERSATION, SIXTH_LONGMEMEVAL_SIZE),
+    ("train3", SEVENTH_PER_CONVERSATION, SEVENTH_LONGMEMEVAL_SIZE),
+    ("train4", EIGHTH_PER_CONVERSATION, EIGHTH_LONGMEMEVAL_SIZE),
 )
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "train", "train2", "heldout4", "train3", "train4")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b")
 _MONTHS = "january february march april may june july august september october november december".split()

@@ -114,7 +114,24 @@ def test_the_second_draw_continues_the_hash_order_of_the_first(tmp_path: Path) -
     both = realistic.locomo_turns(locomo, 1 + 1)
     assert len(first) == 3 and len(both) == 6
     assert {t.id for t in first} < {t.id for t in both}  # the second draw adds turns, never swaps the first
-    assert realistic.SPLITS == ("dev", "heldout", "heldout2", "heldout3", "train", "train2")
+    assert realistic.SPLITS == (
+        "dev",
+        "heldout",
+        "heldout2",
+        "heldout3",
+        "train",
+        "train2",
+        "heldout4",
+        "train3",
+        "train4",
+    )
+
+
+def test_new_draws_come_after_the_old_ones_and_leave_them_unchanged() -> None:
+    # the draws labelled before session 8 keep their place and size, so none of their turns moves
+    assert realistic.DRAWS[:4] == (("heldout2", 12, 20), ("heldout3", 12, 20), ("train", 30, 50), ("train2", 30, 50))
+    # heldout4 is drawn like heldout3, train3 and train4 like the first draw
+    assert realistic.DRAWS[4:] == (("heldout4", 12, 20), ("train3", 30, 50), ("train4", 30, 50))
 
 
 def _long_data(folder: Path, per_conversation: int, sentences: int) -> tuple[Path, Path]:
@@ -138,7 +155,10 @@ def _long_data(folder: Path, per_conversation: int, sentences: int) -> tuple[Pat
 
 def test_later_draws_follow_the_hash_order_and_carry_their_split(tmp_path: Path) -> None:
     sizes = [size for _, size, _ in realistic.DRAWS]
-    locomo, lme = _long_data(tmp_path, realistic.PER_CONVERSATION + sum(sizes) + 5, 200)
+    sentence_sizes = [size for _, _, size in realistic.DRAWS]
+    locomo, lme = _long_data(
+        tmp_path, realistic.PER_CONVERSATION + sum(sizes) + 5, realistic.LONGMEMEVAL_SIZE + sum(sentence_sizes) + 5
+    )
     every = realistic.turns(locomo, lme)
     first = {t.id: t.split for t in realistic.locomo_turns(locomo) + realistic.longmemeval_turns(lme)}
     # the first draw keeps its turns and its by-conversation split; the five turns past every draw are left out
