@@ -7,7 +7,10 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memstrata.bench import extraction_realistic as realistic
+from memstrata.bench import train_disclosure
 from memstrata.bench.extraction_judged import key
 from memstrata.extraction.base import Candidate
 from memstrata.extraction.rules import RuleExtractor
@@ -167,8 +170,7 @@ def test_later_draws_follow_the_hash_order_and_carry_their_split(tmp_path: Path)
         size for _, _, size in realistic.DRAWS
     )
     for conversation in ("conv-0", "conv-1"):
-        ranked = realistic.locomo_turns(locomo, 10_000)
-        ranked = [t.id for t in ranked if t.id.split(":")[1] == conversation]
+        ranked = [t.id for t in realistic.locomo_turns(locomo, 10_000) if t.id.split(":")[1] == conversation]
         split_of = {t.id: t.split for t in every}
         start = realistic.PER_CONVERSATION
         for name, size, _ in realistic.DRAWS:  # each draw: the next `size` turns in hash order
@@ -191,3 +193,26 @@ def test_evaluate_reports_the_new_splits(tmp_path: Path) -> None:
     assert out["heldout3"]["turns"] == 2 * realistic.THIRD_PER_CONVERSATION
     assert out["train"]["turns"] == 2 * realistic.FOURTH_PER_CONVERSATION  # 36 left per conversation, 30 drawn
     assert out["heldout3"]["locomo"]["items"] == out["heldout3"]["items"]
+
+
+def test_a_split_labelled_in_part_counts_its_labelled_turns_only_and_the_blind_ones_are_never_trained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sizes = [size for _, size, _ in realistic.DRAWS]
+    sentence_sizes = [size for _, _, size in realistic.DRAWS]
+    locomo, lme = _long_data(
+        tmp_path, realistic.PER_CONVERSATION + sum(sizes), realistic.LONGMEMEVAL_SIZE + sum(sentence_sizes)
+    )
+    every = realistic.turns(locomo, lme)
+    train3 = [t for t in every if t.split == "train3"]
+    labelled = train3[: len(train3) // 2] + [t for t in every if t.split in ("heldout4", "train")]
+    rows = [{"id": t.id, "split": t.split, "items": [{"words": ["walked"]}]} for t in labelled]
+    (tmp_path / "realistic-others-labels.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    out, _ = realistic.evaluate(locomo, lme, labels_dir=tmp_path, splits=("train3", "train4"))
+    # the unlabelled half of train3 is not scored as "no items", and unlabelled train4 scores nothing
+    assert out["train3"]["turns"] == len(train3) // 2 and out["train3"]["items"] == len(train3) // 2
+    assert out["train4"]["turns"] == 0 and out["train4"]["recall"] is None
+    monkeypatch.setattr(realistic, "LABELS_DIR", tmp_path)
+    trained = {turn.id for turn, _ in train_disclosure.labelled_turns(locomo, lme)}
+    assert {"heldout3", "heldout4"} <= train_disclosure.BLIND
+    assert trained == {t.id for t in labelled if t.split != "heldout4"}
