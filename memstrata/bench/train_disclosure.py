@@ -154,17 +154,21 @@ def cross_validate(
     rows: np.ndarray,
     all_units: Sequence[Unit],
     l2: float,
+    *,
+    trainable: np.ndarray | None = None,
 ) -> dict[float, list[realistic.TurnResult]]:
-    """threshold -> the real extractor's results over all folds, each fold run with the model
-    fitted on the other folds."""
+    """threshold -> the real extractor's results on the turns of `labelled`, fold by fold, each fold
+    run with the model fitted on the units of the other folds (only those `trainable` marks, when
+    given: the learning curve fits on fewer turns and scores the same ones)."""
     conversations = sorted({t.id.split(":")[1] for t, _ in labelled if t.id.startswith("locomo:")})
     folds = np.array([u.fold for u in all_units])
     labels = np.array([u.positive for u in all_units], dtype=np.float64)
     weights = np.array([u.weight for u in all_units])
+    allowed = np.ones(len(all_units), dtype=bool) if trainable is None else trainable
     results: dict[float, list[realistic.TurnResult]] = {}
     for fold in range(FOLDS):
-        test = folds == fold
-        base = fit(rows[~test], labels[~test], weights[~test], l2)
+        fitted_on = (folds != fold) & allowed
+        base = fit(rows[fitted_on], labels[fitted_on], weights[fitted_on], l2)
         turns = [(t, label) for t, label in labelled if fold_of(t.id, conversations) == fold]
         for threshold in THRESHOLDS:
             extractor = RuleExtractor(worthiness=StoreWorthiness(weights=replace(base, threshold=threshold)))
@@ -236,9 +240,7 @@ def train(
     return summary
 
 
-def _write_unjudged(
-    runs: Sequence[Sequence[realistic.TurnResult]], judgments: dict[str, bool], path: Path
-) -> None:
+def _write_unjudged(runs: Sequence[Sequence[realistic.TurnResult]], judgments: dict[str, bool], path: Path) -> None:
     """The memories of any run that match no label and have no judgment, once each (JSON lines of key,
     message and memory), for a person to judge into `judgments-realistic-others.jsonl`."""
     seen: dict[str, dict[str, str]] = {}
