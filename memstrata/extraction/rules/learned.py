@@ -13,6 +13,7 @@ yet a fact (a modal, musing: `disclosure.hedged`) or one that leans on words sai
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..base import Candidate
 from ..disclosure import hedged, is_thin, passing, without_evaluation
@@ -22,15 +23,18 @@ from .clause import Clause
 from .self_statements import stated
 
 
-def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Candidate]:
-    """The clause as a statement when the model finds it store-worthy; [] when it does not or when a
-    hard reason refuses it (`out_of_reach`). The checks run cheapest first and each once; the embedding,
-    the one costly step, only for a clause that passed them all (about 1 in 5 of the clauses asked on
-    LoCoMo)."""
+def learned_statement(
+    ctx: Clause, model: StoreWorthiness = SHIPPED, *, message_asks: Callable[[], bool] = lambda: False
+) -> list[Candidate]:
+    """The clause as a statement when the model finds it store-worthy; [] when it does not, when a
+    hard reason refuses it (`out_of_reach`) or when its message asks the assistant for something
+    (`message_asks`, `asks_the_assistant` of the whole message: asked last, only for a clause that
+    would otherwise be scored). The checks run cheapest first and each once; the embedding, the one
+    costly step, only for a clause that passed them all (about 1 in 5 of the clauses asked on LoCoMo)."""
     if _names_no_fact(ctx.clause):
         return []
     reading = read(ctx.clause)
-    if _out_of_reach_as_read(ctx.clause, reading):
+    if _out_of_reach_as_read(ctx.clause, reading) or message_asks():
         return []
     p = model.probability(ctx.clause, ctx.original, reading, reachable=True)
     if p < model.weights.threshold:
