@@ -42,6 +42,43 @@ def test_cheap_features_name_the_refusal() -> None:
     assert row["speaker_subject"] == 1.0 and row["refusal_context"] == 0.0
 
 
+def test_cheap_features_read_the_shape_of_a_disclosure() -> None:
+    def row(clause: str) -> dict[str, float]:
+        return dict(zip(CHEAP_FEATURES, cheap_features(clause, read(clause)), strict=True))
+
+    hike = row("Last week I hiked the Teton Crest trail with my dog")
+    assert hike["past_tense"] == 1.0 and hike["time_word"] == 1.0 and hike["liking"] == 0.0
+    assert hike["log_specific_words"] >= np.log1p(3)  # hiked, Teton, Crest, trail, dog
+    assert row("I've got two kids")["speaker_has"] == 1.0
+    assert row("I love experimenting in the kitchen")["liking"] == 1.0
+    plain = row("Thanks so much")
+    assert plain["past_tense"] == plain["speaker_has"] == plain["liking"] == plain["time_word"] == 0.0
+
+
+def test_a_reaction_to_something_just_said_is_out_of_reach() -> None:
+    clause = "I like the sound of the Watermelon Basil Margarita"
+    assert out_of_reach(clause, read(clause))
+    always = RuleExtractor(worthiness=StoreWorthiness(weights=replace(SHIPPED.weights, threshold=0.0)))
+    assert extract(clause + ".", always) == extract(clause + ".", RuleExtractor(worthiness=None))
+
+
+def test_whether_a_message_asks_is_checked_only_when_a_clause_reaches_the_model(monkeypatch) -> None:
+    from memstrata.extraction.rules import extractor as module
+
+    asked: list[str] = []
+
+    def counting(text: str) -> bool:
+        asked.append(text)
+        return asks_the_assistant(text)
+
+    monkeypatch.setattr(module, "asks_the_assistant", counting)
+    extract("Hi there! Thanks so much. What do you think?")
+    assert asked == []  # no clause within reach: the message is never checked
+    text = "Losing my job at the engineering company was hard. Dance gives me an escape from it all."
+    extract(text)
+    assert asked == [text]  # checked once for the whole message, however many clauses reach the model
+
+
 def test_shipped_weights_fit_the_features() -> None:
     weights = SHIPPED.weights
     assert weights.coef.shape == (256 + len(CHEAP_FEATURES),)
