@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -183,3 +184,23 @@ def test_the_model_loads_only_when_a_clause_reaches_it() -> None:
     assert model._loaded is None  # nothing in reach: neither weights nor embedder were loaded
     extract("Losing my job at the engineering company was hard.", RuleExtractor(worthiness=model))
     assert model._loaded is not None
+
+
+def test_unjudged_cv_memories_are_written_once_each(tmp_path: Path) -> None:
+    from memstrata.bench import extraction_realistic as realistic
+    from memstrata.bench.extraction_judged import key
+    from memstrata.bench.train_disclosure import _write_unjudged
+
+    turn = realistic.Turn("locomo:conv-1:D1:1", "I ran the Berlin marathon. I baked bread today.", AT, "Jon", "train")
+    label = realistic.Label(items=(realistic.Item(("berlin", "marathon")),), forbid=(), split="train")
+    memories = tuple(RuleExtractor(worthiness=None).extract([turn.message()]))
+    covered = [m for m in memories if realistic.covers(label.items[0], m)]
+    others = [m for m in memories if m not in covered]
+    assert covered and others  # the marathon covers the item; the bread matches no label
+    result = realistic.TurnResult(turn, label, memories)
+    out = tmp_path / "unjudged.jsonl"
+    _write_unjudged([[result], [result]], {}, out)  # the same memory in two runs is listed once
+    listed = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [entry["key"] for entry in listed] == [key(turn.message(), m) for m in others]
+    _write_unjudged([[result]], {entry["key"]: False for entry in listed}, out)
+    assert out.read_text() == ""  # judged memories are not asked again
