@@ -154,25 +154,28 @@ def cross_validate(
     rows: np.ndarray,
     all_units: Sequence[Unit],
     l2: float,
-    judgments: dict[str, bool],
-) -> dict[float, dict[str, Any]]:
-    """threshold -> the real extractor's scores over all folds, each fold run with the model
-    fitted on the other folds."""
+    *,
+    trainable: np.ndarray | None = None,
+) -> dict[float, list[realistic.TurnResult]]:
+    """threshold -> the real extractor's results on the turns of `labelled`, fold by fold, each fold
+    run with the model fitted on the units of the other folds (only those `trainable` marks, when
+    given: the learning curve fits on fewer turns and scores the same ones)."""
     conversations = sorted({t.id.split(":")[1] for t, _ in labelled if t.id.startswith("locomo:")})
     folds = np.array([u.fold for u in all_units])
     labels = np.array([u.positive for u in all_units], dtype=np.float64)
     weights = np.array([u.weight for u in all_units])
+    allowed = np.ones(len(all_units), dtype=bool) if trainable is None else trainable
     results: dict[float, list[realistic.TurnResult]] = {}
     for fold in range(FOLDS):
-        test = folds == fold
-        base = fit(rows[~test], labels[~test], weights[~test], l2)
+        fitted_on = (folds != fold) & allowed
+        base = fit(rows[fitted_on], labels[fitted_on], weights[fitted_on], l2)
         turns = [(t, label) for t, label in labelled if fold_of(t.id, conversations) == fold]
         for threshold in THRESHOLDS:
             extractor = RuleExtractor(worthiness=StoreWorthiness(weights=replace(base, threshold=threshold)))
             results.setdefault(threshold, []).extend(
                 realistic.TurnResult(t, label, tuple(extractor.extract([t.message()]))) for t, label in turns
             )
-    return {threshold: system_score(found, judgments) for threshold, found in results.items()}
+    return results
 
 
 def choose(table: dict[float, dict[str, Any]], floor: float) -> float:
@@ -190,7 +193,9 @@ def choose(table: dict[float, dict[str, Any]], floor: float) -> float:
     return max(table, key=lambda t: (table[t]["precision_pessimistic"] or 0, table[t]["recall"]))
 
 
-def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Path | None) -> dict[str, Any]:
+def train(
+    locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Path | None, unjudged: Path | None = None
+) -> dict[str, Any]:
     labelled = labelled_turns(locomo, longmemeval)
     all_units = units(labelled)
     embedder = StaticEmbedder()
@@ -200,14 +205,15 @@ def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Pat
     losses = {l2: log_loss(out_of_fold(rows, all_units, l2), labels, weights) for l2 in L2_GRID}
     l2 = min(losses, key=lambda value: (losses[value], -value))
     judgments = load_judgments(realistic.LABELS_DIR / f"judgments-{realistic.NAME}.jsonl")
-    rules_alone = system_score(
-        [
-            realistic.TurnResult(t, label, tuple(RuleExtractor(worthiness=None).extract([t.message()])))
-            for t, label in labelled
-        ],
-        judgments,
-    )
-    table = cross_validate(labelled, rows, all_units, l2, judgments)
+    rules_run = [
+        realistic.TurnResult(t, label, tuple(RuleExtractor(worthiness=None).extract([t.message()])))
+        for t, label in labelled
+    ]
+    rules_alone = system_score(rules_run, judgments)
+    runs = cross_validate(labelled, rows, all_units, l2)
+    table = {threshold: system_score(found, judgments) for threshold, found in runs.items()}
+    if unjudged is not None:
+        _write_unjudged([rules_run, *runs.values()], judgments, unjudged)
     threshold = choose(table, rules_alone["precision_pessimistic"] or 0.0)
     final = replace(fit(rows, labels, weights, l2), threshold=threshold)
     final.save(out)
@@ -234,14 +240,28 @@ def train(locomo: str | Path, longmemeval: str | Path, *, out: Path, report: Pat
     return summary
 
 
+def _write_unjudged(runs: Sequence[Sequence[realistic.TurnResult]], judgments: dict[str, bool], path: Path) -> None:
+    """The memories of any run that match no label and have no judgment, once each (JSON lines of key,
+    message and memory), for a person to judge into `judgments-realistic-others.jsonl`."""
+    seen: dict[str, dict[str, str]] = {}
+    for results in runs:
+        for entry in realistic.unjudged(results, judgments):
+            seen.setdefault(entry["key"], entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in seen.values()), encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", required=True)
     parser.add_argument("--longmemeval", required=True)
     parser.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the weights (.npz)")
     parser.add_argument("--report", type=Path, default=Path("benchmarks/results/store-worthiness-cv.json"))
+    parser.add_argument(
+        "--unjudged", type=Path, help="write the cross-validation runs' memories no label or judgment covers here"
+    )
     args = parser.parse_args(argv)
-    summary = train(args.locomo, args.longmemeval, out=args.out, report=args.report)
+    summary = train(args.locomo, args.longmemeval, out=args.out, report=args.report, unjudged=args.unjudged)
     chosen, rules = summary["chosen"], summary["rules_alone"]
     print(
         f"{summary['clauses']} clauses ({summary['positive_clauses']} positive), l2={summary['l2']}; "

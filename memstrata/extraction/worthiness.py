@@ -8,7 +8,10 @@ scores a clause with a small L2 logistic regression over two kinds of feature:
   carries what the clause is about;
 - a few cheap facts the rules already compute: the speaker as subject (`disclosure_start`), the reason
   `disclosure.refusal` gives as a one-hot, a question, the length, a number, capitalised names, a
-  first-person or second-person word anywhere.
+  first-person or second-person word anywhere;
+- the shape of a disclosure (session 8): how many specific words the clause holds
+  (`disclosure.specific_words`), a past-tense verb, "I have"/"we've", a liking verb, a time word. Each
+  lowered the grouped cross-validation log-loss (0.2417 -> 0.2347 together, every fold lower).
 
 The weights (`models/store_worthiness.npz`) come from `python -m memstrata.bench.train_disclosure`,
 which fits them on hand-labelled turns and chooses the threshold by cross-validation grouped by
@@ -27,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigurationError
-from .disclosure import disclosure_start, refusal, without_evaluation
+from .disclosure import disclosure_start, refusal, specific_words, without_evaluation
 from .skip import is_question
 
 MODEL_PATH = Path(__file__).parent / "models" / "store_worthiness.npz"
@@ -47,6 +50,11 @@ CHEAP_FEATURES = (
     "log_names",
     "first_person",
     "second_person",
+    "log_specific_words",
+    "past_tense",
+    "speaker_has",
+    "liking",
+    "time_word",
 )
 
 _WORD = re.compile(r"[\w'-]+")
@@ -57,6 +65,19 @@ _NUMBER = re.compile(
 _NAME = re.compile(r"(?<=[\w,] )(?-i:[A-Z])[a-z]+\b(?<!\bI)")
 _SPEAKER_WORD = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.IGNORECASE)
+_PAST_TENSE = re.compile(
+    r"\b(?:[a-z]+ed|was|were|had|did|went|ran|got|took|made|met|came|left|began|won|lost|bought|sold|flew|drove"
+    r"|wrote|gave|quit|became|broke|found|spent|set|hit|read|saw|swam|rode|sang|built|caught|taught|brought"
+    r"|held|kept|paid|sent)\b",
+    re.IGNORECASE,
+)
+_SPEAKER_HAS = re.compile(r"\b(?:i|we) (?:have|had)\b|\b(?:i|we)'ve\b", re.IGNORECASE)
+_LIKING = re.compile(
+    r"\b(?:love|loves|loved|like|likes|enjoy|enjoys|enjoyed|passion|favorite|favourite|hobby|into)\b", re.IGNORECASE
+)
+_TIME_WORD = re.compile(
+    r"\b(?:yesterday|today|tomorrow|last|next|ago|since|recently|week|weekend|month|year|years)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +112,11 @@ def cheap_features(
         math.log1p(len(_NAME.findall(clause))),
         float(bool(_SPEAKER_WORD.search(clause))),
         float(bool(_YOU.search(clause)) if second_person is None else second_person),
+        math.log1p(len(specific_words(clause))),
+        float(bool(_PAST_TENSE.search(clause))),
+        float(bool(_SPEAKER_HAS.search(clause))),
+        float(bool(_LIKING.search(clause))),
+        float(bool(_TIME_WORD.search(clause))),
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +41,43 @@ def test_cheap_features_name_the_refusal() -> None:
     row = dict(zip(CHEAP_FEATURES, cheap_features(clause, reading), strict=True))
     assert reading.reason == "attitude" and row["refusal_attitude"] == 1.0
     assert row["speaker_subject"] == 1.0 and row["refusal_context"] == 0.0
+
+
+def test_cheap_features_read_the_shape_of_a_disclosure() -> None:
+    def row(clause: str) -> dict[str, float]:
+        return dict(zip(CHEAP_FEATURES, cheap_features(clause, read(clause)), strict=True))
+
+    hike = row("Last week I hiked the Teton Crest trail with my dog")
+    assert hike["past_tense"] == 1.0 and hike["time_word"] == 1.0 and hike["liking"] == 0.0
+    assert hike["log_specific_words"] >= np.log1p(3)  # hiked, Teton, Crest, trail, dog
+    assert row("I've got two kids")["speaker_has"] == 1.0
+    assert row("I love experimenting in the kitchen")["liking"] == 1.0
+    plain = row("Thanks so much")
+    assert plain["past_tense"] == plain["speaker_has"] == plain["liking"] == plain["time_word"] == 0.0
+
+
+def test_a_reaction_to_something_just_said_is_out_of_reach() -> None:
+    clause = "I like the sound of the Watermelon Basil Margarita"
+    assert out_of_reach(clause, read(clause))
+    always = RuleExtractor(worthiness=StoreWorthiness(weights=replace(SHIPPED.weights, threshold=0.0)))
+    assert extract(clause + ".", always) == extract(clause + ".", RuleExtractor(worthiness=None))
+
+
+def test_whether_a_message_asks_is_checked_only_when_a_clause_reaches_the_model(monkeypatch) -> None:
+    from memstrata.extraction.rules import extractor as module
+
+    asked: list[str] = []
+
+    def counting(text: str) -> bool:
+        asked.append(text)
+        return asks_the_assistant(text)
+
+    monkeypatch.setattr(module, "asks_the_assistant", counting)
+    extract("Hi there! Thanks so much. What do you think?")
+    assert asked == []  # no clause within reach: the message is never checked
+    text = "Losing my job at the engineering company was hard. Dance gives me an escape from it all."
+    extract(text)
+    assert asked == [text]  # checked once for the whole message, however many clauses reach the model
 
 
 def test_shipped_weights_fit_the_features() -> None:
@@ -146,3 +184,23 @@ def test_the_model_loads_only_when_a_clause_reaches_it() -> None:
     assert model._loaded is None  # nothing in reach: neither weights nor embedder were loaded
     extract("Losing my job at the engineering company was hard.", RuleExtractor(worthiness=model))
     assert model._loaded is not None
+
+
+def test_unjudged_cv_memories_are_written_once_each(tmp_path: Path) -> None:
+    from memstrata.bench import extraction_realistic as realistic
+    from memstrata.bench.extraction_judged import key
+    from memstrata.bench.train_disclosure import _write_unjudged
+
+    turn = realistic.Turn("locomo:conv-1:D1:1", "I ran the Berlin marathon. I baked bread today.", AT, "Jon", "train")
+    label = realistic.Label(items=(realistic.Item(("berlin", "marathon")),), forbid=(), split="train")
+    memories = tuple(RuleExtractor(worthiness=None).extract([turn.message()]))
+    covered = [m for m in memories if realistic.covers(label.items[0], m)]
+    others = [m for m in memories if m not in covered]
+    assert covered and others  # the marathon covers the item; the bread matches no label
+    result = realistic.TurnResult(turn, label, memories)
+    out = tmp_path / "unjudged.jsonl"
+    _write_unjudged([[result], [result]], {}, out)  # the same memory in two runs is listed once
+    listed = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [entry["key"] for entry in listed] == [key(turn.message(), m) for m in others]
+    _write_unjudged([[result]], {entry["key"]: False for entry in listed}, out)
+    assert out.read_text() == ""  # judged memories are not asked again

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache, partial
 
 from ..base import Candidate, Message
 from ..disclosure import disclosure_start, hedged, is_thin
@@ -64,9 +65,11 @@ class RuleExtractor:
         never check email").
         """
         found: list[Candidate] = []
-        model = None if self.worthiness is None or asks_the_assistant(text) else self.worthiness
+        # Whether the message asks the assistant for something is worked out once, and only when a clause
+        # reaches the model: most messages have none that does.
+        asks = cache(partial(asks_the_assistant, text))
         for step in clause_steps(text, at=at, name=name):
-            produced = step.specific or (general_path(step.ctx, model) if step.open else [])
+            produced = step.specific or (general_path(step.ctx, self.worthiness, asks) if step.open else [])
             found.extend(produced)
         name = name or next((c.value for c in found if _names_the_user(c)), None)
         return found + _possessions(text, at, name, found)
@@ -96,13 +99,16 @@ def clause_steps(text: str, *, at: datetime, name: str | None = None) -> Iterato
             name = next((c.value for c in produced if _names_the_user(c) and name is None), name)
 
 
-def general_path(ctx: Clause, model: StoreWorthiness | None) -> list[Candidate]:
+def general_path(
+    ctx: Clause, model: StoreWorthiness | None, message_asks: Callable[[], bool] = lambda: False
+) -> list[Candidate]:
     """A clause no specific rule read: a first-person statement the categories let through, else one the
-    store-worthiness model keeps (none without a model)."""
+    store-worthiness model keeps (none without a model, none in a message that `message_asks` the
+    assistant for something)."""
     kept = self_statement_rules(ctx) or liked_by_the_speaker(ctx) or clefted(ctx)
     if kept or model is None:
         return kept
-    return learned_statement(ctx, model)
+    return learned_statement(ctx, model, message_asks=message_asks)
 
 
 def _possessions(text: str, at: datetime, name: str | None, found: list[Candidate]) -> list[Candidate]:

@@ -13,6 +13,7 @@ yet a fact (a modal, musing: `disclosure.hedged`) or one that leans on words sai
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..base import Candidate
 from ..disclosure import hedged, is_thin, passing, without_evaluation
@@ -22,15 +23,18 @@ from .clause import Clause
 from .self_statements import stated
 
 
-def learned_statement(ctx: Clause, model: StoreWorthiness = SHIPPED) -> list[Candidate]:
-    """The clause as a statement when the model finds it store-worthy; [] when it does not or when a
-    hard reason refuses it (`out_of_reach`). The checks run cheapest first and each once; the embedding,
-    the one costly step, only for a clause that passed them all (about 1 in 5 of the clauses asked on
-    LoCoMo)."""
+def learned_statement(
+    ctx: Clause, model: StoreWorthiness = SHIPPED, *, message_asks: Callable[[], bool] = lambda: False
+) -> list[Candidate]:
+    """The clause as a statement when the model finds it store-worthy; [] when it does not, when a
+    hard reason refuses it (`out_of_reach`) or when its message asks the assistant for something
+    (`message_asks`, `asks_the_assistant` of the whole message: asked last, only for a clause that
+    would otherwise be scored). The checks run cheapest first and each once; the embedding, the one
+    costly step, only for a clause that passed them all (about 1 in 5 of the clauses asked on LoCoMo)."""
     if _names_no_fact(ctx.clause):
         return []
     reading = read(ctx.clause)
-    if _out_of_reach_as_read(ctx.clause, reading):
+    if _out_of_reach_as_read(ctx.clause, reading) or message_asks():
         return []
     p = model.probability(ctx.clause, ctx.original, reading, reachable=True)
     if p < model.weights.threshold:
@@ -44,7 +48,8 @@ def out_of_reach(clause: str, reading: Reading) -> bool:
     - a question, sarcasm ("Oh I just adore traffic"), a clause naming the assistant ("you", "your":
       about this talk, whatever its subject), a clause naming neither the speaker nor their own
       ("Traveling is so eye-opening": a remark), a proposal, an order to the assistant or a pointer to
-      something shown in the talk ("Let's keep chasing our dreams", "Here's a photo of us");
+      something shown in the talk ("Let's keep chasing our dreams", "Here's a photo of us"), a reaction to
+      something just said ("I like the sound of that recipe");
     - a hard refusal (`worthiness.HARD_REFUSALS`: a request, the assistant, this talk, words said before),
       a modal or musing ("I'm thinking of serving the lamb"), a passing state or stretched emphasis
       ("I'm in a meeting", "I just looove spam calls": `disclosure.passing`);
@@ -56,8 +61,14 @@ def out_of_reach(clause: str, reading: Reading) -> bool:
 def _names_no_fact(clause: str) -> bool:
     """The cheapest checks, a few microseconds, and the ones that turn most clauses away (about 2 in 3
     of those the learned path is asked about on LoCoMo): no word for the speaker, "you", a proposal, an
-    order or a pointer to something shown in the talk."""
-    return not _SPEAKER.search(clause) or bool(_YOU.search(clause)) or bool(_IN_THE_TALK.match(clause))
+    order, a pointer to something shown in the talk, or a reaction to something just said ("I like the
+    sound of the Watermelon Basil Margarita")."""
+    return (
+        not _SPEAKER.search(clause)
+        or bool(_YOU.search(clause))
+        or bool(_IN_THE_TALK.match(clause))
+        or bool(_REACTION.search(clause))
+    )
 
 
 def _out_of_reach_as_read(clause: str, reading: Reading) -> bool:
@@ -75,6 +86,7 @@ def _out_of_reach_as_read(clause: str, reading: Reading) -> bool:
 
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
+_REACTION = re.compile(r"\b(?:like|likes|love|loves) the sound of\b", re.IGNORECASE)
 _IN_THE_TALK = re.compile(
     r"^(?:please )?(?:let's|let us|here's|here is|here are|check|look at|see|take a look|tell|give|show|help|explain"
     r"|suggest|recommend|send|find|list|write|provide|generate|create|remind|describe|summari[sz]e)\b",
