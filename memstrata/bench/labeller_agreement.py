@@ -14,13 +14,16 @@ on the turns of one split:
 - a matched item's *date* agrees when the other labeller's overlapping item names the same date (or none).
 
 `python -m memstrata.bench.labeller_agreement --first A.jsonl --second B.jsonl --split heldout3 --out F`
-writes the figures as JSON; nothing of the turns' text or the labels' words is written or printed.
+writes the figures of that one split as JSON (a labels file may hold several splits, e.g. the second
+labeller's heldout3 and heldout4 rows; the others are ignored) with the command that made them; nothing
+of the turns' text or the labels' words is written or printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -157,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     first = of_split(load_labels(args.first), args.split)
     second = of_split(load_labels(args.second), args.split)
-    result = {"split": args.split, "first": args.first, "second": args.second} | agreement(first, second)
+    command = " ".join(["python -m memstrata.bench.labeller_agreement", *(argv if argv is not None else sys.argv[1:])])
+    result = {"split": args.split, "first": args.first, "second": args.second, "command": command}
+    result |= agreement(first, second)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(result))
     return 0

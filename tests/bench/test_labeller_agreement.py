@@ -127,3 +127,29 @@ def test_a_matched_item_with_another_date_is_a_date_disagreement() -> None:
     assert (items["first_dated_matched_same_date"], items["second_dated_matched_same_date"]) == (0, 0)
     # a memory holding "grand opening" covers "opening"; one holding only "opening" does not cover both
     assert (items["first_covering_covers_second"], items["second_covering_covers_first"]) == (0, 1)
+
+
+def test_the_command_compares_only_the_asked_split_of_files_holding_several(tmp_path: Path) -> None:
+    def row(turn: str, split: str, *required: str) -> str:
+        return json.dumps({"id": turn, "split": split, "items": [{"words": list(required)}] if required else []})
+
+    # both files hold two splits; heldout3 agrees fully, heldout4 not at all
+    first = tmp_path / "first.jsonl"
+    first.write_text("\n".join([row("a", "heldout3", "pottery"), row("b", "heldout4", "camping")]) + "\n")
+    second = tmp_path / "second.jsonl"
+    second.write_text("\n".join([row("a", "heldout3", "pottery"), row("b", "heldout4")]) + "\n")
+    out = tmp_path / "agreement.json"
+    args = ["--first", str(first), "--second", str(second), "--out", str(out)]
+    agree.main([*args, "--split", "heldout3"])
+    heldout3 = json.loads(out.read_text(encoding="utf-8"))
+    agree.main([*args, "--split", "heldout4"])
+    heldout4 = json.loads(out.read_text(encoding="utf-8"))
+    assert (heldout3["split"], heldout3["turns"], heldout3["items"]["share_of_first_matched"]) == ("heldout3", 1, 1.0)
+    assert (heldout4["split"], heldout4["turns"], heldout4["items"]["first"], heldout4["items"]["second"]) == (
+        "heldout4",
+        1,
+        1,
+        0,
+    )
+    assert heldout4["items"]["share_of_first_matched"] == 0.0
+    assert heldout4["command"].endswith("--split heldout4")
