@@ -28,7 +28,16 @@ def recall_cells(quality: dict) -> str:
     return " | ".join(cells)
 
 
-def main(folder: str) -> int:
+def best_recall(by_threshold: dict, least: float) -> str:
+    """The highest end-to-end recall among thresholds at judged precision >= `least`."""
+    meeting = [(s["recall"], s["covered"], t) for t, s in by_threshold.items() if s["precision"] >= least]
+    if not meeting:
+        return "none"
+    recall, covered, threshold = max(meeting)
+    return f"{recall:.3f} ({covered}) at {threshold}"
+
+
+def main(folder: str, floors: tuple[float, ...] = (0.90,)) -> int:
     results = {}
     for path in sorted(Path(folder).glob("representation-study-*.json")):
         study = json.loads(path.read_text(encoding="utf-8"))
@@ -53,20 +62,20 @@ def main(folder: str) -> int:
         )
     print()
     print(
-        "| representation | chosen threshold | recall | judged precision | pessimistic precision | memories (unjudged) "
-        "| best recall at judged precision >= 0.90 |"
+        "| representation | chosen threshold | recall | judged precision | pessimistic precision "
+        "| memories (unjudged) | "
+        + " | ".join(f"best recall at judged precision >= {least}" for least in floors)
+        + " |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|" + "---|" * len(floors))
     for name in names:
         e2e = results[name]["end_to_end"]
         chosen = e2e["chosen"]
-        meeting = [(s["recall"], t) for t, s in e2e["by_threshold"].items() if s["precision"] >= 0.90]
-        best = max(meeting) if meeting else None
-        best_cell = f"{best[0]:.3f} at {best[1]}" if best else "none"
+        best_cells = " | ".join(best_recall(e2e["by_threshold"], least) for least in floors)
         print(
             f"| {name} | {e2e['chosen_threshold']} | {chosen['recall']:.3f} ({chosen['covered']}) "
             f"| {chosen['precision']:.3f} | {chosen['precision_pessimistic']:.3f} | {chosen['memories']} "
-            f"({chosen['unjudged']}) | {best_cell} |"
+            f"({chosen['unjudged']}) | {best_cells} |"
         )
     for name in names:
         if "learning_curve" in results[name]:
@@ -77,4 +86,4 @@ def main(folder: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], tuple(float(x) for x in sys.argv[2:]) or (0.90,)))
