@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -96,12 +97,12 @@ SPACY_PYTHON = Path("/tmp/spacy-venv/bin/python")
 
 def spacy_parse_rows(texts: list[str]) -> np.ndarray:
     """`spacy_features.parse_features` of every text, computed in the separate spaCy venv."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    source, target = CACHE / "spacy-clauses.json", CACHE / "spacy-features.npy"
-    source.write_text(json.dumps(texts), encoding="utf-8")
     script = Path(__file__).with_name("spacy_features.py")
-    subprocess.run([str(SPACY_PYTHON), str(script), str(source), str(target)], check=True)
-    return np.load(target)
+    with tempfile.TemporaryDirectory() as folder:  # one folder per call: parallel runs never share files
+        source, target = Path(folder) / "clauses.json", Path(folder) / "features.npy"
+        source.write_text(json.dumps(texts), encoding="utf-8")
+        subprocess.run([str(SPACY_PYTHON), str(script), str(source), str(target)], check=True)
+        return np.load(target)
 
 
 def static_mean_spacy_vectors(texts: list[str], messages: list[str]) -> np.ndarray:
