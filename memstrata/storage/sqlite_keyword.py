@@ -82,13 +82,16 @@ def apply_write(
     removed, added = _changed(removed, added)
     if not removed and not added:
         return
+    # In key order, so consecutive statements touch neighbouring b-tree pages.
     conn.executemany(
         "DELETE FROM keyword_postings WHERE user_id = ? AND term = ? AND memory = ?",
-        [(user_id, term, rowid) for rowid, terms in removed for term in terms.frequencies],
+        sorted((user_id, term, rowid) for rowid, terms in removed for term in terms.frequencies),
     )
     conn.executemany(
         "INSERT INTO keyword_postings (user_id, term, memory, frequency, length) VALUES (?, ?, ?, ?, ?)",
-        [(user_id, term, rowid, f, terms.length) for rowid, terms in added for term, f in terms.frequencies.items()],
+        sorted(
+            (user_id, term, rowid, f, terms.length) for rowid, terms in added for term, f in terms.frequencies.items()
+        ),
     )
     change = statistics_change(
         ((list(t.frequencies), t.length) for _, t in removed), ((list(t.frequencies), t.length) for _, t in added)
