@@ -6,7 +6,8 @@
 # checkout first on sys.path), each with its own source tree on PYTHONPATH.
 # AFTER_SRC (default: this checkout) may be a snapshot too, so that edits during the run do not leak into it.
 # Usage: benchmarks/rank_before_after.sh BEFORE_SRC LOCOMO_JSON [ROUNDS] [AFTER_SRC]
-# Environment: PY (default: this checkout's .venv/bin/python), OUT (default: benchmarks/results/rank-before-after).
+# Environment: PY (default: this checkout's .venv/bin/python), OUT (default: benchmarks/results/rank-before-after),
+# ORDER (fixed: before first in every round, the default; alternate: before first in odd rounds only).
 set -euo pipefail
 source "$(dirname "$0")/lib/before_after.sh"  # sets root, this checkout
 usage_unless 2 "$@"
@@ -24,4 +25,4 @@ run() {
   PYTHONPATH=$src nice -n 5 "$py" -m memstrata bench latency --memories 100000 --users 1 --queries 200 --json \
     > "$out/latency-100k-$1-$2.json"
 }
-each_round "$rounds" fixed run
+each_round "$rounds" "${ORDER:-fixed}" run

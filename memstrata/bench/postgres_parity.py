@@ -4,8 +4,9 @@
   temporary SQLite file and a throwaway PostgreSQL database; every question searched on both, keyword
   only and hybrid. Reports each store's recall@10 and how often the two top 10 agree (same memories
   in the same order; same set of memories). Two layouts: `shared` (every user in one store, as
-  `bench locomo` / `bench longmemeval` store them: SQLite's BM25 statistics then span all users,
-  PostgreSQL's are per user) and `alone` (one user in the store at a time: the statistics are the same).
+  `bench locomo` / `bench longmemeval` store them; until SQLite's migration 4 its BM25 statistics then
+  spanned all users, PostgreSQL's were per user; both are per user now) and `alone` (one user in the
+  store at a time).
 * **bulkload**: an existing database (`--existing` memories of 20 users, analyzed), then `--memories`
   memories of one new user loaded in batches of 1,000; search is timed right after the load, then once
   the tables are analyzed (steady state), each time with its own queries (made alike from the loaded

@@ -99,9 +99,20 @@ def tokens(text: str) -> list[str]:
     return [token for token, _, _ in _spans(text)]
 
 
+_ASCII_TOKEN = re.compile("[a-z0-9]+")
+"""`_TOKEN` on lower-cased ASCII text, where nothing needs folding (the fast path of `_column_terms`)."""
+
+
 def _column_terms(text: str) -> tuple[list[str], int]:
     """(the terms of one column, occurrences repeated; its token count)."""
-    spans = _spans(text)
+    if text.isascii():  # most text: one lower() for the whole column, no folding per token
+        lowered = text.lower()
+        if "'" not in lowered:
+            words = _ASCII_TOKEN.findall(lowered)
+            return [porter_stem(w) for w in words], len(words)
+        spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
+    else:
+        spans = _spans(text)
     terms = [token for token, _, _ in spans]
     for (left, _, left_end), (right, right_start, _) in zip(spans, spans[1:], strict=False):
         if right_start - left_end == 1 and text[left_end] in _APOSTROPHES:

@@ -3,7 +3,7 @@
 When a key is configured — `MEMSTRATA_STORE_KEY` (a passphrase) or `MEMSTRATA_STORE_KEY_FILE` (a file
 holding it) — the store is one SQLCipher file: every page of the database and of its write-ahead log is
 encrypted (AES-256 in CBC mode with an HMAC-SHA512 per page, key derived with PBKDF2-HMAC-SHA512,
-SQLCipher 4 defaults). The schema, FTS5 and every query are the same as the plain `SQLiteStore`'s:
+SQLCipher 4 defaults). The schema, keyword postings and every query are the same as the plain `SQLiteStore`'s:
 this class only changes how the connection is opened.
 
 * A wrong key, or a key for a plain file, is refused before anything is written (`StoreError`).

@@ -1,13 +1,14 @@
-"""The embedded default store: one SQLite file (WAL), FTS5 full text, an in-process vector index.
+"""The embedded default store: one SQLite file (WAL), keyword postings, an in-process vector index.
 
 Vector search: the user's float32 vectors live as BLOBs in `memories.embedding`; on search they are
 loaded once into a per-user numpy matrix and scored with one matrix-vector product (< 0.1 ms for 100
 vectors; from 20k vectors in two stages, see `vector_index.py` and docs/architecture.md). Keyword search
-bounds its cost for big users with `keyword_plan` (below). A per-user version counter in
+ranks by BM25 over each user's own statistics (`sqlite_keyword.py`), and bounds its cost for big users
+with `core.bm25.keyword_plan`. A per-user version counter in
 `vector_versions`, bumped in the same transaction as every vector change, tells any process that its
 cached matrix is stale, so several processes can share one file safely.
 
-The stdlib `sqlite3` driver is enough (FTS5 is compiled in); no extension loading is needed.
+The stdlib `sqlite3` driver is enough; no extension loading is needed.
 """
 
 from __future__ import annotations
@@ -22,19 +23,28 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-import Stemmer
 
-from ..core.retrieval import KEYWORD_COLUMN_WEIGHTS, date_text
+from ..core.bm25 import POSTING_BUDGET
+from ..core.keyword_index import lookup_terms, memory_terms
+from ..core.retrieval import date_text
 from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
 from .base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from .fence import check_generation, expected_generation, fence_key
+from .sqlite_keyword import (
+    USER_TABLES,
+    IndexedMemory,
+    apply_write,
+    ranked_params,
+    ranked_sql,
+    search_plan,
+    stored_terms,
+)
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
 
@@ -48,18 +58,6 @@ _COLUMNS = (
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 
 
-_PRUNE_FROM_ROWS = 5000
-"""Below this many rows keyword search looks up every query word (the scan is cheap anyway)."""
-
-POSTING_BUDGET = 4000
-"""The default `SQLiteStore(posting_budget=...)`: above `_PRUNE_FROM_ROWS` rows, roughly how many postings
-one keyword search may rank at least (see `keyword_plan`)."""
-
-POSTING_SHARE = 0.04
-"""...or this share of the store's rows when that is more: a fixed budget keeps ever fewer query words as
-the store grows (measured with 2,000 rows: 0.96 of source memories found at 100k rows, 0.38 at 1M).
-4 % was chosen over 2 % for quality (BENCHMARKS.md §5: the budget's cost in found sources)."""
-
 _UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate)"
 
 _SPARE = 16
@@ -67,10 +65,10 @@ _SPARE = 16
 
 
 _KEYWORD_POOL = 200
-"""Keyword candidates ranked inside the FTS index before the per-row filters are applied."""
+"""Keyword candidates ranked from the postings before the per-row filters are applied."""
 
-_BM25_WEIGHTS = ", ".join(str(w) for w in (0.0, *KEYWORD_COLUMN_WEIGHTS))
-"""bm25() column weights: user_id (not ranked), then content, context, date_text."""
+_CHUNK = 500
+"""Ids per statement when reading the stored text of memories about to be rewritten."""
 
 
 def _ts(value: datetime | None) -> float | None:
@@ -130,7 +128,9 @@ def _event(row: tuple[Any, ...]) -> HistoryEvent:
 
 
 def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression for 'any non-stopword word of `text`', or None if there is none."""
+    """An FTS5 MATCH expression for 'any non-stopword word of `text`', or None if there is none. (The store
+    has no FTS5 index since migration 4; FTS5 stays the reference that tests and retrieval studies
+    check rankings against, and they query it with this.)"""
     return fts_match(query_terms(text))
 
 
@@ -141,11 +141,6 @@ def fts_match(terms: Sequence[str]) -> str | None:
         return None
     quoted = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
     return f"{{content context date_text}}:({quoted})"
-
-
-@lru_cache(maxsize=1)
-def _porter() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("porter")  # the algorithm of FTS5's `porter` tokenizer
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -216,8 +211,8 @@ class SQLiteStore:
     """What the DB-API driver raises (`SQLCipherStore` uses another driver)."""
 
     def __init__(self, path: str | Path, *, timeout: float = 5.0, posting_budget: int | None = POSTING_BUDGET) -> None:
-        """`posting_budget`: how many keyword postings one search of a big store may rank (`keyword_plan`;
-        None: all of them, slower for big users)."""
+        """`posting_budget`: how many keyword postings one search of a big user may rank
+        (`core.bm25.keyword_plan`; None: all of them, slower for big users)."""
         if posting_budget is not None and posting_budget < 1:
             raise InvalidInput(f"posting_budget must be a positive number of rows or None, got {posting_budget}")
         self.posting_budget = posting_budget
@@ -364,8 +359,11 @@ class SQLiteStore:
         check_storable(records, events)
         blobs = self._blobs(records, vectors)
         with self._write(user_id) as conn:
+            replaced = self._indexed(conn, user_id, [r.id for r in records])
+            written: dict[str, IndexedMemory] = {}  # the last of repeated ids
             for record, blob in zip(records, blobs, strict=True):
-                self._upsert(conn, record, blob)
+                written[record.id] = (self._upsert(conn, record, blob), memory_terms(user_id, record))
+            apply_write(conn, user_id, replaced, written.values())
             self._append_events(conn, events)
             if vectors is not None and len(records):
                 fresh = [r.id for r, blob in zip(records, blobs, strict=True) if blob is not None]
@@ -383,7 +381,23 @@ class SQLiteStore:
             raise EmbeddingMismatch(f"vectors have {array.shape[1]} dimensions; {self.url} uses {self._dimensions}")
         return [row.tobytes() for row in array] + [None] * (len(records) - array.shape[0])
 
-    def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> None:
+    @staticmethod
+    def _indexed(conn: sqlite3.Connection, user_id: str, ids: Sequence[str]) -> list[IndexedMemory]:
+        """The stored memories among `ids`, with the terms they are indexed under now."""
+        unique = sorted(set(ids))
+        found: list[IndexedMemory] = []
+        for start in range(0, len(unique), _CHUNK):
+            chunk = unique[start : start + _CHUNK]
+            rows = conn.execute(
+                f"SELECT rowid, content, context, date_text FROM memories WHERE user_id = ? "
+                f"AND id IN ({', '.join('?' * len(chunk))})",
+                (user_id, *chunk),
+            )
+            found.extend((rowid, stored_terms(user_id, *texts)) for rowid, *texts in rows)
+        return found
+
+    def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> int:
+        """Insert or rewrite the memory; returns its rowid (kept when rewritten)."""
         values = (
             record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
             record.content, json.dumps(record.metadata), record.importance, _ts(record.created_at),
@@ -395,10 +409,13 @@ class SQLiteStore:
         placeholders = ", ".join("?" * len(values))
         updates = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[2:])
         embedding_update = ", embedding = excluded.embedding" if blob is not None else ""
-        conn.execute(
-            f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({placeholders}, ?) "
-            f"ON CONFLICT (user_id, id) DO UPDATE SET {updates}, date_text = excluded.date_text{embedding_update}",
-            (*values, blob),
+        return int(
+            conn.execute(
+                f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({placeholders}, ?) "
+                f"ON CONFLICT (user_id, id) DO UPDATE SET {updates}, date_text = excluded.date_text{embedding_update} "
+                "RETURNING rowid",
+                (*values, blob),
+            ).fetchone()[0]
         )
 
     @staticmethod
@@ -463,58 +480,29 @@ class SQLiteStore:
         )
 
     def keyword_search(self, user_id: str, query: str, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
-        """Rank inside the FTS index first, then apply the exact user and filter checks to that pool only;
-        widen the pool when filters rejected too much. Which query words are looked up, and whether the
-        index is narrowed to the user's rows first, is decided by `_keyword_plan`."""
-        terms, narrow = self._keyword_plan(user_id, query_terms(query))
-        match = fts_match(terms)
-        if match is None:
-            return []
-        if narrow:
-            match = f'user_id:"{user_id}" AND ({match})'
+        """The user's memories by BM25 over their own statistics (`sqlite_keyword`): the best `_KEYWORD_POOL`
+        ranked from the postings first, then the filters applied to that pool only; the pool widens to
+        every match when the filters rejected too many. Ties: the newer memory first (as PostgreSQL)."""
+        terms = lookup_terms(query_terms(query))
         w = _Where(user_id, where)
-        sql = (
-            "WITH hits AS (SELECT rowid, bm25(memories_fts, {weights}) AS rank FROM memories_fts "
-            "WHERE memories_fts MATCH ? ORDER BY rank {pool}) "
-            f"SELECT {_M_COLUMNS}, -hits.rank FROM hits JOIN memories m ON m.rowid = hits.rowid "
-            f"WHERE {w.sql} ORDER BY hits.rank LIMIT ?"
-        )
-        params = (match, *w.params, limit)
-        rows: list[Any] = []
-        for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
-            statement = sql.format(weights=_BM25_WEIGHTS, pool=pool)
 
-            def run(conn: sqlite3.Connection, statement: str = statement) -> list[Any]:
-                return conn.execute(statement, params).fetchall()
+        def run(conn: sqlite3.Connection) -> list[Any]:
+            plan = search_plan(conn, user_id, terms, self.posting_budget)
+            if plan is None:
+                return []
+            rows: list[Any] = []
+            for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
+                sql = (
+                    f"WITH hits AS ({ranked_sql(plan)} ORDER BY rank DESC, p.memory DESC {pool}) "
+                    f"SELECT {_M_COLUMNS}, hits.rank FROM hits JOIN memories m ON m.rowid = hits.memory "
+                    f"WHERE {w.sql} ORDER BY hits.rank DESC, m.created_at DESC, m.rowid DESC LIMIT ?"
+                )
+                rows = conn.execute(sql, (*ranked_params(plan, user_id), *w.params, limit)).fetchall()
+                if len(rows) >= limit:
+                    break
+            return rows
 
-            rows = self._read(run)
-            if len(rows) >= limit:
-                break
-        return [ScoredRow(_record(r), float(r[20])) for r in rows]
-
-    def _keyword_plan(self, user_id: str, words: list[str]) -> tuple[list[str], bool]:
-        """(the query words to look up, whether to narrow the FTS index to the user's rows first).
-
-        Reads each word's document frequency (fts5vocab) and the row count, and leaves the choice to the
-        pure `keyword_plan`. The user's share of the rows is known when their vector index is loaded
-        (a hybrid search loads it first); otherwise the index is narrowed to the user, the safe choice."""
-        if not words:
-            return [], True
-        stems = {w: _porter().stemWord(w) for w in words}
-        marks = ", ".join("?" * len(set(stems.values())))
-
-        def read(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
-            rows = conn.execute(
-                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", list(set(stems.values()))
-            ).fetchall()
-            total = conn.execute("SELECT max(rowid) FROM memories").fetchone()[0] or 0
-            by_stem = dict(rows)
-            return {w: int(by_stem.get(stem, 0)) for w, stem in stems.items()}, int(total)
-
-        frequencies, total = self._read(read)
-        cached = self._vectors.get(user_id)
-        user_rows = cached.count if cached is not None else None
-        return keyword_plan(words, frequencies, total, user_rows=user_rows, budget=self.posting_budget)
+        return [ScoredRow(_record(r), float(r[20])) for r in self._read(run)]
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -594,9 +582,12 @@ class SQLiteStore:
             return 0
         marks = ", ".join("?" * len(ids))
         with self._write(user_id) as conn:
-            deleted = conn.execute(
-                f"DELETE FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *ids)
-            ).rowcount
+            removed = conn.execute(
+                f"DELETE FROM memories WHERE user_id = ? AND id IN ({marks}) "
+                "RETURNING rowid, content, context, date_text",
+                (user_id, *ids),
+            ).fetchall()
+            apply_write(conn, user_id, [(rowid, stored_terms(user_id, *texts)) for rowid, *texts in removed], ())
             conn.execute(
                 f"UPDATE history SET before = NULL, after = NULL WHERE user_id = ? AND memory_id IN ({marks})",
                 (user_id, *ids),
@@ -605,7 +596,7 @@ class SQLiteStore:
             index = self._advance_version(conn, user_id)
             if index is not None:
                 index.remove(ids)
-        return int(deleted)
+        return len(removed)
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
         check_ids([memory_id])
@@ -696,7 +687,7 @@ class SQLiteStore:
         with self._transaction() as conn:
             counts = {
                 table: conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
-                for table in ("memories", "history", "items", "vector_versions")
+                for table in ("memories", "history", "items", "vector_versions", *USER_TABLES)
             }
             conn.execute(
                 "INSERT INTO erasures (user_key, generation) VALUES (?, 1) "
@@ -705,7 +696,7 @@ class SQLiteStore:
             )
         self._vectors.pop(user_id, None)
         self._purge_free_space()
-        return {k: int(v) for k, v in counts.items() if k != "vector_versions"}
+        return {k: int(v) for k, v in counts.items() if k in ("memories", "history", "items")}
 
     def compact(self) -> dict[str, Any]:
         """Rewrite the file so that no deleted text stays in it (what every erasure does already;
@@ -716,15 +707,13 @@ class SQLiteStore:
 
     def _purge_free_space(self) -> None:
         """Leave no deleted text in the files. `secure_delete` zeroes deleted cells, but not the stale
-        copies b-tree rebalancing leaves in pages' unallocated space, and FTS5 keeps deleted terms in
-        its segments until they are merged. So: merge the FTS segments ('optimize'), rebuild every page
+        copies b-tree rebalancing leaves in pages' unallocated space. So: rebuild every page
         (VACUUM; measured 3.8 s for a 118 MB file of 50k memories on 2 cores), then copy the WAL into
         the database and truncate it. While another connection still reads an older snapshot the
         checkpoint cannot finish (the old pages must stay readable to it); after waiting the busy
         timeout this raises, and erasing again once that reader is done completes the purge."""
         with self._lock:
             try:
-                self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
                 self._conn.execute("VACUUM")
                 busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             except self.driver_errors as exc:
@@ -735,45 +724,6 @@ class SQLiteStore:
                 "snapshot, so the deleted text stays in the write-ahead log until it finishes; "
                 "erase again when that reader is done to complete the purge"
             )
-
-
-def keyword_plan(
-    words: Sequence[str], frequencies: dict[str, int], total: int, *, user_rows: int | None,
-    budget: int | None = POSTING_BUDGET,
-) -> tuple[list[str], bool]:  # fmt: skip
-    """Which query words to look up, and whether to narrow the FTS index to the user's rows first.
-
-    `frequencies[word]` is how many rows hold the word (absent = none); `total` bounds the row count from
-    above; `user_rows` is the user's row count when known. Pure, so the policy is tested on its own:
-
-    * Small stores and small users (< `_PRUNE_FROM_ROWS` rows; the user's count when known) look up
-      every word: the scan, narrowed to the user, is cheap, and even a near-zero score brings a
-      candidate to the fusion.
-    * Words in more than half of all rows are dropped: BM25's IDF is negative there, FTS5 clamps it to
-      ~0, so they add nothing to any score, yet their posting lists are the longest.
-    * The rest are looked up rarest first (highest IDF, most weight in BM25) while their postings fit
-      max(`budget`, `POSTING_SHARE` of `total`) (`budget` None: no limit); the rarest is always kept.
-      Ranking cost grows with every matching row, so this bounds it for big users, at the cost of rows
-      matching only frequent words, which score lowest (term-at-a-time "quit" pruning, Moffat & Zobel
-      1996). The measured effect is in BENCHMARKS.md.
-    * The FTS index is narrowed to the user's rows unless the user holds most of them, where the
-      narrowing term (a phrase over the `user_id` column) costs more than it saves; the join filters
-      by user either way.
-    """
-    narrow = user_rows is None or user_rows * 2 <= total
-    if (total if user_rows is None else user_rows) < _PRUNE_FROM_ROWS:
-        return list(words), narrow
-    informative = sorted((w for w in words if frequencies.get(w, 0) * 2 <= total), key=lambda w: frequencies.get(w, 0))
-    kept: list[str] = []
-    spent = 0
-    budget = None if budget is None else max(budget, int(total * POSTING_SHARE))
-    for word in informative:
-        cost = frequencies.get(word, 0)
-        if kept and budget is not None and spent + cost > budget:
-            break
-        kept.append(word)
-        spent += cost
-    return kept, narrow
 
 
 def _best_first_chunks(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from itertools import groupby
+
+from . import sqlite_keyword
 
 
 def run_script(conn: sqlite3.Connection, script: str) -> None:
@@ -120,9 +123,31 @@ def m003_erasure_generations(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE erasures (user_key TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID")
 
 
+def m004_keyword_statistics(conn: sqlite3.Connection) -> None:
+    """Keyword search ranked with each user's own BM25 statistics (`sqlite_keyword`): the postings and
+    statistics tables, filled from every stored memory, user by user; the FTS5 index, whose `bm25()`
+    counted every user's rows, is dropped with its triggers and vocabulary table."""
+    run_script(conn, sqlite_keyword.TABLES)
+    rows = conn.execute("SELECT user_id, rowid, content, context, date_text FROM memories ORDER BY user_id, rowid")
+    for user_id, memories in groupby(rows, key=lambda row: row[0]):
+        indexed = [(rowid, sqlite_keyword.stored_terms(user_id, *texts)) for _, rowid, *texts in memories]
+        sqlite_keyword.apply_write(conn, user_id, (), indexed)
+    run_script(
+        conn,
+        """
+        DROP TRIGGER memories_fts_insert;
+        DROP TRIGGER memories_fts_delete;
+        DROP TRIGGER memories_fts_update;
+        DROP TABLE memories_fts_vocab;
+        DROP TABLE memories_fts;
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_initial,
     m002_lookup_indexes,
     m003_erasure_generations,
+    m004_keyword_statistics,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

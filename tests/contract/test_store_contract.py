@@ -168,6 +168,33 @@ def test_keyword_search_matches_context_and_date_but_ranks_content_first(store: 
     assert ids(store.keyword_search("alice", "what happened on 8 May 2023", MemoryFilter(), limit=1)) == [reply.id]
 
 
+def test_keyword_ranking_of_one_user_ignores_other_users(store: Store) -> None:
+    """Isolation of ranking: BM25's statistics (memories, average length, memories per term) are the
+    user's own, so another user's memories added to the same store change neither the order nor the
+    score of any of this user's hits, not even for words the other user holds everywhere."""
+    alice_texts = [
+        "Alice adopted a rescue greyhound named Pepper last spring",
+        "Alice runs along the river every Saturday morning",
+        "The greyhound rescue holds an open day at the river park",
+        "Alice is learning to bake sourdough bread",
+        "Pepper the dog sleeps on Alice's sofa after their runs",
+        "Alice's sister visits in June for the river festival",
+    ]
+    for number, text in enumerate(alice_texts):
+        put(store, ALICE, text, created_at=T0 + timedelta(days=number))
+    queries = ["greyhound rescue", "river runs on Saturday", "Alice's dog Pepper", "sourdough bread", "festival"]
+    before = {
+        q: [(r.record.id, r.score) for r in store.keyword_search("alice", q, MemoryFilter(), limit=10)] for q in queries
+    }
+    for number in range(40):  # bob's words crowd every query term, with other lengths
+        put(store, BOB, f"river river greyhound rescue bread festival Saturday dog {number} " * (1 + number % 3))
+    for query in queries:
+        after = [(r.record.id, r.score) for r in store.keyword_search("alice", query, MemoryFilter(), limit=10)]
+        assert [i for i, _ in after] == [i for i, _ in before[query]], query
+        assert [s for _, s in after] == pytest.approx([s for _, s in before[query]], rel=1e-9), query
+    assert all(before[q] for q in queries)
+
+
 def test_keyword_search_filters(store: Store) -> None:
     put(store, ALICE, "jazz concert tickets", kind=MemoryKind.EVENT)
     note = put(store, ALICE, "jazz records to buy", kind=MemoryKind.NOTE)

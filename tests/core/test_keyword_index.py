@@ -116,6 +116,24 @@ def test_two_tokens_joined_by_an_apostrophe_are_also_a_pair() -> None:
     assert lookup_terms(["caroline's", "dogs", "the"]) == ["carolin s", "dog", "the"]
 
 
+def test_ascii_fast_path_gives_the_general_tokenizer_s_terms() -> None:
+    """ASCII text skips per-token folding (`_column_terms`' fast path): its terms, pairs and token count
+    are those of the general path, on the corpus and on apostrophes at every position."""
+    from memstrata.core import keyword_index
+
+    apostrophes = ["it's  o'clock'", "a'b'c", "'quoted' words", "X'Y Z'W", "ABC's DEF''s 42's"]
+    samples = [*(t for t in _corpus()[:300] if t.isascii()), *apostrophes]
+    assert len(samples) > 200
+    for text in samples:
+        spans = keyword_index._spans(text)
+        general = [t for t, _, _ in spans] + [
+            f"{left} {right}"
+            for (left, _, end), (right, start, _) in zip(spans, spans[1:], strict=False)
+            if start - end == 1 and text[end] == "'"
+        ]
+        assert keyword_index._column_terms(text) == (general, len(spans)), text
+
+
 def test_memory_terms_index_content_context_and_date() -> None:
     record = MemoryRecord(
         id="m1",

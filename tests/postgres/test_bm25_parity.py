@@ -1,4 +1,5 @@
-"""PostgreSQL ranks keyword matches exactly as SQLite's FTS5 bm25() when one user holds the store.
+"""PostgreSQL ranks keyword matches exactly as the SQLite store (both: FTS5's bm25() over the user's own
+statistics; tests/unit/test_sqlite_keyword.py checks SQLite against FTS5 itself).
 
 The corpus is real text nobody here wrote: paragraphs of the standard library's docstrings, each
 with a context (the paragraph before it) and a creation date, the way conversation turns are stored.

@@ -12,11 +12,12 @@ import psycopg
 import pytest
 
 from memstrata.core.keyword_index import memory_terms
+from memstrata.core.keyword_statistics import statistics_change
 from memstrata.models import MemoryRecord, Scope, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.crypto import LocalKeyProvider, new_data_key
 from memstrata.storage.postgres import PostgresStore, migrations
-from memstrata.storage.postgres.keyword import row_values, statistics_change, statistics_statements
+from memstrata.storage.postgres.keyword import row_values, statistics_statements
 from memstrata.storage.sqlite import SQLiteStore
 from tests.support.pg import postgres_urls
 

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from memstrata.bench.postgres_parity import agreement
 from memstrata.core.keyword_index import KeywordTerms
-from memstrata.storage.postgres.keyword import (
-    ADD_DOCUMENTS,
-    ADD_TOTALS,
-    DROP_UNUSED,
-    StatisticsChange,
-    row_values,
-    statistics_change,
-    statistics_statements,
-)
+from memstrata.core.keyword_statistics import StatisticsChange, statistics_change
+from memstrata.storage.postgres.keyword import ADD_DOCUMENTS, ADD_TOTALS, DROP_UNUSED, row_values, statistics_statements
 
 
 def test_a_rewrite_counts_each_term_once_per_memory() -> None:

@@ -183,7 +183,7 @@ def test_terms_looked_up_follow_the_sqlite_keyword_plan(
 ) -> None:
     """Big users look up the same terms as SQLite's `keyword_plan` would for the same statistics
     (written directly here: a user of 200k memories is not loaded for it)."""
-    from memstrata.storage.sqlite import POSTING_BUDGET, keyword_plan
+    from memstrata.core.bm25 import POSTING_BUDGET, keyword_plan
 
     terms = [*documents, "a"]  # a repeated term counts twice, as in FTS5
     with pg_store.transaction("big") as cur:
@@ -195,7 +195,7 @@ def test_terms_looked_up_follow_the_sqlite_keyword_plan(
                 cur.execute("INSERT INTO keyword_documents VALUES ('big', %s, %s)", [term, count])
         cur.execute("SELECT term, idf, average_length FROM memstrata_bm25_terms('big', %s)", [terms])
         rows = cur.fetchall()
-    expected, _ = keyword_plan(terms, documents, total, user_rows=total, budget=POSTING_BUDGET)
+    expected = keyword_plan(terms, documents, total, budget=POSTING_BUDGET)
     assert sorted(r[0] for r in rows) == sorted(expected)
     for term, idf, average in rows:
         n = documents[term]

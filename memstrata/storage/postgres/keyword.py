@@ -11,18 +11,17 @@ term, memory) with the term's weighted frequency and the memory's length, under 
 index and never a memory's ~2 kB row. `postings_statements` keeps the postings in step with each write.
 
 The statistics BM25 needs are kept per user, in the write transaction: `keyword_totals` (memories,
-tokens) and `keyword_documents` (memories holding each term). `statistics_change` computes what one
-write adds and removes (pure); `STATISTICS_STATEMENTS` apply it.
+tokens) and `keyword_documents` (memories holding each term). `statistics_change` (core.keyword_statistics,
+shared with the SQLite store) computes what one write adds and removes; `statistics_statements` apply it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.keyword_index import KeywordTerms, lookup_terms, memory_terms
+from ...core.keyword_statistics import StatisticsChange
 from ...core.text import query_terms
 from ...models import MemoryRecord
 
@@ -42,33 +41,6 @@ def row_values(terms: KeywordTerms) -> list[Any]:
     """The bind values of (keyword_terms, keyword_frequencies, keyword_length)."""
     ordered = sorted(terms.frequencies)
     return [ordered, [terms.frequencies[t] for t in ordered], terms.length]
-
-
-@dataclass(frozen=True, slots=True)
-class StatisticsChange:
-    """What a write changes in a user's statistics."""
-
-    memories: int
-    tokens: int
-    documents: dict[str, int]
-    """Per term, how many more memories hold it (negative: fewer); terms without change left out."""
-
-
-def statistics_change(
-    removed: Iterable[tuple[Sequence[str], int]], added: Iterable[tuple[Sequence[str], int]]
-) -> StatisticsChange:
-    """The change from replacing the rows `removed` by `added`, each given as (terms, length)."""
-    documents: Counter[str] = Counter()
-    memories = tokens = 0
-    for terms, length in removed:
-        documents.subtract(set(terms))
-        memories -= 1
-        tokens -= length
-    for terms, length in added:
-        documents.update(set(terms))
-        memories += 1
-        tokens += length
-    return StatisticsChange(memories, tokens, {t: n for t, n in sorted(documents.items()) if n})
 
 
 OLD_TERMS = (

@@ -20,10 +20,11 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from ...core.keyword_statistics import statistics_change
 from ...errors import EmbeddingMismatch, StoreError
 from ...models import MemoryKind, MemoryRecord, Scope
 from .citus import distribute_new_tables
-from .keyword import postings_statements, row_terms, row_values, statistics_change, statistics_statements
+from .keyword import postings_statements, row_terms, row_values, statistics_statements
 from .sql_functions import (
     DEFINER_FUNCTIONS,
     FUNCTIONS,

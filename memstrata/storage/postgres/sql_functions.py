@@ -17,6 +17,7 @@ Two kinds:
 
 from __future__ import annotations
 
+from ...core import bm25
 from ...core.retrieval import KEYWORD_COLUMN_WEIGHTS
 
 _CONTENT, _CONTEXT, _DATE = KEYWORD_COLUMN_WEIGHTS
@@ -344,14 +345,14 @@ KEYWORD_TOP_SIGNATURE = "memstrata_keyword_top(text, text[], integer)"
 
 # -- BM25 (migration 9) ---------------------------------------------------------------------------------
 
-BM25_K1 = 1.2
-BM25_B = 0.75
-"""FTS5's bm25() constants."""
+BM25_K1 = bm25.K1
+BM25_B = bm25.B
+"""FTS5's bm25() constants (`core.bm25`, which the SQLite store uses too)."""
 
-PRUNE_FROM_ROWS = 5000
-POSTING_BUDGET = 4000
-POSTING_SHARE = 0.04
-"""Term pruning for big users, as the SQLite store's `keyword_plan` (same constants, same rule)."""
+PRUNE_FROM_ROWS = bm25.PRUNE_FROM_ROWS
+POSTING_BUDGET = bm25.POSTING_BUDGET
+POSTING_SHARE = bm25.POSTING_SHARE
+"""Term pruning for big users: `core.bm25.keyword_plan`'s constants (BM25_PLAN is its rule in SQL)."""
 
 BM25_SCORE = f"""
 CREATE FUNCTION memstrata_bm25(

@@ -30,13 +30,14 @@ from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool
 
+from ...core.keyword_statistics import statistics_change
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
 from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
-from .keyword import OLD_TERMS, postings_statements, statistics_change, statistics_statements
+from .keyword import OLD_TERMS, postings_statements, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .planner_statistics import PlannerStatistics
 from .sealing import PLAIN, RowCodec, SealedRows

@@ -1,0 +1,174 @@
+"""Keyword search of the SQLite store: postings and per-user BM25 statistics (since migration 4).
+
+A memory's terms are computed in Python by `core.keyword_index` (FTS5's `porter unicode61` tokens,
+weighted per column), exactly as the PostgreSQL store computes them, and kept in three tables, all
+written in the transaction of the memory write that changes them:
+
+* `keyword_postings` (user_id, term, memory, frequency, length): one row per term of each memory
+  (`memory` is the memories rowid), under a primary key that holds the whole row, so ranking a term
+  reads one contiguous range of one b-tree and never a memory's row.
+* `keyword_totals` (user_id, documents, tokens): how many memories the user has, and their tokens.
+* `keyword_documents` (user_id, term, documents): how many of the user's memories hold each term.
+
+So a user's ranking depends on that user's memories only: no other user's memories change a term's
+IDF or the average length (FTS5's `bm25()` counts every row of the file). `core.bm25` has the formula;
+`RANKED` sums it in SQL over the postings of the looked-up terms, with IDFs bound as parameters.
+
+The old terms of a memory being rewritten or deleted are computed again from its stored text (content,
+context, written-out date), with the same pure function that computed them when it was written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..core import bm25
+from ..core.keyword_index import KeywordTerms, column_terms
+from ..core.keyword_statistics import StatisticsChange, statistics_change
+
+IndexedMemory = tuple[int, KeywordTerms]
+"""(memories rowid, the terms it is indexed under)."""
+
+TABLES = """
+CREATE TABLE keyword_postings (
+    user_id TEXT NOT NULL,
+    term TEXT NOT NULL,
+    memory INTEGER NOT NULL,
+    frequency REAL NOT NULL,
+    length INTEGER NOT NULL,
+    PRIMARY KEY (user_id, term, memory)
+) WITHOUT ROWID;
+CREATE TABLE keyword_totals (
+    user_id TEXT PRIMARY KEY,
+    documents INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE keyword_documents (
+    user_id TEXT NOT NULL,
+    term TEXT NOT NULL,
+    documents INTEGER NOT NULL,
+    PRIMARY KEY (user_id, term)
+) WITHOUT ROWID;
+"""
+
+USER_TABLES = ("keyword_postings", "keyword_documents", "keyword_totals")
+"""The tables holding a user's keyword index (what an erasure deletes besides the memories)."""
+
+
+def stored_terms(user_id: str, content: str, context: str, date_text: str) -> KeywordTerms:
+    """The terms of a stored memory row (its searched columns as the memories table holds them)."""
+    return column_terms(user_id, (content, context, date_text))
+
+
+def _changed(removed: Iterable[IndexedMemory], added: Iterable[IndexedMemory]) -> tuple[list[IndexedMemory], ...]:
+    """`removed` and `added` without the memories written again with the same terms (a supersession
+    or a metadata update changes no posting and no statistic)."""
+    old = dict(removed)
+    new = dict(added)
+    same = {rowid for rowid, terms in new.items() if old.get(rowid) == terms}
+    return (
+        [(r, t) for r, t in old.items() if r not in same],
+        [(r, t) for r, t in new.items() if r not in same],
+    )
+
+
+def apply_write(
+    conn: sqlite3.Connection, user_id: str, removed: Iterable[IndexedMemory], added: Iterable[IndexedMemory]
+) -> None:
+    """Replace the postings of the memories `removed` by those of `added` and update the user's
+    statistics to match, inside the caller's write transaction."""
+    removed, added = _changed(removed, added)
+    if not removed and not added:
+        return
+    # In key order, so consecutive statements touch neighbouring b-tree pages.
+    conn.executemany(
+        "DELETE FROM keyword_postings WHERE user_id = ? AND term = ? AND memory = ?",
+        sorted((user_id, term, rowid) for rowid, terms in removed for term in terms.frequencies),
+    )
+    conn.executemany(
+        "INSERT INTO keyword_postings (user_id, term, memory, frequency, length) VALUES (?, ?, ?, ?, ?)",
+        sorted(
+            (user_id, term, rowid, f, terms.length) for rowid, terms in added for term, f in terms.frequencies.items()
+        ),
+    )
+    change = statistics_change(
+        ((list(t.frequencies), t.length) for _, t in removed), ((list(t.frequencies), t.length) for _, t in added)
+    )
+    apply_statistics(conn, user_id, change)
+
+
+def apply_statistics(conn: sqlite3.Connection, user_id: str, change: StatisticsChange) -> None:
+    """Add `change` to the user's statistics; terms no memory holds any more, and the totals of a user
+    without memories, are deleted (no row names a user who has nothing indexed)."""
+    conn.executemany(
+        "INSERT INTO keyword_documents (user_id, term, documents) VALUES (?, ?, ?) "
+        "ON CONFLICT (user_id, term) DO UPDATE SET documents = documents + excluded.documents",
+        [(user_id, term, n) for term, n in change.documents.items()],
+    )
+    conn.executemany(
+        "DELETE FROM keyword_documents WHERE user_id = ? AND term = ? AND documents <= 0",
+        [(user_id, term) for term, n in change.documents.items() if n < 0],
+    )
+    if change.memories or change.tokens:
+        conn.execute(
+            "INSERT INTO keyword_totals (user_id, documents, tokens) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET documents = documents + excluded.documents, "
+            "tokens = tokens + excluded.tokens",
+            (user_id, change.memories, change.tokens),
+        )
+        conn.execute("DELETE FROM keyword_totals WHERE user_id = ? AND documents <= 0", (user_id,))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPlan:
+    """The looked-up terms of one search (in query order, repeats kept), with their IDFs from the
+    user's own statistics, and the user's average memory length."""
+
+    terms: list[str]
+    idfs: list[float]
+    average_length: float
+
+
+def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], budget: int | None) -> SearchPlan | None:
+    """What a search of `terms` ranks (`core.bm25.keyword_plan` over the user's statistics), or None
+    when the user has no memories or no term is left."""
+    totals = conn.execute("SELECT documents, tokens FROM keyword_totals WHERE user_id = ?", (user_id,)).fetchone()
+    if not terms or totals is None or totals[0] <= 0:
+        return None
+    total, tokens = int(totals[0]), int(totals[1])
+    distinct = sorted(set(terms))
+    marks = ", ".join("?" * len(distinct))
+    documents = dict(
+        conn.execute(
+            f"SELECT term, documents FROM keyword_documents WHERE user_id = ? AND term IN ({marks})",
+            (user_id, *distinct),
+        ).fetchall()
+    )
+    kept = bm25.keyword_plan(terms, documents, total, budget=budget)
+    if not kept:
+        return None
+    return SearchPlan(kept, [bm25.idf(total, documents.get(t, 0)) for t in kept], tokens / total)
+
+
+def ranked_sql(plan: SearchPlan) -> str:
+    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (`core.bm25.
+    term_score` summed over the terms; a repeated term counts each time), as (memory, rank). Params:
+    `ranked_params`. CROSS JOIN keeps the terms outside, so each term reads one range of the postings'
+    primary key."""
+    terms = ", ".join("(?, ?)" for _ in plan.terms)
+    return f"""
+    SELECT p.memory AS memory,
+           sum(q.idf * p.frequency * {bm25.K1 + 1}
+               / (p.frequency + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * p.length / ?))) AS rank
+    FROM (SELECT column1 AS term, column2 AS idf FROM (VALUES {terms})) q
+    CROSS JOIN keyword_postings p
+    WHERE p.user_id = ? AND p.term = q.term
+    GROUP BY p.memory"""
+
+
+def ranked_params(plan: SearchPlan, user_id: str) -> list[object]:
+    """The parameters of `ranked_sql(plan)`."""
+    pairs = [value for pair in zip(plan.terms, plan.idfs, strict=True) for value in pair]
+    return [plan.average_length, *pairs, user_id]
