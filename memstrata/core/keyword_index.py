@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..models import MemoryRecord
 from .porter import porter_stem
@@ -100,24 +101,37 @@ def tokens(text: str) -> list[str]:
 
 
 _ASCII_TOKEN = re.compile("[a-z0-9]+")
-"""`_TOKEN` on lower-cased ASCII text, where nothing needs folding (the fast path of `_column_terms`)."""
+"""`_TOKEN` on lower-cased ASCII text, where nothing needs folding (the fast path of `_line_terms`)."""
 
 
 def _column_terms(text: str) -> tuple[list[str], int]:
-    """(the terms of one column, occurrences repeated; its token count)."""
-    if text.isascii():  # most text: one lower() for the whole column, no folding per token
+    """(the terms of one column, occurrences repeated: its tokens, then its apostrophe pairs; its token
+    count), line by line: a line break separates tokens and is no apostrophe, so no token or pair spans
+    two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed as a memory's content
+    and again as a line of the next two turns' context."""
+    lines = [_line_terms(line) for line in text.split("\n")] if "\n" in text else [_line_terms(text)]
+    tokens = [token for line_tokens, _, _ in lines for token in line_tokens]
+    pairs = [pair for _, line_pairs, _ in lines for pair in line_pairs]
+    return tokens + pairs, sum(count for _, _, count in lines)
+
+
+@lru_cache(maxsize=8192)
+def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """(the stemmed tokens of one line of text, its apostrophe pairs, its token count)."""
+    if text.isascii():  # most text: one lower() for the whole line, no folding per token
         lowered = text.lower()
         if "'" not in lowered:
             words = _ASCII_TOKEN.findall(lowered)
-            return [porter_stem(w) for w in words], len(words)
+            return tuple(porter_stem(w) for w in words), (), len(words)
         spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
     else:
         spans = _spans(text)
-    terms = [token for token, _, _ in spans]
-    for (left, _, left_end), (right, right_start, _) in zip(spans, spans[1:], strict=False):
-        if right_start - left_end == 1 and text[left_end] in _APOSTROPHES:
-            terms.append(f"{left} {right}")
-    return terms, len(spans)
+    pairs = tuple(
+        f"{left} {right}"
+        for (left, _, left_end), (right, right_start, _) in zip(spans, spans[1:], strict=False)
+        if right_start - left_end == 1 and text[left_end] in _APOSTROPHES
+    )
+    return tuple(token for token, _, _ in spans), pairs, len(spans)
 
 
 def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:

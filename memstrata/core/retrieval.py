@@ -161,14 +161,16 @@ class CandidateFacts:
 
 
 def context_text(previous: Sequence[str], turns: int = CONTEXT_TURNS) -> str:
-    """The `context` column of a turn: the last `turns` earlier turns of its session, oldest first.
+    """The `context` column of a turn: the last `turns` earlier turns of its session, oldest first, one
+    per line (a line break separates words as a space does, and lets the keyword index reuse the terms
+    it computed for each turn, `core.keyword_index`).
 
     `previous` holds the texts before this turn in the same session (only those; a new session
     starts with an empty context).
     """
     if turns < 0:
         raise InvalidInput(f"turns must be >= 0, got {turns}")
-    return " ".join(previous[max(0, len(previous) - turns) :]) if turns else ""
+    return "\n".join(previous[max(0, len(previous) - turns) :]) if turns else ""
 
 
 def date_text(when: date | datetime) -> str:

@@ -353,7 +353,7 @@ def test_episodes_index_the_turns_before_them_as_context(memory: Any) -> None:
     assert by_text["Did your team play the chess tournament?"].context == ""
     assert by_text["Yes, we won a trophy!"].context == "Alice: Did your team play the chess tournament?"
     assert by_text["Congratulations"].context == (
-        "Alice: Did your team play the chess tournament? Yes, we won a trophy!"
+        "Alice: Did your team play the chess tournament?\nYes, we won a trophy!"
     )
     hits = memory.search("chess tournament", scope="alice", strategy="keyword")
     assert "Yes, we won a trophy!" in [h.memory.content for h in hits]  # found through its question

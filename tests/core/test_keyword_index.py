@@ -117,11 +117,12 @@ def test_two_tokens_joined_by_an_apostrophe_are_also_a_pair() -> None:
 
 
 def test_ascii_fast_path_gives_the_general_tokenizer_s_terms() -> None:
-    """ASCII text skips per-token folding (`_column_terms`' fast path): its terms, pairs and token count
-    are those of the general path, on the corpus and on apostrophes at every position."""
+    """ASCII text skips per-token folding (`_line_terms`' fast path) and lines are tokenized one by one:
+    terms, pairs and token count are the general path's, on the corpus and on apostrophes everywhere."""
     from memstrata.core import keyword_index
 
     apostrophes = ["it's  o'clock'", "a'b'c", "'quoted' words", "X'Y Z'W", "ABC's DEF''s 42's"]
+    apostrophes += ["rock'\n'n roll", "Caroline's\nMel's\n\nit's", "a\nb'\nc", "caf\u00e9's\nJo's"]  # line by line
     samples = [*(t for t in _corpus()[:300] if t.isascii()), *apostrophes]
     assert len(samples) > 200
     for text in samples:

@@ -145,8 +145,8 @@ def test_boost_speakers_multiplies_only_named_speakers() -> None:
 
 def test_context_text_keeps_the_last_turns_oldest_first() -> None:
     previous = ["one", "two", "three"]
-    assert context_text(previous) == "two three"
-    assert context_text(previous, turns=5) == "one two three"
+    assert context_text(previous) == "two\nthree"
+    assert context_text(previous, turns=5) == "one\ntwo\nthree"
     assert context_text([], turns=2) == ""
     assert context_text(previous, turns=0) == ""
     with pytest.raises(InvalidInput):
@@ -158,7 +158,7 @@ def test_date_text_and_index_columns() -> None:
     assert date_text(date(2022, 12, 31)) == "31 December 2022"
     assert index_columns("Nate: Yes!", ["Jo: a", "Nate: b", "Jo: Did you win?"], date(2022, 6, 1)) == (
         "Nate: Yes!",
-        "Nate: b Jo: Did you win?",
+        "Nate: b\nJo: Did you win?",
         "1 June 2022",
     )
     assert len(KEYWORD_COLUMNS) == len(KEYWORD_COLUMN_WEIGHTS)
