@@ -12,9 +12,6 @@ load time is reported too. Above 5,000 memories the posting budget applies (`key
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from statistics import median
@@ -22,7 +19,7 @@ from statistics import median
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memstrata.bench.report import machine_info  # noqa: E402
+from benchmarks.lib.tree_runs import alternate, run_probe, write_result  # noqa: E402
 
 PROBE = """
 import json, sys, tempfile, time
@@ -56,14 +53,8 @@ print(json.dumps({"load_per_s": round(count / load_s, 1), **latency_summary(time
 """
 
 
-def timed(tree: Path, memories: int) -> dict[str, float]:
-    env = os.environ | {"PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(memories)], env=env, cwd="/", capture_output=True, text=True
-    )
-    if done.returncode:
-        raise SystemExit(done.stderr)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def timed(tree: Path, memories: int) -> dict:
+    return run_probe(tree, PROBE, str(memories))
 
 
 def main() -> None:
@@ -74,30 +65,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", type=Path)
     options = parser.parse_args()
-    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     trees = {"before": options.before, "after": options.after}
-    for number in range(options.rounds):
-        for side in ("before", "after") if number % 2 == 0 else ("after", "before"):
-            runs[side].append(timed(trees[side], options.memories))
-            print(side, runs[side][-1], file=sys.stderr)
+    runs = alternate(options.rounds, trees, lambda tree: timed(tree, options.memories))
     keys = ("load_per_s", "keyword_ms_p50", "keyword_ms_p95", "keyword_ms_p99")
     summary = {side: {k: median(r[k] for r in rs) for k in keys} for side, rs in runs.items()}
     summary["p95_ratio_after_to_before"] = round(
         summary["after"]["keyword_ms_p95"] / summary["before"]["keyword_ms_p95"], 3
     )
-    result = {
-        "benchmark": "keyword-latency-before-after",
-        "memories": options.memories,
-        "runs": runs,
-        "summary": summary,
-        "command": "python benchmarks/keyword_latency_before_after.py " + " ".join(sys.argv[1:]),
-        "machine": machine_info(),
-    }
-    text = json.dumps(result, indent=2)
-    if options.out:
-        options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(text + "\n")
-    print(text)
+    fields = {"memories": options.memories, "runs": runs, "summary": summary}
+    write_result("keyword-latency-before-after", fields, "keyword_latency_before_after.py", options.out)
 
 
 if __name__ == "__main__":

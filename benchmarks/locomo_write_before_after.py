@@ -13,9 +13,6 @@ Reported: per side the seconds of every round and their median, turns per second
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from statistics import median
@@ -23,7 +20,7 @@ from statistics import median
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memstrata.bench.report import machine_info  # noqa: E402
+from benchmarks.lib.tree_runs import alternate, run_probe, write_result  # noqa: E402
 
 PROBE = """
 import json, sys, tempfile, time
@@ -46,12 +43,8 @@ print(json.dumps({"seconds": seconds, "turns": turns, "file_bytes": size}))
 """
 
 
-def timed(tree: Path, data: str) -> dict[str, float]:
-    env = os.environ | {"PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, "-c", PROBE, data], env=env, cwd="/", capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(done.stderr)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def timed(tree: Path, data: str) -> dict:
+    return run_probe(tree, PROBE, data)
 
 
 def main() -> None:
@@ -62,12 +55,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
     options = parser.parse_args()
-    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     trees = {"before": options.before, "after": options.after}
-    for number in range(options.rounds):
-        for side in ("before", "after") if number % 2 == 0 else ("after", "before"):
-            runs[side].append(timed(trees[side], options.data))
-            print(side, runs[side][-1], file=sys.stderr)
+    runs = alternate(options.rounds, trees, lambda tree: timed(tree, options.data))
     summary = {
         side: {
             "median_s": round(median(r["seconds"] for r in rs), 3),
@@ -77,18 +66,8 @@ def main() -> None:
         for side, rs in runs.items()
     }
     summary["ratio_after_to_before"] = round(summary["after"]["median_s"] / summary["before"]["median_s"], 3)
-    result = {
-        "benchmark": "locomo-write-before-after",
-        "runs": runs,
-        "summary": summary,
-        "command": "python benchmarks/locomo_write_before_after.py " + " ".join(sys.argv[1:]),
-        "machine": machine_info(),
-    }
-    text = json.dumps(result, indent=2)
-    if options.out:
-        options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(text + "\n")
-    print(text)
+    fields = {"runs": runs, "summary": summary}
+    write_result("locomo-write-before-after", fields, "locomo_write_before_after.py", options.out)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 from ..models import MemoryRecord
 from .porter import porter_stem
@@ -109,10 +110,13 @@ def _column_terms(text: str) -> tuple[list[str], int]:
     count), line by line: a line break separates tokens and is no apostrophe, so no token or pair spans
     two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed as a memory's content
     and again as a line of the next two turns' context."""
-    lines = [_line_terms(line) for line in text.split("\n")] if "\n" in text else [_line_terms(text)]
-    tokens = [token for line_tokens, _, _ in lines for token in line_tokens]
-    pairs = [pair for _, line_pairs, _ in lines for pair in line_pairs]
-    return tokens + pairs, sum(count for _, _, count in lines)
+    if "\n" not in text:
+        tokens, pairs, count = _line_terms(text)
+        return [*tokens, *pairs], count
+    lines = [_line_terms(line) for line in text.split("\n")]
+    tokens = chain.from_iterable(line_tokens for line_tokens, _, _ in lines)
+    pairs = chain.from_iterable(line_pairs for _, line_pairs, _ in lines)
+    return [*tokens, *pairs], sum(count for _, _, count in lines)
 
 
 @lru_cache(maxsize=8192)
