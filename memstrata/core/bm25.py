@@ -42,11 +42,6 @@ def idf(total: int, documents: int) -> float:
     return MIN_IDF if value <= 0 else value
 
 
-def term_score(idf_: float, frequency: float, length: int, average_length: float) -> float:
-    """One term's share of a memory's score (the memory holds it with weighted `frequency`)."""
-    return idf_ * frequency * (K1 + 1) / (frequency + K1 * (1 - B + B * length / average_length))
-
-
 def keyword_plan(
     terms: Sequence[str], documents: dict[str, int], total: int, *, budget: int | None = POSTING_BUDGET
 ) -> list[str]:

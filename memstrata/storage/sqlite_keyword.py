@@ -12,7 +12,7 @@ written in the transaction of the memory write that changes them:
 
 So a user's ranking depends on that user's memories only: no other user's memories change a term's
 IDF or the average length (FTS5's `bm25()` counts every row of the file). `core.bm25` has the formula;
-`RANKED` sums it in SQL over the postings of the looked-up terms, with IDFs bound as parameters.
+`ranked_sql` sums it in SQL over the postings of the looked-up terms, with IDFs bound as parameters.
 
 The old terms of a memory being rewritten or deleted are computed again from its stored text (content,
 context, written-out date), with the same pure function that computed them when it was written.
@@ -153,8 +153,8 @@ def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], bu
 
 
 def ranked_sql(plan: SearchPlan) -> str:
-    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (`core.bm25.
-    term_score` summed over the terms; a repeated term counts each time), as (memory, rank). Params:
+    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (the formula
+    of `core.bm25`, summed over the terms; a repeated term counts each time), as (memory, rank). Params:
     `ranked_params`. CROSS JOIN keeps the terms outside, so each term reads one range of the postings'
     primary key."""
     terms = ", ".join("(?, ?)" for _ in plan.terms)
