@@ -111,8 +111,8 @@ def _column_terms(text: str) -> tuple[list[str], int]:
     two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed as a memory's content
     and again as a line of the next two turns' context."""
     if "\n" not in text:
-        tokens, pairs, count = _line_terms(text)
-        return [*tokens, *pairs], count
+        line_tokens, line_pairs, count = _line_terms(text)
+        return [*line_tokens, *line_pairs], count
     lines = [_line_terms(line) for line in text.split("\n")]
     tokens = chain.from_iterable(line_tokens for line_tokens, _, _ in lines)
     pairs = chain.from_iterable(line_pairs for _, line_pairs, _ in lines)
