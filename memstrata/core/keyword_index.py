@@ -126,7 +126,7 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
         lowered = text.lower()
         if "'" not in lowered:
             words = _ASCII_TOKEN.findall(lowered)
-            return tuple(porter_stem(w) for w in words), (), len(words)
+            return tuple(map(porter_stem, words)), (), len(words)
         spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
     else:
         spans = _spans(text)
@@ -142,7 +142,7 @@ def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
     frequencies: dict[str, float] = {}
-    length = len(_spans(user_id))
+    length = _column_terms(user_id)[1]  # remembered line by line, as any column
     for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
         terms, count = _column_terms(text)
         length += count

@@ -29,6 +29,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from operator import itemgetter
 
 from ..core import bm25
@@ -108,13 +109,14 @@ def apply_write(
     deleted = [(user_key, term, rowid) for rowid, terms in removed for term in terms.frequencies]
     deleted.sort(key=itemgetter(1))
     conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
-    inserted = [
-        (user_key, term, rowid, f, terms.length) for rowid, terms in added for term, f in terms.frequencies.items()
-    ]
+    inserted = list(
+        chain.from_iterable(
+            zip(repeat(user_key), t.frequencies, repeat(rowid), t.frequencies.values(), repeat(t.length))
+            for rowid, t in added
+        )
+    )  # (user_key, term, memory, frequency, length), the tuples made by zip
     inserted.sort(key=itemgetter(1))
-    conn.executemany(
-        "INSERT INTO keyword_postings (user_key, term, memory, frequency, length) VALUES (?, ?, ?, ?, ?)", inserted
-    )
+    insert_rows(conn, "INSERT INTO keyword_postings (user_key, term, memory, frequency, length)", inserted)
     _apply_documents(conn, user_key, change)
     if documents <= 0:  # the user's last memory is gone: so are its postings and term counts
         conn.execute("DELETE FROM keyword_users WHERE user_key = ?", (user_key,))
@@ -122,15 +124,39 @@ def apply_write(
 
 def _apply_documents(conn: sqlite3.Connection, user_key: int, change: StatisticsChange) -> None:
     """Add `change`'s term counts to the user's; terms no memory holds any more are deleted."""
-    conn.executemany(
-        "INSERT INTO keyword_documents (user_key, term, documents) VALUES (?, ?, ?) "
-        "ON CONFLICT (user_key, term) DO UPDATE SET documents = documents + excluded.documents",
+    insert_rows(
+        conn,
+        "INSERT INTO keyword_documents (user_key, term, documents)",
         [(user_key, term, n) for term, n in change.documents.items()],
+        "ON CONFLICT (user_key, term) DO UPDATE SET documents = documents + excluded.documents",
     )
     conn.executemany(
         "DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0",
         [(user_key, term) for term, n in change.documents.items() if n < 0],
     )
+
+
+ROWS_PER_STATEMENT = 50
+"""Rows one INSERT of `insert_rows` writes. Measured on LoCoMo's postings (172,597 rows in 13 saves):
+one statement per row (`executemany` of a one-row INSERT) took 1.5-1.7 times the CPU of 50 rows per
+statement; 200 were no faster than 50."""
+
+
+def insert_rows(conn: sqlite3.Connection, insert: str, rows: Sequence[tuple[object, ...]], conflict: str = "") -> None:
+    """`insert` ("INSERT INTO table (columns)") of every row of `rows` (tuples of one width), followed by
+    the `conflict` clause, `ROWS_PER_STATEMENT` rows per statement; in the order of `rows`."""
+    if not rows:
+        return
+    group = f"({', '.join('?' * len(rows[0]))})"
+    whole = len(rows) - len(rows) % ROWS_PER_STATEMENT
+    if whole:
+        sql = f"{insert} VALUES {', '.join([group] * ROWS_PER_STATEMENT)} {conflict}"
+        flat = list(chain.from_iterable(rows[:whole]))
+        width = len(rows[0]) * ROWS_PER_STATEMENT  # parameters per statement
+        conn.executemany(sql, [flat[start : start + width] for start in range(0, len(flat), width)])
+    if whole < len(rows):
+        rest = rows[whole:]
+        conn.execute(f"{insert} VALUES {', '.join([group] * len(rest))} {conflict}", list(chain.from_iterable(rest)))
 
 
 def erase(conn: sqlite3.Connection, user_id: str) -> None:
