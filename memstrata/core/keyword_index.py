@@ -111,8 +111,8 @@ def _column_terms(text: str) -> tuple[list[str], int]:
     two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed as a memory's content
     and again as a line of the next two turns' context."""
     if "\n" not in text:
-        tokens, pairs, count = _line_terms(text)
-        return [*tokens, *pairs], count
+        line_tokens, line_pairs, count = _line_terms(text)
+        return [*line_tokens, *line_pairs], count
     lines = [_line_terms(line) for line in text.split("\n")]
     tokens = chain.from_iterable(line_tokens for line_tokens, _, _ in lines)
     pairs = chain.from_iterable(line_pairs for _, line_pairs, _ in lines)
@@ -126,7 +126,7 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
         lowered = text.lower()
         if "'" not in lowered:
             words = _ASCII_TOKEN.findall(lowered)
-            return tuple(porter_stem(w) for w in words), (), len(words)
+            return tuple(map(porter_stem, words)), (), len(words)
         spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
     else:
         spans = _spans(text)
@@ -142,7 +142,7 @@ def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
     frequencies: dict[str, float] = {}
-    length = len(_spans(user_id))
+    length = _column_terms(user_id)[1]  # remembered line by line, as any column
     for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
         terms, count = _column_terms(text)
         length += count

@@ -9,7 +9,7 @@ memories' terms by others adds and removes, and the store applies it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 
@@ -24,7 +24,7 @@ class StatisticsChange:
 
 
 def statistics_change(
-    removed: Iterable[tuple[Sequence[str], int]], added: Iterable[tuple[Sequence[str], int]]
+    removed: Iterable[tuple[Collection[str], int]], added: Iterable[tuple[Collection[str], int]]
 ) -> StatisticsChange:
     """The change from replacing the rows `removed` by `added`, each given as (terms, length)."""
     documents: Counter[str] = Counter()

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..core.bm25 import POSTING_BUDGET
-from ..core.keyword_index import lookup_terms, memory_terms
+from ..core.keyword_index import lookup_terms
 from ..core.retrieval import date_text
 from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
@@ -37,13 +37,16 @@ from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, u
 from .base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
 from .fence import check_generation, expected_generation, fence_key
 from .sqlite_keyword import (
-    USER_TABLES,
     IndexedMemory,
+    SearchedText,
     apply_write,
     ranked_params,
     ranked_sql,
     search_plan,
     stored_terms,
+)
+from .sqlite_keyword import (
+    erase as erase_keywords,
 )
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION
 from .vector_index import UserVectorIndex
@@ -56,6 +59,15 @@ _COLUMNS = (
     "content_hash, pinned, context"
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
+_UPSERT_KEEPING_EMBEDDING = (
+    f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({', '.join('?' * 22)}) "
+    "ON CONFLICT (user_id, id) DO UPDATE SET "
+    + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in [*_COLUMNS.split(",")[2:], "date_text"])
+    + " RETURNING rowid"
+)
+"""Insert or rewrite a memory, keeping the stored embedding when rewritten (a write without a vector)."""
+_UPSERT = _UPSERT_KEEPING_EMBEDDING.replace(" RETURNING rowid", ", embedding = excluded.embedding RETURNING rowid")
+"""Insert or rewrite a memory with its embedding."""
 
 
 _UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate)"
@@ -359,11 +371,12 @@ class SQLiteStore:
         check_storable(records, events)
         blobs = self._blobs(records, vectors)
         with self._write(user_id) as conn:
-            replaced = self._indexed(conn, user_id, [r.id for r in records])
-            written: dict[str, IndexedMemory] = {}  # the last of repeated ids
+            stored = self._stored_texts(conn, user_id, [r.id for r in records])
+            written: dict[str, tuple[int, SearchedText]] = {}  # the last of repeated ids
             for record, blob in zip(records, blobs, strict=True):
-                written[record.id] = (self._upsert(conn, record, blob), memory_terms(user_id, record))
-            apply_write(conn, user_id, replaced, written.values())
+                searched = (record.content, record.context, date_text(record.created_at))
+                written[record.id] = (self._upsert(conn, record, searched[2], blob), searched)
+            apply_write(conn, user_id, *self._reindexed(user_id, stored, written))
             self._append_events(conn, events)
             if vectors is not None and len(records):
                 fresh = [r.id for r, blob in zip(records, blobs, strict=True) if blob is not None]
@@ -382,41 +395,53 @@ class SQLiteStore:
         return [row.tobytes() for row in array] + [None] * (len(records) - array.shape[0])
 
     @staticmethod
-    def _indexed(conn: sqlite3.Connection, user_id: str, ids: Sequence[str]) -> list[IndexedMemory]:
-        """The stored memories among `ids`, with the terms they are indexed under now."""
+    def _stored_texts(
+        conn: sqlite3.Connection, user_id: str, ids: Sequence[str]
+    ) -> dict[str, tuple[int, SearchedText]]:
+        """The stored memories among `ids`: id -> (rowid, the searched text they are indexed under now)."""
         unique = sorted(set(ids))
-        found: list[IndexedMemory] = []
+        found: dict[str, tuple[int, SearchedText]] = {}
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start : start + _CHUNK]
             rows = conn.execute(
-                f"SELECT rowid, content, context, date_text FROM memories WHERE user_id = ? "
+                f"SELECT id, rowid, content, context, date_text FROM memories WHERE user_id = ? "
                 f"AND id IN ({', '.join('?' * len(chunk))})",
                 (user_id, *chunk),
             )
-            found.extend((rowid, stored_terms(user_id, *texts)) for rowid, *texts in rows)
+            found.update(
+                (memory_id, (rowid, (content, context, dated))) for memory_id, rowid, content, context, dated in rows
+            )
         return found
 
-    def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, blob: bytes | None) -> int:
-        """Insert or rewrite the memory; returns its rowid (kept when rewritten)."""
+    @staticmethod
+    def _reindexed(
+        user_id: str, stored: dict[str, tuple[int, SearchedText]], written: dict[str, tuple[int, SearchedText]]
+    ) -> tuple[list[IndexedMemory], list[IndexedMemory]]:
+        """(the memories whose postings a save removes, those it adds), with their terms. A memory written
+        again with the searched text it had (a supersession, a metadata update) is in neither: its terms
+        are not computed at all."""
+        removed: list[IndexedMemory] = []
+        added: list[IndexedMemory] = []
+        for memory_id, (rowid, searched) in written.items():
+            before = stored.get(memory_id)
+            if before is not None:
+                if before[1] == searched:
+                    continue
+                removed.append((before[0], stored_terms(user_id, *before[1])))
+            added.append((rowid, stored_terms(user_id, *searched)))
+        return removed, added
+
+    def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, dated: str, blob: bytes | None) -> int:
+        """Insert or rewrite the memory (`dated`: its creation date written out); returns its rowid (kept
+        when rewritten)."""
         values = (
             record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
             record.content, json.dumps(record.metadata), record.importance, _ts(record.created_at),
             _ts(record.updated_at), _ts(record.valid_from), _ts(record.valid_to), record.superseded_by,
             _ts(record.expires_at), json.dumps(list(record.source_ids)), record.access_count,
-            _ts(record.last_accessed_at), record.content_hash, int(record.pinned), record.context,
-            date_text(record.created_at),
+            _ts(record.last_accessed_at), record.content_hash, int(record.pinned), record.context, dated, blob,
         )  # fmt: skip
-        placeholders = ", ".join("?" * len(values))
-        updates = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[2:])
-        embedding_update = ", embedding = excluded.embedding" if blob is not None else ""
-        return int(
-            conn.execute(
-                f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({placeholders}, ?) "
-                f"ON CONFLICT (user_id, id) DO UPDATE SET {updates}, date_text = excluded.date_text{embedding_update} "
-                "RETURNING rowid",
-                (*values, blob),
-            ).fetchone()[0]
-        )
+        return int(conn.execute(_UPSERT if blob is not None else _UPSERT_KEEPING_EMBEDDING, values).fetchone()[0])
 
     @staticmethod
     def _append_events(conn: sqlite3.Connection, events: Sequence[HistoryEvent]) -> None:
@@ -497,7 +522,7 @@ class SQLiteStore:
                     f"SELECT {_M_COLUMNS}, hits.rank FROM hits JOIN memories m ON m.rowid = hits.memory "
                     f"WHERE {w.sql} ORDER BY hits.rank DESC, m.created_at DESC, m.rowid DESC LIMIT ?"
                 )
-                rows = conn.execute(sql, (*ranked_params(plan, user_id), *w.params, limit)).fetchall()
+                rows = conn.execute(sql, (*ranked_params(plan), *w.params, limit)).fetchall()
                 if len(rows) >= limit:
                     break
             return rows
@@ -687,8 +712,9 @@ class SQLiteStore:
         with self._transaction() as conn:
             counts = {
                 table: conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
-                for table in ("memories", "history", "items", "vector_versions", *USER_TABLES)
+                for table in ("memories", "history", "items", "vector_versions")
             }
+            erase_keywords(conn, user_id)
             conn.execute(
                 "INSERT INTO erasures (user_key, generation) VALUES (?, 1) "
                 "ON CONFLICT (user_key) DO UPDATE SET generation = generation + 1",

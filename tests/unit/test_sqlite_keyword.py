@@ -54,11 +54,14 @@ def _records(user_id: str, texts: list[str], start: int = 0) -> list[MemoryRecor
 
 def _kept(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:
     """The statistics and postings the store keeps, per user."""
-    totals = {u: (n, t) for u, n, t in conn.execute("SELECT user_id, documents, tokens FROM keyword_totals")}
-    documents = {(u, t): n for u, t, n in conn.execute("SELECT user_id, term, documents FROM keyword_documents")}
+    totals = {u: (n, t) for u, n, t in conn.execute("SELECT user_id, documents, tokens FROM keyword_users")}
+    names = dict(conn.execute("SELECT user_key, user_id FROM keyword_users"))
+    documents = {
+        (names[k], t): n for k, t, n in conn.execute("SELECT user_key, term, documents FROM keyword_documents")
+    }
     postings = {
-        (u, t, m): (f, n)
-        for u, t, m, f, n in conn.execute("SELECT user_id, term, memory, frequency, length FROM keyword_postings")
+        (names[k], t, m): (f, n)
+        for k, t, m, f, n in conn.execute("SELECT user_key, term, memory, frequency, length FROM keyword_postings")
     }
     return totals, documents, postings
 
@@ -164,6 +167,60 @@ def test_migration_4_indexes_a_file_of_the_old_schema(tmp_path: Path) -> None:
     finally:
         migrated.close()
         fresh.close()
+
+
+def test_migration_5_keys_the_tables_of_a_file_of_migration_4(tmp_path: Path) -> None:
+    """A file at schema 4 (postings and statistics naming the user by user_id) gets the integer user keys
+    and then holds the same postings and statistics, and ranks exactly, as a store that wrote the same
+    memories itself; writes and an erasure after the migration keep them exact."""
+    users = {"alice": _records("alice", TEXTS[:150]), "bob": _records("bob", TEXTS[120:300], start=120)}
+    fresh = SQLiteStore(tmp_path / "fresh.db")
+    for user_id, records in users.items():
+        fresh.save(user_id, records)
+    fresh.close()
+    with sqlite3.connect(tmp_path / "old.db", isolation_level=None) as old:
+        for migration in MIGRATIONS[:3]:
+            migration(old)
+        old.execute(f"ATTACH DATABASE '{tmp_path / 'fresh.db'}' AS fresh")
+        listed = ", ".join(r[1] for r in old.execute("PRAGMA table_info(memories)"))
+        old.execute(f"INSERT INTO memories ({listed}) SELECT {listed} FROM fresh.memories ORDER BY rowid")
+        old.execute("DETACH DATABASE fresh")
+        MIGRATIONS[3](old)
+        old.execute("PRAGMA user_version = 4")
+        assert old.execute("SELECT count(*) FROM keyword_postings WHERE user_id = 'bob'").fetchone()[0] > 1000
+    migrated, fresh = SQLiteStore(tmp_path / "old.db"), SQLiteStore(tmp_path / "fresh.db")
+    try:
+        _assert_exact(migrated)
+        assert migrated._read(_kept) == fresh._read(_kept)
+        tables = {r[0] for r in migrated._read(lambda c: c.execute("SELECT name FROM sqlite_master").fetchall())}
+        assert "keyword_totals" not in tables and not any(name.endswith("_m004") for name in tables)
+        for user_id in users:
+            for query in QUERIES:
+                got = migrated.keyword_search(user_id, query, MemoryFilter(), limit=10)
+                expected = fresh.keyword_search(user_id, query, MemoryFilter(), limit=10)
+                assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+        migrated.delete("alice", [r.id for r in users["alice"][:30]])
+        migrated.save("carol", _records("carol", TEXTS[:20]))
+        migrated.erase_user("bob")
+        _assert_exact(migrated)
+        assert set(migrated._read(_kept)[0]) == {"alice", "carol"}
+    finally:
+        migrated.close()
+        fresh.close()
+
+
+def test_a_rewrite_of_unchanged_text_computes_no_terms(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A supersession or metadata update writes the memory again with the text it had: its postings and
+    statistics stay as they are, and its terms are not computed again."""
+    records = _records("alice", TEXTS[:10])
+    store.save("alice", records)
+    kept = store._read(_kept)
+    import memstrata.storage.sqlite as sqlite_module
+
+    computed: list[str] = []
+    monkeypatch.setattr(sqlite_module, "stored_terms", lambda user_id, *texts: computed.append(texts[0]))
+    store.save("alice", [r.evolve(metadata={"seen": True}) for r in records])
+    assert computed == [] and store._read(_kept) == kept
 
 
 def test_one_user_alone_is_ranked_as_fts5_bm25_ranks(tmp_path: Path) -> None:
