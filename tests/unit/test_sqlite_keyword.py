@@ -11,6 +11,7 @@ import importlib
 import inspect
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -135,78 +136,86 @@ def test_statistics_stay_exact_through_every_kind_of_write(store: SQLiteStore) -
     assert set(totals) == {"alice"} and {u for u, _ in documents} == {"alice"} and {k[0] for k in postings} == {"alice"}
 
 
-def test_migration_4_indexes_a_file_of_the_old_schema(tmp_path: Path) -> None:
-    """A file written by migrations 1-3 (FTS5 index) gets the postings and per-user statistics, and then
-    ranks exactly as a store that wrote the same memories itself; the FTS5 index is gone."""
-    fresh = SQLiteStore(tmp_path / "fresh.db")
-    users = {"alice": _records("alice", TEXTS[:150]), "bob": _records("bob", TEXTS[120:300], start=120)}
-    for user_id, records in users.items():
-        fresh.save(user_id, records)
-    fresh.close()
-    with sqlite3.connect(tmp_path / "old.db", isolation_level=None) as old:
+def _file_at_schema(path: Path, version: int, fresh: Path) -> None:
+    """Write at `path` a file of schema `version` (its first migrations only) holding the memories rows
+    of the store file `fresh`, copied unchanged; the migrations after `version` then run on opening it."""
+    with sqlite3.connect(path, isolation_level=None) as old:
         for migration in MIGRATIONS[:3]:
             migration(old)
-        old.execute("PRAGMA user_version = 3")
-        old.execute(f"ATTACH DATABASE '{tmp_path / 'fresh.db'}' AS fresh")
-        columns = [r[1] for r in old.execute("PRAGMA table_info(memories)")]
-        listed = ", ".join(columns)
+        old.execute(f"ATTACH DATABASE '{fresh}' AS fresh")
+        listed = ", ".join(r[1] for r in old.execute("PRAGMA table_info(memories)"))
         old.execute(f"INSERT INTO memories ({listed}) SELECT {listed} FROM fresh.memories ORDER BY rowid")
         old.execute("DETACH DATABASE fresh")
-        assert old.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'json'").fetchone()[0] > 0
+        for migration in MIGRATIONS[3:version]:  # after the rows, as a file that had them when migrated
+            migration(old)
+        old.execute(f"PRAGMA user_version = {version}")
+
+
+def _assert_ranks_alike(migrated: SQLiteStore, fresh: SQLiteStore, users: Iterator[str]) -> None:
+    """The migrated store holds the fresh one's postings and statistics, exactly, and ranks alike."""
+    _assert_exact(migrated)
+    assert migrated._read(_kept) == fresh._read(_kept)
+    for user_id in users:
+        for query in QUERIES:
+            got = migrated.keyword_search(user_id, query, MemoryFilter(), limit=10)
+            expected = fresh.keyword_search(user_id, query, MemoryFilter(), limit=10)
+            assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+
+
+def _tables(store: SQLiteStore) -> set[str]:
+    return {r[0] for r in store._read(lambda c: c.execute("SELECT name FROM sqlite_master").fetchall())}
+
+
+def _two_users_store(path: Path) -> dict[str, list[MemoryRecord]]:
+    """A store file at `path` with two users' memories (their texts overlap), written by the current code."""
+    users = {"alice": _records("alice", TEXTS[:150]), "bob": _records("bob", TEXTS[120:300], start=120)}
+    store = SQLiteStore(path)
+    for user_id, records in users.items():
+        store.save(user_id, records)
+    store.close()
+    return users
+
+
+@contextmanager
+def _migrated_and_fresh(tmp_path: Path) -> Iterator[tuple[SQLiteStore, SQLiteStore]]:
+    """The old file of `_file_at_schema` opened (so migrated) and the fresh store it was copied from."""
     migrated, fresh = SQLiteStore(tmp_path / "old.db"), SQLiteStore(tmp_path / "fresh.db")
     try:
-        _assert_exact(migrated)
-        assert migrated._read(_kept) == fresh._read(_kept)
-        tables = {r[0] for r in migrated._read(lambda c: c.execute("SELECT name FROM sqlite_master").fetchall())}
-        assert not any(name.startswith("memories_fts") for name in tables)
-        for user_id in users:
-            for query in QUERIES:
-                got = migrated.keyword_search(user_id, query, MemoryFilter(), limit=10)
-                expected = fresh.keyword_search(user_id, query, MemoryFilter(), limit=10)
-                assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+        yield migrated, fresh
     finally:
         migrated.close()
         fresh.close()
+
+
+def test_migration_4_indexes_a_file_of_the_old_schema(tmp_path: Path) -> None:
+    """A file written by migrations 1-3 (FTS5 index) gets the postings and per-user statistics, and then
+    ranks exactly as a store that wrote the same memories itself; the FTS5 index is gone."""
+    users = _two_users_store(tmp_path / "fresh.db")
+    _file_at_schema(tmp_path / "old.db", 3, tmp_path / "fresh.db")
+    with sqlite3.connect(tmp_path / "old.db") as old:
+        assert old.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'json'").fetchone()[0] > 0
+    with _migrated_and_fresh(tmp_path) as (migrated, fresh):
+        _assert_ranks_alike(migrated, fresh, iter(users))
+        assert not any(name.startswith("memories_fts") for name in _tables(migrated))
 
 
 def test_migration_5_keys_the_tables_of_a_file_of_migration_4(tmp_path: Path) -> None:
     """A file at schema 4 (postings and statistics naming the user by user_id) gets the integer user keys
     and then holds the same postings and statistics, and ranks exactly, as a store that wrote the same
     memories itself; writes and an erasure after the migration keep them exact."""
-    users = {"alice": _records("alice", TEXTS[:150]), "bob": _records("bob", TEXTS[120:300], start=120)}
-    fresh = SQLiteStore(tmp_path / "fresh.db")
-    for user_id, records in users.items():
-        fresh.save(user_id, records)
-    fresh.close()
-    with sqlite3.connect(tmp_path / "old.db", isolation_level=None) as old:
-        for migration in MIGRATIONS[:3]:
-            migration(old)
-        old.execute(f"ATTACH DATABASE '{tmp_path / 'fresh.db'}' AS fresh")
-        listed = ", ".join(r[1] for r in old.execute("PRAGMA table_info(memories)"))
-        old.execute(f"INSERT INTO memories ({listed}) SELECT {listed} FROM fresh.memories ORDER BY rowid")
-        old.execute("DETACH DATABASE fresh")
-        MIGRATIONS[3](old)
-        old.execute("PRAGMA user_version = 4")
+    users = _two_users_store(tmp_path / "fresh.db")
+    _file_at_schema(tmp_path / "old.db", 4, tmp_path / "fresh.db")
+    with sqlite3.connect(tmp_path / "old.db") as old:
         assert old.execute("SELECT count(*) FROM keyword_postings WHERE user_id = 'bob'").fetchone()[0] > 1000
-    migrated, fresh = SQLiteStore(tmp_path / "old.db"), SQLiteStore(tmp_path / "fresh.db")
-    try:
-        _assert_exact(migrated)
-        assert migrated._read(_kept) == fresh._read(_kept)
-        tables = {r[0] for r in migrated._read(lambda c: c.execute("SELECT name FROM sqlite_master").fetchall())}
+    with _migrated_and_fresh(tmp_path) as (migrated, fresh):
+        _assert_ranks_alike(migrated, fresh, iter(users))
+        tables = _tables(migrated)
         assert "keyword_totals" not in tables and not any(name.endswith("_m004") for name in tables)
-        for user_id in users:
-            for query in QUERIES:
-                got = migrated.keyword_search(user_id, query, MemoryFilter(), limit=10)
-                expected = fresh.keyword_search(user_id, query, MemoryFilter(), limit=10)
-                assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
         migrated.delete("alice", [r.id for r in users["alice"][:30]])
         migrated.save("carol", _records("carol", TEXTS[:20]))
         migrated.erase_user("bob")
         _assert_exact(migrated)
         assert set(migrated._read(_kept)[0]) == {"alice", "carol"}
-    finally:
-        migrated.close()
-        fresh.close()
 
 
 def test_a_rewrite_of_unchanged_text_computes_no_terms(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
