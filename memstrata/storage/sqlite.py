@@ -59,14 +59,13 @@ _COLUMNS = (
     "content_hash, pinned, context"
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
-_UPSERT_KEEPING_EMBEDDING = (
-    f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({', '.join('?' * 22)}) "
-    "ON CONFLICT (user_id, id) DO UPDATE SET "
-    + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in [*_COLUMNS.split(",")[2:], "date_text"])
-    + " RETURNING rowid"
-)
+_REWRITTEN = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in [*_COLUMNS.split(",")[2:], "date_text"])
+_INSERT = f"INSERT INTO memories ({_COLUMNS}, date_text, embedding) VALUES ({', '.join('?' * 22)})"
+_UPSERT_KEEPING_EMBEDDING = f"{_INSERT} ON CONFLICT (user_id, id) DO UPDATE SET {_REWRITTEN} RETURNING rowid"
 """Insert or rewrite a memory, keeping the stored embedding when rewritten (a write without a vector)."""
-_UPSERT = _UPSERT_KEEPING_EMBEDDING.replace(" RETURNING rowid", ", embedding = excluded.embedding RETURNING rowid")
+_UPSERT = (
+    f"{_INSERT} ON CONFLICT (user_id, id) DO UPDATE SET {_REWRITTEN}, embedding = excluded.embedding RETURNING rowid"
+)
 """Insert or rewrite a memory with its embedding."""
 
 

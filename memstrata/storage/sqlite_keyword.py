@@ -74,24 +74,13 @@ def stored_terms(user_id: str, content: str, context: str, date_text: str) -> Ke
     return column_terms(user_id, (content, context, date_text))
 
 
-def _changed(removed: Iterable[IndexedMemory], added: Iterable[IndexedMemory]) -> tuple[list[IndexedMemory], ...]:
-    """`removed` and `added` without the memories written again with the same terms (a supersession
-    or a metadata update changes no posting and no statistic)."""
-    old = dict(removed)
-    new = dict(added)
-    same = {rowid for rowid, terms in new.items() if old.get(rowid) == terms}
-    return (
-        [(r, t) for r, t in old.items() if r not in same],
-        [(r, t) for r, t in new.items() if r not in same],
-    )
-
-
 def apply_write(
     conn: sqlite3.Connection, user_id: str, removed: Iterable[IndexedMemory], added: Iterable[IndexedMemory]
 ) -> None:
     """Replace the postings of the memories `removed` by those of `added` and update the user's
-    statistics to match, inside the caller's write transaction."""
-    removed, added = _changed(removed, added)
+    statistics to match, inside the caller's write transaction. (The store leaves out a memory written
+    again with the searched text it had: its postings and statistics stay as they are.)"""
+    removed, added = list(removed), list(added)
     if not removed and not added:
         return
     change = statistics_change(
