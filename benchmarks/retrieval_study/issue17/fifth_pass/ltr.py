@@ -97,19 +97,8 @@ def features(q, featureset):
         session = [s[0], s[1] / top_score, s[2], s[3], s[4]]
         query = [x * c["kw_norm"] for x in (*qtype, float(bool(q["named"])), float(q["has_window"]),
                                              min(q["n_terms"], 10) / 10.0)]
-        row = []
-        if "base" in featureset:
-            row += base
-        if "lists" in featureset:
-            row += lists
-        if "boosts" in featureset:
-            row += boosts
-        if "text" in featureset:
-            row += text
-        if "session" in featureset:
-            row += session
-        if "query" in featureset:
-            row += query
+        groups = {"base": base, "lists": lists, "boosts": boosts, "text": text, "session": session, "query": query}
+        row = [x for name, values in groups.items() if name in featureset for x in values]
         if "e5" in featureset:
             row += [part[n] for key in ("e5", "e5_plain") for part in e5[key]]
         rows.append(row)
