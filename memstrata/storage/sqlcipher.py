@@ -6,7 +6,11 @@ encrypted (AES-256 in CBC mode with an HMAC-SHA512 per page, key derived with PB
 SQLCipher 4 defaults). The schema, keyword postings and every query are the same as the plain `SQLiteStore`'s:
 this class only changes how the connection is opened.
 
-* A wrong key, or a key for a plain file, is refused before anything is written (`StoreError`).
+* A wrong key, or a key for a plain file, is refused before SQLite opens any of the store's files
+  (`StoreError`): the key is checked against the HMAC of the file's first page in Python, so a
+  write-ahead log or rollback journal left by an unclean stop is neither recovered, checkpointed nor
+  rolled back under a key that does not open it. The `.db`, `-wal`, `-shm` and `-journal` files keep
+  every byte. Only then is the file opened read-write, with the key already derived.
 * An encrypted file opened without a key is refused with a message naming the settings.
 * `rekey()` writes a copy under the new key next to the file and swaps it in with one atomic rename, so
   an interruption leaves the old file whole; it also encrypts an existing plain store.
@@ -14,7 +18,11 @@ this class only changes how the connection is opened.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -25,6 +33,23 @@ from ..errors import ConfigurationError, StoreError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 PAGE_CACHE_KIB = 65536
+
+# The SQLCipher 4 defaults the store is written with (`PRAGMA cipher_default_*` are never changed):
+# 4 KiB pages whose first 16 bytes (page 1 only) are the KDF salt, and whose last 80 reserved bytes
+# hold a 16-byte IV and a 64-byte HMAC-SHA512 of the page's ciphertext, IV and page number.
+CIPHER_PAGE_SIZE = 4096
+SALT_BYTES = 16
+KDF_ITERATIONS = 256_000
+HMAC_KDF_ITERATIONS = 2
+HMAC_SALT_MASK = 0x3A
+RESERVE_BYTES = 80
+IV_BYTES = 16
+HMAC_BYTES = 64
+KEY_BYTES = 32
+WAL_HEADER_BYTES = 32
+WAL_FRAME_HEADER_BYTES = 24
+JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+_RAW_KEY = re.compile(r"x'([0-9a-fA-F]{64})([0-9a-fA-F]{32})?'", re.IGNORECASE)
 FileState = Literal["missing", "plain", "encrypted"]
 
 
@@ -90,25 +115,130 @@ def _driver() -> Any:
 
 
 def open_encrypted(path: str, key: str, *, timeout: float = 5.0) -> Any:
-    """A sqlcipher3 connection to `path` under `key`, checked by reading the schema (nothing written)."""
-    if path != ":memory:" and file_state(path) == "plain":
+    """A sqlcipher3 connection to `path` under `key`. An existing file's key is checked first without
+    SQLite (`verified_key`: nothing is opened for writing until it matches), then the schema is read."""
+    state = "missing" if path == ":memory:" else file_state(path)
+    if state == "plain":
         raise StoreError(
             f"{path} is a plain (unencrypted) SQLite store; encrypt it first with "
             "`memstrata store rekey --new-key-file FILE` (run without MEMSTRATA_STORE_KEY)"
         )
+    pragma_key = key if state == "missing" else verified_key(path, key)
     driver = _driver()
     conn = driver.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
-    conn.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is reported as StoreError, not on stderr
-    conn.execute(f"PRAGMA key = {_literal(key)}")
+    conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as StoreError, not on stderr
+    conn.execute(f"PRAGMA key = {_literal(pragma_key)}")
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except driver.DatabaseError:
+    except driver.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"cannot open encrypted SQLite store {path}: wrong key (the file is unchanged)") from None
+        raise StoreError(f"cannot read encrypted SQLite store {path}: {exc}") from None
     # Pages are decrypted when they enter SQLite's page cache, so a cache that holds the working set
     # (64 MiB instead of SQLite's 2 MiB) pays the decryption once instead of on every search.
     conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
     return conn
+
+
+def verified_key(path: str, key: str) -> str:
+    """The raw-key form (`x'<key><salt>'`) of `key` for the SQLCipher file `path`, or `StoreError` when
+    `key` opens no copy of the file's first page: the one in the file, or, after an unclean stop, one in
+    its write-ahead log or rollback journal (the file's own copy may be half written then). Only reads.
+    Passing the derived key on spares SQLCipher a second key derivation."""
+    derived: dict[bytes, bytes | None] = {}  # by salt: the key derivation is the slow part
+    for page in first_pages(path):
+        salt = page[:SALT_BYTES]
+        if salt not in derived:
+            derived[salt] = derive_key(key, salt)
+        raw = derived[salt]
+        if raw is not None and page_signed_by(page, raw):
+            return f"x'{raw.hex()}{salt.hex()}'"
+    raise StoreError(
+        f"cannot open encrypted SQLite store {path}: wrong key (it does not match the file's first page; "
+        "the store's files were not opened for writing and are unchanged)"
+    )
+
+
+def first_pages(path: str) -> Iterator[bytes]:
+    """Every stored image of page 1 of `path`: the file's, then the write-ahead log's and the rollback
+    journal's (read only when the ones before did not match the key)."""
+    with open(path, "rb") as handle:
+        yield handle.read(CIPHER_PAGE_SIZE)
+    yield from _wal_first_pages(f"{path}-wal")
+    yield from _journal_first_pages(f"{path}-journal")
+
+
+def _wal_first_pages(wal: str) -> Iterator[bytes]:
+    try:
+        handle = open(wal, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        header = handle.read(WAL_HEADER_BYTES)
+        if len(header) < WAL_HEADER_BYTES or int.from_bytes(header[8:12], "big") != CIPHER_PAGE_SIZE:
+            return
+        frame = WAL_FRAME_HEADER_BYTES + CIPHER_PAGE_SIZE
+        offset = WAL_HEADER_BYTES
+        while True:
+            handle.seek(offset)
+            header = handle.read(WAL_FRAME_HEADER_BYTES)
+            if len(header) < WAL_FRAME_HEADER_BYTES:
+                return
+            if int.from_bytes(header[:4], "big") == 1:
+                yield handle.read(CIPHER_PAGE_SIZE)
+            offset += frame
+
+
+def _journal_first_pages(journal: str) -> Iterator[bytes]:
+    try:
+        handle = open(journal, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        header = handle.read(28)
+        if header[:8] != JOURNAL_MAGIC or int.from_bytes(header[24:28], "big") != CIPHER_PAGE_SIZE:
+            return
+        offset = int.from_bytes(header[20:24], "big") or 512  # the header fills one sector
+        while True:
+            handle.seek(offset)
+            number = handle.read(4)
+            if len(number) < 4:
+                return
+            if int.from_bytes(number, "big") == 1:
+                yield handle.read(CIPHER_PAGE_SIZE)
+            offset += 4 + CIPHER_PAGE_SIZE + 4
+
+
+def page_key(page: bytes, key: str) -> bytes | None:
+    """The 32-byte encryption key `key` gives for the SQLCipher 4 database whose first page is `page`,
+    or None when the page's HMAC does not verify under it (wrong key, or not such a page). Pure."""
+    if len(page) != CIPHER_PAGE_SIZE:
+        return None
+    derived = derive_key(key, page[:SALT_BYTES])
+    return derived if derived is not None and page_signed_by(page, derived) else None
+
+
+def derive_key(key: str, salt: bytes) -> bytes | None:
+    """The encryption key of `key` for a file with `salt` (pure). `key` is a passphrase (PBKDF2-HMAC-SHA512
+    with the salt) or SQLCipher's raw-key syntax `x'<64 hex digits>'`, optionally followed by 32 hex
+    digits of salt: None when that salt is not the file's."""
+    raw = _RAW_KEY.fullmatch(key)
+    if raw is None:
+        return hashlib.pbkdf2_hmac("sha512", key.encode("utf-8"), salt, KDF_ITERATIONS, KEY_BYTES)
+    if raw.group(2) is not None and bytes.fromhex(raw.group(2)) != salt:
+        return None
+    return bytes.fromhex(raw.group(1))
+
+
+def page_signed_by(page: bytes, derived: bytes) -> bool:
+    """Whether the HMAC-SHA512 stored in first page `page` verifies under the encryption key `derived` (pure)."""
+    if len(page) != CIPHER_PAGE_SIZE:
+        return False
+    salt = page[:SALT_BYTES]
+    mac_salt = bytes(b ^ HMAC_SALT_MASK for b in salt)
+    mac_key = hashlib.pbkdf2_hmac("sha512", derived, mac_salt, HMAC_KDF_ITERATIONS, KEY_BYTES)
+    signed_end = CIPHER_PAGE_SIZE - RESERVE_BYTES + IV_BYTES  # ciphertext, then the IV
+    expected = hmac.new(mac_key, page[SALT_BYTES:signed_end] + (1).to_bytes(4, "little"), hashlib.sha512).digest()
+    return hmac.compare_digest(expected, page[signed_end : signed_end + HMAC_BYTES])
 
 
 def _sqlite_store_class() -> type:
