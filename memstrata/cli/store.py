@@ -28,6 +28,9 @@ def register(commands: Any) -> None:
         "MEMSTRATA_MASTER_KEY / _FILE); stop the servers first",
     )
     rotate.add_argument("--new-key-file", type=Path, required=True, help="file holding the new master key (first line)")
+    rotate.add_argument(
+        "--new-key-dir", type=Path, help="an empty directory for the users' key files (MEMSTRATA_USER_KEY_DIR next)"
+    )
     rotate.set_defaults(handler=cmd_rotate_master_key)
 
 
@@ -46,7 +49,7 @@ def cmd_rekey(args: argparse.Namespace) -> int:
 
 
 def cmd_rotate_master_key(args: argparse.Namespace) -> int:
-    from ..storage.crypto import LocalKeyProvider, configured_key_provider
+    from ..storage.crypto import configured_key_provider, key_provider, read_key_file
     from ..storage.postgres import PostgresStore
 
     settings = Settings()
@@ -56,11 +59,12 @@ def cmd_rotate_master_key(args: argparse.Namespace) -> int:
     old = configured_key_provider()
     if old is None:
         raise UsageError("set MEMSTRATA_MASTER_KEY or MEMSTRATA_MASTER_KEY_FILE to the current master key")
-    new = LocalKeyProvider.from_file(args.new_key_file)
+    new = key_provider(read_key_file(args.new_key_file), args.new_key_dir, source=f"master key file {args.new_key_file}")
     count = PostgresStore.rotate_master_key(url, owner_url=settings.store_owner, old=old, new=new)
+    where = "" if args.new_key_dir is None else f" and MEMSTRATA_USER_KEY_DIR to {args.new_key_dir}"
     print(
         f"rewrapped {count} data keys under the master key in {args.new_key_file}; set MEMSTRATA_MASTER_KEY_FILE to "
-        "it, then destroy the old key",
+        f"it{where}, then destroy the old key (and the old user key directory, if any)",
         file=sys.stderr,
     )
     return 0

@@ -3,6 +3,11 @@
 * A **master key** (32 random bytes) comes from a `KeyProvider`: `LocalKeyProvider` reads it from
   `MEMSTRATA_MASTER_KEY` or from the file `MEMSTRATA_MASTER_KEY_FILE` names (64 hex digits or base64 of
   32 bytes, on the first line). A key-management service fits the same two methods, `wrap`/`unwrap`.
+* With `MEMSTRATA_USER_KEY_DIR` as well, `DirectoryKeyProvider` wraps each user's data key under a key of
+  that user alone (a *key-encryption key*), kept in a file of that directory, outside the database and
+  its backups, and sealed by the master key. Erasure deletes the file (`ShreddingKeyProvider.destroy`):
+  a database backup restored later holds the user's wrapped key, but nothing the operator still holds
+  opens it, while every other user's key does.
 * Each store user gets a random 256-bit **data key**, stored only wrapped by the master key
   (AES-256-GCM, the user id as associated data: a wrapped key copied to another user does not open).
 * Payloads are sealed with the data key: AES-256-GCM, a random 96-bit nonce per value, and associated
@@ -79,6 +84,18 @@ class KeyProvider(Protocol):
     def unwrap(self, wrapped: bytes, *, label: str) -> bytes: ...
 
 
+@runtime_checkable
+class ShreddingKeyProvider(KeyProvider, Protocol):
+    """A provider that keeps something of each label apart from the database and can destroy it: after
+    `destroy(label)`, no wrapped key of that label opens again, from any copy of the database."""
+
+    def destroy(self, label: str) -> None: ...
+
+    def holds(self, label: str) -> bool:
+        """False once `destroy(label)` ran (and before the label's first `wrap`)."""
+        ...
+
+
 class LocalKeyProvider:
     """The master key held in this process (read from the environment or a local file)."""
 
@@ -87,7 +104,11 @@ class LocalKeyProvider:
             raise ConfigurationError(f"{source} must be {KEY_BYTES} bytes, got {len(master_key)}")
         self._cipher = _aesgcm()(master_key)
         self.source = source
-        self.key_id = hashlib.sha256(b"memstrata key id\x00" + master_key).hexdigest()[:16]
+        self.key_id = self.key_id_of(master_key)
+
+    @staticmethod
+    def key_id_of(master_key: bytes) -> str:
+        return hashlib.sha256(b"memstrata key id\x00" + master_key).hexdigest()[:16]
 
     @classmethod
     def from_text(cls, text: str, *, source: str) -> LocalKeyProvider:
@@ -96,11 +117,7 @@ class LocalKeyProvider:
 
     @classmethod
     def from_file(cls, path: Path) -> LocalKeyProvider:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read the master key file {path}: {exc.strerror}") from None
-        return cls.from_text(text.splitlines()[0] if text.strip() else "", source=f"master key file {path}")
+        return cls(read_key_file(path), source=f"master key file {path}")
 
     def wrap(self, data_key: bytes, *, label: str) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
@@ -114,6 +131,155 @@ class LocalKeyProvider:
                 f"a data key does not open with the configured master key ({self.source}, id {self.key_id}): "
                 "wrong master key, or the key row was altered"
             ) from None
+
+
+USER_KEY_DIR_ID = "memstrata-user-keys"
+"""The file naming a key directory (a random id): tells one directory from another in `key_id`."""
+_KEK_FILE_INFO = b"memstrata key directory: files"
+_KEK_NAME_INFO = b"memstrata key directory: names"
+
+
+class DirectoryKeyProvider:
+    """Data keys wrapped under per-user key-encryption keys kept in `directory`, each file sealed by the
+    master key (AES-256-GCM, the user id as associated data) and named by a keyed hash of the user id
+    (the listing shows no ids). The directory lives apart from the database, on a disk of its own, and is
+    backed up on a schedule of its own (docs/privacy.md): a database backup holds no key that opens.
+
+    `destroy(label)` (erasure, in the erasure's transaction, under the user's lock) deletes the user's file;
+    the user's next first write creates a new one. Files are created with a hard link, so two processes
+    creating a user's first key at once agree on one file. Nothing is cached: every unwrap reads the file,
+    so a file destroyed by another process is never used again."""
+
+    def __init__(self, master_key: bytes, directory: Path, *, source: str = "master key") -> None:
+        if len(master_key) != KEY_BYTES:
+            raise ConfigurationError(f"{source} must be {KEY_BYTES} bytes, got {len(master_key)}")
+        if not directory.is_dir():
+            raise ConfigurationError(
+                f"the user key directory {directory} does not exist: create it (mode 700) on storage kept "
+                "apart from the database and its backups"
+            )
+        self.directory = directory
+        self.source = f"{source} with user key directory {directory}"
+        self._files = _aesgcm()(_hkdf(master_key, _KEK_FILE_INFO))
+        self._names = hmac.new(_hkdf(master_key, _KEK_NAME_INFO), digestmod=hashlib.sha256)
+        master_id = LocalKeyProvider.key_id_of(master_key)
+        self.key_id = f"{master_id}.{_directory_id(directory)}"
+
+    def wrap(self, data_key: bytes, *, label: str) -> bytes:
+        kek = self._kek(label, create=True)
+        if kek is None:  # pragma: no cover - created just above when missing
+            raise StoreError(f"the key file of {label!r} could not be created in {self.directory}")
+        nonce = os.urandom(NONCE_BYTES)
+        return SEALED_VERSION + nonce + _aesgcm()(kek).encrypt(nonce, data_key, _wrap_label(label))
+
+    def unwrap(self, wrapped: bytes, *, label: str) -> bytes:
+        kek = self._kek(label, create=False)
+        if kek is None:
+            raise StoreError(
+                f"the data key of {label!r} is shredded: its key file is not in the user key directory "
+                f"{self.directory} (the user was erased, or these are not the store's key directory and master key)"
+            )
+        try:
+            return _open(_aesgcm()(kek), wrapped, _wrap_label(label))
+        except _Unopenable:
+            raise StoreError(
+                f"a data key of {label!r} does not open with its key file in {self.directory} (the key row "
+                "was altered, or it was wrapped before the user was erased and written again)"
+            ) from None
+
+    def destroy(self, label: str) -> None:
+        """Delete the label's key file (nothing when there is none) and make the deletion durable."""
+        try:
+            self._path(label).unlink()
+        except FileNotFoundError:
+            return
+        _fsync_directory(self.directory)
+
+    def holds(self, label: str) -> bool:
+        return self._path(label).exists()
+
+    def labels_held(self) -> int:
+        """How many key files the directory holds."""
+        return sum(1 for _ in self.directory.glob("*.key"))
+
+    def _path(self, label: str) -> Path:
+        mac = self._names.copy()
+        mac.update(label.encode("utf-8"))
+        return self.directory / f"{mac.hexdigest()[:32]}.key"
+
+    def _kek(self, label: str, *, create: bool) -> bytes | None:
+        path = self._path(label)
+        try:
+            text = path.read_text(encoding="ascii")
+        except FileNotFoundError:
+            if not create:
+                return None
+            text = self._create(path, label)
+        try:
+            return _open(self._files, base64.b64decode(text.strip(), validate=True), _kek_label(label))
+        except (_Unopenable, ValueError, binascii.Error):
+            raise StoreError(
+                f"the key file of {label!r} in {self.directory} does not open with the configured master key "
+                f"({self.source}): wrong master key, or the file was altered"
+            ) from None
+
+    def _create(self, path: Path, label: str) -> str:
+        nonce = os.urandom(NONCE_BYTES)
+        sealed = SEALED_VERSION + nonce + self._files.encrypt(nonce, new_data_key(), _kek_label(label))
+        text = base64.b64encode(sealed).decode("ascii") + "\n"
+        pending = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        descriptor = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(descriptor, text.encode("ascii"))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        try:
+            os.link(pending, path)  # fails when another process created the file first: use theirs
+        except FileExistsError:
+            text = path.read_text(encoding="ascii")
+        finally:
+            pending.unlink()
+        _fsync_directory(self.directory)
+        return text
+
+
+def _kek_label(label: str) -> bytes:
+    return b"memstrata user key file\x00" + label.encode("utf-8")
+
+
+def _directory_id(directory: Path) -> str:
+    """The directory's random id, written on first use (with O_EXCL: concurrent first uses agree)."""
+    marker = directory / USER_KEY_DIR_ID
+    try:
+        descriptor = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        text = marker.read_text(encoding="ascii").strip()
+        if not text:
+            raise ConfigurationError(f"{marker} is empty: not a memstrata user key directory") from None
+        return text
+    except OSError as exc:
+        raise ConfigurationError(f"cannot use the user key directory {directory}: {exc.strerror}") from None
+    if any(directory.glob("*.key")):
+        os.close(descriptor)
+        marker.unlink()
+        raise ConfigurationError(f"{directory} holds key files but no {USER_KEY_DIR_ID}: not usable as a new one")
+    identifier = secrets.token_hex(4)
+    try:
+        os.write(descriptor, f"{identifier}\n".encode("ascii"))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    _fsync_directory(directory)
+    return identifier
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _wrap_label(label: str) -> bytes:
@@ -144,18 +310,44 @@ class MasterKeySettings(BaseSettings):
     """The PostgreSQL store's master key (64 hex digits or base64 of 32 bytes)."""
     master_key_file: Path | None = None
     """A file holding the master key on its first line; keeps it out of the environment."""
+    user_key_dir: Path | None = None
+    """A directory, kept apart from the database and its backups, holding each user's key-encryption key
+    (`DirectoryKeyProvider`): erased users cannot be read back from an older database backup."""
 
 
 def configured_key_provider(settings: MasterKeySettings | None = None) -> KeyProvider | None:
-    """The master key from the environment or the key file, or None when neither is set."""
+    """The master key from the environment or the key file (with the user key directory when one is
+    set), or None when no master key is set."""
     settings = settings or MasterKeySettings()
     if settings.master_key is not None and settings.master_key_file is not None:
         raise ConfigurationError("set MEMSTRATA_MASTER_KEY or MEMSTRATA_MASTER_KEY_FILE, not both")
     if settings.master_key_file is not None:
-        return LocalKeyProvider.from_file(settings.master_key_file)
-    if settings.master_key is not None:
-        return LocalKeyProvider.from_text(settings.master_key.get_secret_value(), source="MEMSTRATA_MASTER_KEY")
-    return None
+        master = read_key_file(settings.master_key_file)
+        source = f"master key file {settings.master_key_file}"
+    elif settings.master_key is not None:
+        master = parse_key(settings.master_key.get_secret_value(), "MEMSTRATA_MASTER_KEY")
+        source = "MEMSTRATA_MASTER_KEY"
+    elif settings.user_key_dir is not None:
+        raise ConfigurationError("MEMSTRATA_USER_KEY_DIR needs a master key: set MEMSTRATA_MASTER_KEY(_FILE) too")
+    else:
+        return None
+    return key_provider(master, settings.user_key_dir, source=source)
+
+
+def key_provider(master_key: bytes, user_key_dir: Path | None, *, source: str) -> KeyProvider:
+    """The master key alone (`LocalKeyProvider`), or with a user key directory (`DirectoryKeyProvider`)."""
+    if user_key_dir is None:
+        return LocalKeyProvider(master_key, source=source)
+    return DirectoryKeyProvider(master_key, user_key_dir, source=source)
+
+
+def read_key_file(path: Path) -> bytes:
+    """The master key on the first line of `path`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read the master key file {path}: {exc.strerror}") from None
+    return parse_key(text.splitlines()[0] if text.strip() else "", f"master key file {path}")
 
 
 def new_data_key() -> bytes:

@@ -635,6 +635,8 @@ class PostgresStore:
             for table in ("memory_access", "keyword_postings", "keyword_documents", "keyword_totals"):  # not counted
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", [user_id])
             cur.execute(DELETE_KEY, [user_id])  # crypto-shredding: sealed copies elsewhere no longer open
+            if self._keys is not None:
+                self._keys.shred(user_id)  # a key kept outside the database goes too (user_keys.py)
         if self._keys is not None:
             self._keys.forget(user_id)
         return counts

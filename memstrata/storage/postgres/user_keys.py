@@ -1,9 +1,12 @@
 """Per-user data keys of the PostgreSQL store (crypto-shredding): the `user_keys` table, the in-process
 cache of unwrapped keys, and the store's record of which master key it was encrypted with.
 
-A key row holds only the data key wrapped by the master key. It is created by the user's first write,
-inside that write's transaction (under the user's advisory lock, like every write), and deleted by the
-user's erasure in the erasure's transaction. A cached key is used only while the row it was read from
+A key row holds only the data key wrapped by the master key (or, with a user key directory, by the user's
+own key-encryption key kept outside the database: `crypto.DirectoryKeyProvider`). It is created by the
+user's first write, inside that write's transaction (under the user's advisory lock, like every write),
+and deleted by the user's erasure in the erasure's transaction; a provider that keeps a key per user
+apart destroys it there too (`shred`), before the commit, under the user's exclusive lock, so no write can
+wrap a new key under the key being destroyed. A cached key is used only while the row it was read from
 is unchanged: every transaction compares the stored wrapped bytes with the cached ones, so a key that
 another process destroyed (erasure) is never used to write or read again. The payloads opened with a key
 (`crypto.OpenedCache`) are dropped with it: on erasure, and when a read finds the key row gone or changed.
@@ -18,7 +21,7 @@ from typing import Any
 import psycopg
 
 from ...errors import StoreError
-from ..crypto import DataKey, KeyCache, KeyProvider, OpenedCache, new_data_key
+from ..crypto import DataKey, DirectoryKeyProvider, KeyCache, KeyProvider, OpenedCache, ShreddingKeyProvider, new_data_key
 
 SELECT_KEY = "SELECT wrapped FROM user_keys WHERE user_id = %s"
 INSERT_KEY = "INSERT INTO user_keys (user_id, wrapped) VALUES (%s, %s) ON CONFLICT (user_id) DO NOTHING"
@@ -50,21 +53,25 @@ class UserKeys:
             return cached
         if cached is not None:  # destroyed (erased elsewhere) or replaced: nothing opened with it is kept
             self.forget(user_id)
-        if wrapped is None:
+        if wrapped is None or self.shredded(user_id):
             return None
         key = DataKey.of(user_id, self.provider.unwrap(wrapped, label=user_id), wrapped)
         self.cache.put(key)
         return key
 
     def read(self, cur: psycopg.Cursor[Any], user_id: str) -> DataKey | None:
-        cur.execute(SELECT_KEY, [user_id])
-        row = cur.fetchone()
-        return self.from_wrapped(user_id, None if row is None else bytes(row[0]))
+        return self.from_wrapped(user_id, _stored(cur, user_id))
 
     def read_or_create(self, cur: psycopg.Cursor[Any], user_id: str) -> DataKey:
         """The user's key, created (random, stored wrapped) when the user has none yet. Concurrent
         first writes agree on one key: the insert of the second does nothing and it reads the first's."""
-        key = self.read(cur, user_id)
+        wrapped = _stored(cur, user_id)
+        if wrapped is not None and self.shredded(user_id):
+            raise StoreError(
+                f"user {user_id!r} was erased (its key is shredded), but its key row is back, restored from a "
+                "backup: erase the user again before writing (`memstrata erase --user …`)"
+            )
+        key = self.from_wrapped(user_id, wrapped)
         if key is not None:
             return key
         cur.execute(INSERT_KEY, [user_id, self.provider.wrap(new_data_key(), label=user_id)])
@@ -73,12 +80,30 @@ class UserKeys:
             raise StoreError(f"the data key of user {user_id!r} could not be stored")
         return key
 
+    def shredded(self, user_id: str) -> bool:
+        """Whether the provider destroyed what it kept of the user (erased): a key row for such a user is
+        a copy restored from a backup, and the user reads as having no data."""
+        return isinstance(self.provider, ShreddingKeyProvider) and not self.provider.holds(user_id)
+
+    def shred(self, user_id: str) -> None:
+        """Destroy what the provider keeps of the user outside the database (nothing for a master key
+        alone). Called by erasure after deleting the key row, before its commit: if the commit then fails,
+        the user's rows are left unreadable, and erasing again completes the erasure."""
+        if isinstance(self.provider, ShreddingKeyProvider):
+            self.provider.destroy(user_id)
+
     def forget(self, user_id: str) -> None:
         """Drop the user's key and every payload opened with it (erasure)."""
         key = self.cache.get(user_id)
         self.cache.drop(user_id)
         if key is not None:
             self.opened.drop(key)
+
+
+def _stored(cur: psycopg.Cursor[Any], user_id: str) -> bytes | None:
+    cur.execute(SELECT_KEY, [user_id])
+    row = cur.fetchone()
+    return None if row is None else bytes(row[0])
 
 
 def check_encryption(conn: psycopg.Connection[Any], provider: KeyProvider | None, where: str) -> None:
@@ -117,6 +142,7 @@ def rotate_master_key(conn: psycopg.Connection[Any], old: KeyProvider, new: KeyP
         if row is None:
             raise StoreError(f"{where} is not encrypted: there is no master key to rotate")
         _check_recorded(str(row[0]), old, where)
+        _check_rotation(old, new)
         cur.execute("SELECT user_id, wrapped FROM user_keys")
         rewrapped = [
             (new.wrap(old.unwrap(bytes(wrapped), label=user), label=user), user) for user, wrapped in cur.fetchall()
@@ -124,6 +150,17 @@ def rotate_master_key(conn: psycopg.Connection[Any], old: KeyProvider, new: KeyP
         cur.executemany("UPDATE user_keys SET wrapped = %s WHERE user_id = %s", rewrapped)
         cur.execute("UPDATE meta SET value = %s WHERE key = %s", [_record(new), ENCRYPTION_META])
     return len(rewrapped)
+
+
+def _check_rotation(old: KeyProvider, new: KeyProvider) -> None:
+    """A user key directory is rotated into another, new directory: the old one (and its backups) is
+    then destroyed whole, and with it every key file of a user erased before the rotation."""
+    if not isinstance(new, DirectoryKeyProvider):
+        return
+    if isinstance(old, DirectoryKeyProvider) and old.directory.resolve() == new.directory.resolve():
+        raise StoreError(f"rotate into another, empty user key directory, not {new.directory} itself")
+    if new.labels_held():
+        raise StoreError(f"the new user key directory {new.directory} already holds key files: give an empty one")
 
 
 def _record(provider: KeyProvider) -> str:
