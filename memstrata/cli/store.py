@@ -59,7 +59,9 @@ def cmd_rotate_master_key(args: argparse.Namespace) -> int:
     old = configured_key_provider()
     if old is None:
         raise UsageError("set MEMSTRATA_MASTER_KEY or MEMSTRATA_MASTER_KEY_FILE to the current master key")
-    new = key_provider(read_key_file(args.new_key_file), args.new_key_dir, source=f"master key file {args.new_key_file}")
+    new = key_provider(
+        read_key_file(args.new_key_file), args.new_key_dir, source=f"master key file {args.new_key_file}"
+    )
     count = PostgresStore.rotate_master_key(url, owner_url=settings.store_owner, old=old, new=new)
     where = "" if args.new_key_dir is None else f" and MEMSTRATA_USER_KEY_DIR to {args.new_key_dir}"
     print(

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, BinaryIO, Literal, cast
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -169,43 +169,38 @@ def first_pages(path: str) -> Iterator[bytes]:
 
 def _wal_first_pages(wal: str) -> Iterator[bytes]:
     try:
-        handle = open(wal, "rb")
+        with open(wal, "rb") as handle:
+            header = handle.read(WAL_HEADER_BYTES)
+            if len(header) < WAL_HEADER_BYTES or int.from_bytes(header[8:12], "big") != CIPHER_PAGE_SIZE:
+                return
+            yield from _pages_numbered_one(handle, WAL_HEADER_BYTES, WAL_FRAME_HEADER_BYTES, 0)
     except FileNotFoundError:
         return
-    with handle:
-        header = handle.read(WAL_HEADER_BYTES)
-        if len(header) < WAL_HEADER_BYTES or int.from_bytes(header[8:12], "big") != CIPHER_PAGE_SIZE:
-            return
-        frame = WAL_FRAME_HEADER_BYTES + CIPHER_PAGE_SIZE
-        offset = WAL_HEADER_BYTES
-        while True:
-            handle.seek(offset)
-            header = handle.read(WAL_FRAME_HEADER_BYTES)
-            if len(header) < WAL_FRAME_HEADER_BYTES:
-                return
-            if int.from_bytes(header[:4], "big") == 1:
-                yield handle.read(CIPHER_PAGE_SIZE)
-            offset += frame
 
 
 def _journal_first_pages(journal: str) -> Iterator[bytes]:
     try:
-        handle = open(journal, "rb")
+        with open(journal, "rb") as handle:
+            header = handle.read(28)
+            if header[:8] != JOURNAL_MAGIC or int.from_bytes(header[24:28], "big") != CIPHER_PAGE_SIZE:
+                return
+            start = int.from_bytes(header[20:24], "big") or 512  # the header fills one sector
+            yield from _pages_numbered_one(handle, start, 4, 4)  # page number, page, checksum
     except FileNotFoundError:
         return
-    with handle:
-        header = handle.read(28)
-        if header[:8] != JOURNAL_MAGIC or int.from_bytes(header[24:28], "big") != CIPHER_PAGE_SIZE:
+
+
+def _pages_numbered_one(handle: BinaryIO, start: int, before: int, after: int) -> Iterator[bytes]:
+    """The images of page 1 in a log of records `[before bytes starting with the page number][page][after]`."""
+    offset = start
+    while True:
+        handle.seek(offset)
+        header = handle.read(before)
+        if len(header) < before:
             return
-        offset = int.from_bytes(header[20:24], "big") or 512  # the header fills one sector
-        while True:
-            handle.seek(offset)
-            number = handle.read(4)
-            if len(number) < 4:
-                return
-            if int.from_bytes(number, "big") == 1:
-                yield handle.read(CIPHER_PAGE_SIZE)
-            offset += 4 + CIPHER_PAGE_SIZE + 4
+        if int.from_bytes(header[:4], "big") == 1:
+            yield handle.read(CIPHER_PAGE_SIZE)
+        offset += before + CIPHER_PAGE_SIZE + after
 
 
 def page_key(page: bytes, key: str) -> bytes | None:

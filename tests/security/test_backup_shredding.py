@@ -24,6 +24,8 @@ from memstrata import Memory, StoreError
 from memstrata.cli import main
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import ConfigurationError
+from memstrata.namespaces import SYSTEM_USER
+from memstrata.storage.base import MemoryFilter
 from memstrata.storage.crypto import (
     DataKey,
     DirectoryKeyProvider,
@@ -36,8 +38,6 @@ from memstrata.storage.crypto import (
     _wrap_label,
     new_data_key,
 )
-from memstrata.storage.base import MemoryFilter
-from memstrata.namespaces import SYSTEM_USER
 from memstrata.storage.postgres import PostgresStore
 from memstrata.storage.postgres.user_keys import _CHECK_LABEL
 from tests.lifecycle.test_erasure import Markers
@@ -86,7 +86,9 @@ def test_a_backup_restored_after_an_erasure_opens_for_everyone_but_the_erased_us
     master = new_data_key()
     directory = tmp_path / "user-keys"
     directory.mkdir(mode=0o700)
-    provider: KeyProvider = LocalKeyProvider(master) if keys == "master key only" else DirectoryKeyProvider(master, directory)
+    provider: KeyProvider = (
+        LocalKeyProvider(master) if keys == "master key only" else DirectoryKeyProvider(master, directory)
+    )
     alice, bob = Markers(f"u{secrets.token_hex(4)}"), Markers(f"o{secrets.token_hex(4)}")
     with postgres_urls() as (app_url, owner_url):
         with PostgresStore.open(app_url, owner_url=owner_url, key_provider=provider) as store:
@@ -97,30 +99,32 @@ def test_a_backup_restored_after_an_erasure_opens_for_everyone_but_the_erased_us
         sealed = sealed_values(dump, alice.user)
         assert len(sealed) > 50, "the backup holds the erased user's sealed rows"
 
-        with restored(dump, app_url, owner_url) as (restored_app, restored_owner):
-            # What the operator holds now: the master key, and the user key directory after the erasure.
-            with PostgresStore.open(restored_app, owner_url=restored_owner, key_provider=provider) as store:
-                memory = Memory(store=store, embedder=HashingEmbedder(64), track_access=False)
-                assert exported(memory, bob.user) == before, "every other user's data opens from the backup"
-                rows = key_rows(database_of(restored_app))
-                assert alice.user in rows and bob.user in rows, "the backup holds both users' wrapped keys"
-                if keys == "master key only":
-                    assert alice.found_in(exported(memory, alice.user)) >= written(alice) - alice.removed
-                    return
-                assert memory.list(scope=alice.user) == [], "the erased user reads as having no data"
-                assert memory.search(sorted(written(alice))[0], scope=alice.user) == []
-                with pytest.raises(StoreError, match="erased .*restored from a backup: erase the user again"):
-                    memory.add("alice is back", scope=alice.user)
-                assert_nothing_held_opens(master, directory, rows, alice.user, sealed)
-
-                memory.erase_user(scope=alice.user)  # erasing again after a restore removes the rows too
-                with connect_admin(database_of(restored_app)) as admin:
-                    left = admin.execute("SELECT count(*) FROM memories WHERE user_id = %s", [alice.user]).fetchone()
-                assert left == (0,) and alice.user not in key_rows(database_of(restored_app))
-                assert exported(memory, bob.user) == before
-                assert [r.content for r in memory.list(scope=alice.user)] == []
+        # What the operator holds now: the master key, and the user key directory after the erasure.
+        with (
+            restored(dump, app_url, owner_url) as (restored_app, restored_owner),
+            PostgresStore.open(restored_app, owner_url=restored_owner, key_provider=provider) as store,
+        ):
+            memory = Memory(store=store, embedder=HashingEmbedder(64), track_access=False)
+            assert exported(memory, bob.user) == before, "every other user's data opens from the backup"
+            rows = key_rows(database_of(restored_app))
+            assert alice.user in rows and bob.user in rows, "the backup holds both users' wrapped keys"
+            if keys == "master key only":
+                assert alice.found_in(exported(memory, alice.user)) >= written(alice) - alice.removed
+                return
+            assert memory.list(scope=alice.user) == [], "the erased user reads as having no data"
+            assert memory.search(sorted(written(alice))[0], scope=alice.user) == []
+            with pytest.raises(StoreError, match="erased .*restored from a backup: erase the user again"):
                 memory.add("alice is back", scope=alice.user)
-                assert [r.content for r in memory.list(scope=alice.user)] == ["alice is back"]
+            assert_nothing_held_opens(master, directory, rows, alice.user, sealed)
+
+            memory.erase_user(scope=alice.user)  # erasing again after a restore removes the rows too
+            with connect_admin(database_of(restored_app)) as admin:
+                left = admin.execute("SELECT count(*) FROM memories WHERE user_id = %s", [alice.user]).fetchone()
+            assert left == (0,) and alice.user not in key_rows(database_of(restored_app))
+            assert exported(memory, bob.user) == before
+            assert [r.content for r in memory.list(scope=alice.user)] == []
+            memory.add("alice is back", scope=alice.user)
+            assert [r.content for r in memory.list(scope=alice.user)] == ["alice is back"]
 
 
 def assert_nothing_held_opens(
@@ -196,7 +200,9 @@ def test_another_key_directory_is_refused_as_a_wrong_key(tmp_path: Path) -> None
     first.mkdir()
     second.mkdir()
     with postgres_urls() as (app_url, owner_url):
-        with PostgresStore.open(app_url, owner_url=owner_url, key_provider=DirectoryKeyProvider(master, first)) as store:
+        with PostgresStore.open(
+            app_url, owner_url=owner_url, key_provider=DirectoryKeyProvider(master, first)
+        ) as store:
             Memory(store=store, embedder=HashingEmbedder(64), track_access=False).add("hello", scope="alice")
         with pytest.raises(StoreError, match="wrong master key"):
             PostgresStore.open(app_url, owner_url=owner_url, key_provider=DirectoryKeyProvider(master, second))

@@ -110,7 +110,9 @@ def test_a_wrong_key_after_an_unclean_stop_changes_no_byte(tmp_path: Path, mode:
             contents = {r.content for r in store.list_memories("alice", MemoryFilter(), limit=100)}
             assert contents == {f"acknowledged note {i}" for i in range(ACKNOWLEDGED)}
         else:
-            assert sorted(i.key for i in store.list_items("alice", "acked")) == sorted(f"k{i}" for i in range(ACKNOWLEDGED))
+            assert sorted(i.key for i in store.list_items("alice", "acked")) == sorted(
+                f"k{i}" for i in range(ACKNOWLEDGED)
+            )
         assert store.list_items("alice", "killed") == [], "the killed transaction was rolled back"
     finally:
         store.close()

@@ -21,7 +21,15 @@ from typing import Any
 import psycopg
 
 from ...errors import StoreError
-from ..crypto import DataKey, DirectoryKeyProvider, KeyCache, KeyProvider, OpenedCache, ShreddingKeyProvider, new_data_key
+from ..crypto import (
+    DataKey,
+    DirectoryKeyProvider,
+    KeyCache,
+    KeyProvider,
+    OpenedCache,
+    ShreddingKeyProvider,
+    new_data_key,
+)
 
 SELECT_KEY = "SELECT wrapped FROM user_keys WHERE user_id = %s"
 INSERT_KEY = "INSERT INTO user_keys (user_id, wrapped) VALUES (%s, %s) ON CONFLICT (user_id) DO NOTHING"
