@@ -65,11 +65,14 @@ def _upstream_tests() -> Path:
     if all((root / name).is_file() for name in UPSTREAM_FILES):
         return root
     with tempfile.TemporaryDirectory() as download:
+        pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
         fetched = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-             "--dest", download, f"{UPSTREAM_PACKAGE}=={version}"],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+            [*pip, "--dest", download, f"{UPSTREAM_PACKAGE}=={version}"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         archives = list(Path(download).glob("*.tar.gz"))
         if fetched.returncode != 0 or not archives:
             reason = f"cannot fetch the {UPSTREAM_PACKAGE} {version} source distribution: {fetched.stderr[-500:]}"
@@ -108,12 +111,29 @@ def test_langgraph_store_suite_runs_on_memstrata(tmp_path: Path) -> None:
     root = _upstream_tests()
     report = tmp_path / "upstream.xml"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    options = ["-o", "addopts=", "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function"]
+    plugins = ["-p", "langgraph_upstream_plugin", "-p", "no:cacheprovider"]
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", *UPSTREAM_FILES, "-p", "langgraph_upstream_plugin", "-p", "no:cacheprovider",
-         "-o", "addopts=", "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function",
-         "--timeout", "120", "-q", "--tb=short", f"--junitxml={report}"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=1200, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *UPSTREAM_FILES,
+            *plugins,
+            *options,
+            "--timeout",
+            "120",
+            "-q",
+            "--tb=short",
+            f"--junitxml={report}",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
     assert report.is_file(), run.stdout[-3000:] + run.stderr[-3000:]
     outcomes = _outcomes(report)
     failed = sorted(nodeid for nodeid, outcome in outcomes.items() if outcome != "passed")
