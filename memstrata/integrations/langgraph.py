@@ -17,6 +17,7 @@ Needs the `langgraph` extra: `pip install 'memstrata[langgraph]'`.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import logging
 import threading
@@ -50,6 +51,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 import anyio.to_thread
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from ..aio import AsyncMemory
 from ..embedders.base import Embedder
@@ -66,7 +68,7 @@ from ..models import (
     new_record,
 )
 from ..storage.base import MemoryFilter, ScoredRow, Store
-from .langgraph_embed import LangChainEmbedder, embedder_from_index, same_embeddings
+from .langgraph_embed import LangChainEmbedder, embedder_from_index, embeddings_of, same_embeddings
 from .langgraph_items import (
     DEFAULT_USER_LABELS,
     ITEM_NAMESPACE,
@@ -80,7 +82,16 @@ from .langgraph_items import (
     vector_id,
     vector_metadata,
 )
-from .langgraph_query import check_page, has_prefix, list_namespaces, live, matches_filter, newest_first, rank
+from .langgraph_query import (
+    check_filter,
+    check_page,
+    has_prefix,
+    list_namespaces,
+    live,
+    matches_filter,
+    newest_first,
+    rank,
+)
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -120,6 +131,8 @@ class MemstrataStore(BaseStore):
         self.memory: Memory = memory.sync if isinstance(memory, AsyncMemory) else memory
         self.store: Store = self.memory.store
         self.index_config: IndexConfig | None = _check_index(index, self.memory.embedder)
+        self.embeddings: Embeddings | None = None if self.index_config is None else embeddings_of(self.memory.embedder)
+        """The LangChain embeddings the index embeds with (None without an index), as on LangGraph's stores."""
         self._fields: Paths = [
             (path, path if path == "$" else tokenize_path(path))
             for path in ((self.index_config or {}).get("fields") or ["$"])
@@ -141,9 +154,13 @@ class MemstrataStore(BaseStore):
         `postgresql://...`), closed on exit. With `index={"embed": ..., "dims": ...}` the vectors come
         from those embeddings, else from the configured memstrata embedder (`MEMSTRATA_EMBEDDER`)."""
         memory = _memory_for(conn_string, index)
+        store = None
         try:
-            yield cls(memory, index=index, ttl=ttl)
+            store = cls(memory, index=index, ttl=ttl)
+            yield store
         finally:
+            if store is not None:
+                store._stop_sweeper()  # a sweep must not run on a closed store
             memory.close()
 
     def setup(self) -> None:
@@ -352,6 +369,12 @@ class MemstrataStore(BaseStore):
     # -- TTL ----------------------------------------------------------------------------------
     def sweep_ttl(self) -> int:
         """Delete every expired item and its vectors; return how many items were deleted."""
+        return self._sweep()
+
+    async def asweep_ttl(self) -> int:
+        return await anyio.to_thread.run_sync(self._sweep)
+
+    def _sweep(self) -> int:
         now = self.memory.clock()
         reader = _Reader(self.store, self.user_labels)
         deleted = 0
@@ -363,9 +386,6 @@ class MemstrataStore(BaseStore):
                     self._write(plan, None, now)
                     deleted += 1
         return deleted
-
-    async def asweep_ttl(self) -> int:
-        return await anyio.to_thread.run_sync(self.sweep_ttl)
 
     def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> concurrent.futures.Future[None]:
         """Sweep expired items every `sweep_interval_minutes` (default: the TTL config's, else 5) on a
@@ -380,7 +400,7 @@ class MemstrataStore(BaseStore):
         def loop() -> None:
             while not self._stop_sweeping.wait(interval * 60):
                 try:
-                    self.sweep_ttl()
+                    self._sweep()
                 except Exception:  # a failed sweep must not end the sweeper; the next one retries
                     log.exception("LangGraph TTL sweep failed")
 
@@ -390,6 +410,9 @@ class MemstrataStore(BaseStore):
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the sweeper thread; True once it has stopped (or was not running)."""
+        return self._stop_sweeper(timeout)
+
+    def _stop_sweeper(self, timeout: float | None = None) -> bool:
         if self._sweeper is None or not self._sweeper.is_alive():
             return True
         self._stop_sweeping.set()
@@ -476,7 +499,7 @@ def _check_index(index: IndexConfig | Literal[False] | None, embedder: Embedder)
         raise ConfigurationError(f"index dims={dims} but the Memory's embedder has {embedder.dimensions} dimensions")
     if config.get("distance_type", "cosine") != "cosine":
         raise ConfigurationError(f"distance_type {config['distance_type']!r} is not supported; memstrata uses cosine")
-    fields, text_fields = config.get("fields"), config.pop("text_fields", None)
+    fields, text_fields = config.get("fields"), config.get("text_fields")
     if text_fields is not None and fields is not None and list(text_fields) != list(fields):
         raise ConfigurationError("give the fields to embed as 'fields' or 'text_fields', not both")
     fields = [fields] if isinstance(fields := fields or text_fields, str) else fields
@@ -487,14 +510,16 @@ def _check_index(index: IndexConfig | Literal[False] | None, embedder: Embedder)
 
 
 def _check_op(op: Op) -> None:
-    """Namespace rules for ops handed to `batch` directly. As in LangGraph's stores, only the public
-    `put` refuses namespaces rooted at "langgraph" (LangGraph's own writes go through `batch`)."""
+    """Namespace and filter rules, checked for every op of a batch before any runs. As in LangGraph's
+    stores, only the public `put` refuses namespaces rooted at "langgraph" (LangGraph's own writes go
+    through `batch`)."""
     if isinstance(op, GetOp | PutOp):
         labels: Sequence[str] = op.namespace
         if isinstance(op, PutOp) and not op.namespace:
             raise InvalidNamespaceError("a put needs a non-empty namespace")
     elif isinstance(op, SearchOp):
         labels = op.namespace_prefix
+        check_filter(op.filter)
     elif isinstance(op, ListNamespacesOp):
         labels = [label for c in op.match_conditions or () for label in c.path]
     else:
@@ -521,13 +546,70 @@ class AsyncMemstrataStore(MemstrataStore):
         cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
     ) -> AsyncIterator[AsyncMemstrataStore]:  # fmt: skip
         memory = await anyio.to_thread.run_sync(_memory_for, conn_string, index)
+        store = None
         try:
-            yield cls(memory, index=index, ttl=ttl)
+            store = cls(memory, index=index, ttl=ttl)
+            yield store
         finally:
+            if store is not None:
+                await anyio.to_thread.run_sync(store._stop_sweeper)
             await anyio.to_thread.run_sync(memory.close)
 
     async def setup(self) -> None:  # type: ignore[override]
         await anyio.to_thread.run_sync(super().setup)
+
+    # -- TTL: coroutines, as on AsyncPostgresStore / AsyncSqliteStore ------------------------------
+    async def sweep_ttl(self) -> int:  # type: ignore[override]
+        return await self.asweep_ttl()
+
+    async def start_ttl_sweeper(  # type: ignore[override]
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        return super().start_ttl_sweeper(sweep_interval_minutes)
+
+    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:  # type: ignore[override]
+        return await anyio.to_thread.run_sync(self._stop_sweeper, timeout)
+
+    # -- sync calls: refused on a running event loop, as LangGraph's async stores do ---------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        _refuse_on_event_loop(self, "batch")
+        return super().batch(ops)
+
+    def get(self, *args: Any, **kwargs: Any) -> Item | None:
+        _refuse_on_event_loop(self, "get")
+        return super().get(*args, **kwargs)
+
+    def search(self, *args: Any, **kwargs: Any) -> list[SearchItem]:
+        _refuse_on_event_loop(self, "search")
+        return super().search(*args, **kwargs)
+
+    def put(self, *args: Any, **kwargs: Any) -> None:
+        _refuse_on_event_loop(self, "put")
+        super().put(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> None:
+        _refuse_on_event_loop(self, "delete")
+        super().delete(*args, **kwargs)
+
+    def list_namespaces(self, *args: Any, **kwargs: Any) -> list[tuple[str, ...]]:
+        _refuse_on_event_loop(self, "list_namespaces")
+        return super().list_namespaces(*args, **kwargs)
+
+
+def _refuse_on_event_loop(store: BaseStore, method: str) -> None:
+    """`asyncio.InvalidStateError` when a sync method is called on a thread running an event loop: the
+    call would block the loop for the whole database round trip. The same error, and advice, as
+    LangGraph's async stores; from any other thread (a sync graph node's worker) the call runs."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise asyncio.InvalidStateError(
+        f"Synchronous calls to {type(store).__name__} detected in the main event loop. "
+        "This can lead to deadlocks or performance issues. "
+        "Please use the asynchronous interface for main thread operations. "
+        f"Specifically, replace `store.{method}(...)` with `await store.a{method}(...)`"
+    )
 
 
 def _memory_for(conn_string: str, index: IndexConfig | None) -> Memory:

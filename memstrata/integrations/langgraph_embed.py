@@ -15,7 +15,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base.embed import ensure_embeddings
 
-from ..embedders.base import Vectors, normalize_rows
+from ..embedders.base import Embedder, Vectors, normalize_rows
 from ..errors import ConfigurationError
 
 
@@ -57,6 +57,33 @@ class LangChainEmbedder:
         return normalize_rows(matrix)
 
 
+class EmbedderAsEmbeddings(Embeddings):
+    """A memstrata embedder seen as LangChain `Embeddings`: what `MemstrataStore.embeddings` is when the
+    Memory embeds with one of memstrata's own embedders (LangGraph's stores expose the embeddings their
+    index uses there). Vectors are the embedder's own (unit length)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in self.embedder.embed_documents(texts)] if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(x) for x in self.embedder.embed_query(text)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EmbedderAsEmbeddings) and other.embedder is self.embedder
+
+    def __hash__(self) -> int:
+        return id(self.embedder)
+
+
+def embeddings_of(embedder: Embedder) -> Embeddings:
+    """The LangChain `Embeddings` behind a memstrata embedder: the wrapped one for a `LangChainEmbedder`,
+    else a view of the embedder itself."""
+    return embedder.embeddings if isinstance(embedder, LangChainEmbedder) else EmbedderAsEmbeddings(embedder)
+
+
 def embedder_from_index(index: dict[str, Any]) -> LangChainEmbedder:
     """The embedder an index config with `embed` and `dims` asks for."""
     if index.get("dims") is None:
@@ -71,4 +98,4 @@ def same_embeddings(embedder: object, embed: object) -> bool:
     return embedder is embed
 
 
-__all__ = ["LangChainEmbedder", "embedder_from_index", "same_embeddings"]
+__all__ = ["EmbedderAsEmbeddings", "LangChainEmbedder", "embedder_from_index", "embeddings_of", "same_embeddings"]

@@ -14,6 +14,7 @@ Filters, namespace matching and result ordering follow LangGraph's own stores:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,34 @@ from ..errors import InvalidInput
 from .langgraph_items import StoredItem
 
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+_FILTER_KEY = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+
+class InvalidFilter(InvalidInput, ValueError):
+    """A search filter LangGraph's stores refuse too: a bad key or an unknown operator. Also a
+    `ValueError`, the error LangGraph's SQL stores raise for it."""
+
+
+def check_filter(filter: Mapping[str, Any] | None) -> None:
+    """Refuse a filter before it is applied: every key is a path of letters, digits, `_` and `-`
+    separated by `.` (the keys LangGraph's SQL stores accept, so a filter behaves alike on every store),
+    and every operator is one of `_OPERATORS`."""
+    if filter is None:
+        return
+    if not isinstance(filter, Mapping):
+        raise InvalidFilter(f"a search filter must be a mapping of value keys, got {type(filter).__name__}")
+    for key, wanted in filter.items():
+        if not isinstance(key, str) or not _FILTER_KEY.fullmatch(key):
+            raise InvalidFilter(
+                f"Invalid filter key: {key!r}. Filter keys are paths of letters, digits, '_' and '-' "
+                "separated by '.' (e.g. 'user.level')"
+            )
+        if isinstance(wanted, Mapping):
+            for operator in wanted:
+                if isinstance(operator, str) and operator.startswith("$") and operator not in _OPERATORS:
+                    raise InvalidFilter(
+                        f"unsupported filter operator {operator!r} for {key!r}; use one of {', '.join(_OPERATORS)}"
+                    )
 
 
 def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
@@ -56,7 +85,7 @@ def _matches(actual: Any, wanted: Any) -> bool:
 
 def _apply(actual: Any, operator: str, operand: Any) -> bool:
     if operator not in _OPERATORS:
-        raise InvalidInput(f"unsupported filter operator {operator!r}; use one of {', '.join(_OPERATORS)}")
+        raise InvalidFilter(f"unsupported filter operator {operator!r}; use one of {', '.join(_OPERATORS)}")
     if operator == "$eq":
         return bool(actual == operand)
     if operator == "$ne":
@@ -153,6 +182,8 @@ def check_page(limit: int, offset: int) -> None:
 
 
 __all__ = [
+    "InvalidFilter",
+    "check_filter",
     "check_page",
     "has_prefix",
     "list_namespaces",
