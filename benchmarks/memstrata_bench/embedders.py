@@ -25,7 +25,7 @@ LOCOMO = "../shared/data/locomo/locomo-dev.json"
 
 def locomo_turns(path: str) -> list[str]:
     """Every turn as 'Speaker: text', sessions in order (the data is read by path, never copied)."""
-    turns = []
+    turns: list[str] = []
     for sample in json.loads(Path(path).read_text()):
         conversation = sample["conversation"]
         sessions = [k for k, v in conversation.items() if k.startswith("session_") and isinstance(v, list)]

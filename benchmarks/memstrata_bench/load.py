@@ -61,9 +61,11 @@ async def client_loop(
     errors: list[str],
 ) -> None:
     rng = random.Random(seed)
-    operations, weights = zip(*MIX, strict=True)
+    operations = [name for name, _ in MIX]
+    weights = [weight for _, weight in MIX]
     while time.perf_counter() < stop_at:
         operation = rng.choices(operations, weights)[0]
+        request: tuple[str, str, dict[str, Any]]
         if operation == "add":
             request = ("POST", f"/v1/users/{user}/memories", {"content": sentence(rng)})
         elif operation == "search":

@@ -83,7 +83,7 @@ def run_question(question: dict[str, Any], embedder: str) -> dict[str, Any]:
         report = memory.consolidate(scope="u")  # the default policy
         on = scores(ranked_turns(memory, question["question"], turns), evidence)
         episodes = memory.consolidate(
-            scope="u", options=ConsolidationOptions(kinds=["episode"])
+            scope="u", options=ConsolidationOptions(kinds=(MemoryKind.EPISODE,))
         )  # turns compressed too, by topic
         turns_on = scores(ranked_turns(memory, question["question"], turns), evidence)
     return {"id": question["question_id"], "type": question["question_type"], "off": off, "on": on,

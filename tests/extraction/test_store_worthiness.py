@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from memstrata_bench.train_disclosure import fit, fold_of
+
 from memstrata.errors import ConfigurationError
 from memstrata.extraction.base import Message
 from memstrata.extraction.rules import RuleExtractor
