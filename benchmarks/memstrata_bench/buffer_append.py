@@ -20,8 +20,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from memstrata import Scope
 from memstrata.buffer import Buffer, InProcessBuffer, Turn
-from memstrata.models import Scope
 
 from .report import comma_list, latency_summary, write_result
 

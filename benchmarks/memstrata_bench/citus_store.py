@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import quote
 
-from memstrata.errors import StoreError
+from memstrata import StoreError
 
 CITUS_ENV = "MEMSTRATA_BENCH_CITUS_URL"
 DEFAULT_CITUS_URL = "postgresql://root@127.0.0.1:5440/memstrata"

@@ -26,13 +26,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstrata import Memory, MemoryRecord, Scope, SearchFilter
 from memstrata.extraction.base import Message
 from memstrata.extraction.rules import RuleExtractor
-from memstrata.filters import SearchFilter
 from memstrata.llm.base import ChatMessage
 from memstrata.llm.scripted import ScriptedLLM
-from memstrata.memory import Memory
-from memstrata.models import MemoryRecord, Scope
 
 FIRST_AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 LATER_AT = datetime(2026, 6, 15, 18, 30, tzinfo=UTC)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 from . import latency, locomo
 

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 from memstrata.extraction.base import CATEGORIES, Candidate, Extractor, Message
 from memstrata.extraction.rules import RuleExtractor
 

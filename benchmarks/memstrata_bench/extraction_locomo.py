@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 from memstrata.extraction.base import Candidate, Extractor, Message
 
 from .locomo_data import parse_session_date

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 from memstrata.extraction.base import Candidate, Extractor, Message
 
 from .overlap import contains_answer

@@ -21,10 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from memstrata import Memory, Scope
 from memstrata.core.retrieval import HybridParams
 from memstrata.layers.semantic import SemanticMemory
-from memstrata.memory import Memory
-from memstrata.models import Scope
 from memstrata.storage.base import MemoryFilter
 
 from . import locomo, longmemeval

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 from .extraction_realistic import Item, Label, load_labels
 from .overlap import words

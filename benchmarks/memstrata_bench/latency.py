@@ -49,11 +49,9 @@ from urllib.parse import quote
 
 import numpy as np
 
+from memstrata import ConfigurationError, InvalidInput, MemoryKind, NewMemory, Scope, StoreError
 from memstrata.core.text import STOPWORDS
 from memstrata.embedders.base import Embedder, Vectors
-from memstrata.errors import ConfigurationError, InvalidInput, StoreError
-from memstrata.layers.semantic import NewMemory
-from memstrata.models import MemoryKind, Scope
 
 from .report import latency_summary
 from .selfrun import memstrata_source
@@ -528,8 +526,8 @@ def run(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """One latency point (see the module docstring); returns the JSON-ready result."""
+    from memstrata import Memory
     from memstrata.embedders.registry import resolve_embedder
-    from memstrata.memory import Memory
 
     if config.queries < 1:
         raise InvalidInput("--queries must be at least 1")

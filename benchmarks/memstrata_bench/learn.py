@@ -14,10 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from memstrata import Memory, MemoryKind, NewMemory, Scope
 from memstrata.extraction.base import is_multi_valued
-from memstrata.layers.semantic import NewMemory
-from memstrata.memory import Memory
-from memstrata.models import MemoryKind, Scope
 
 from .extraction import DEFAULT_PATH, load
 from .report import latency_summary

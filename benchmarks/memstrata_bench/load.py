@@ -128,7 +128,7 @@ def serve(db: str, port: int, embedder: str) -> None:
     """Child-process entry: run the app on loopback (keys on, no UI, no MCP)."""
     import uvicorn
 
-    from memstrata.memory import Memory
+    from memstrata import Memory
     from memstrata.server.app import create_app
     from memstrata.server.config import ServerConfig
 

@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from memstrata import Scope
 from memstrata.core.tokens import TokenCounter, default_counter
 from memstrata.layers.context import Context
-from memstrata.models import Scope
 
 from .locomo_data import CATEGORIES, Conversation
 from .report import latency_summary

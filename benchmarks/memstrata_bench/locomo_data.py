@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 CATEGORIES = ("1", "2", "3", "4")
 _DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")

@@ -15,12 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from memstrata import InvalidInput, Memory, MemoryKind, NewMemory, Scope, SearchFilter, Strategy
 from memstrata.core.retrieval import context_text
-from memstrata.errors import InvalidInput
-from memstrata.filters import SearchFilter
-from memstrata.layers.semantic import NewMemory, Strategy
-from memstrata.memory import Memory
-from memstrata.models import MemoryKind, Scope
 from memstrata.storage.base import MemoryFilter
 
 from .latency import bench_store, open_postgres

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 from .locomo_data import Conversation, Question, Turn
 

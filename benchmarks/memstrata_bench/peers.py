@@ -34,9 +34,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
+from memstrata import ConfigurationError, InvalidInput, SearchFilter
 from memstrata.embedders.base import Embedder
-from memstrata.errors import ConfigurationError, InvalidInput
-from memstrata.filters import SearchFilter
 
 from . import longmemeval_data, selfrun
 from .locomo_data import Conversation, Question, evidence_recall, load
@@ -173,7 +172,7 @@ class MemstrataPeer:
     """memstrata itself, ingested exactly as `bench locomo` does."""
 
     def __init__(self, name: str, store: Any, embedder: Embedder) -> None:
-        from memstrata.memory import Memory
+        from memstrata import Memory
 
         self.name = name
         self.memory = Memory(store=store, embedder=embedder)

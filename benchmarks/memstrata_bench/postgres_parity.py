@@ -25,9 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.layers.semantic import NewMemory, Strategy
-from memstrata.memory import Memory
-from memstrata.models import MemoryKind, Scope
+from memstrata import Memory, MemoryKind, NewMemory, Scope, Strategy
 
 from . import locomo, longmemeval
 from .latency import bench_store, make_query, model_vocabulary, open_postgres, synthetic_texts, zipf_weights

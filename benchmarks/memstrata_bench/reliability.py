@@ -44,11 +44,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memstrata import Memory, Scope, SearchFilter, UsageError
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.errors import UsageError
-from memstrata.filters import SearchFilter
-from memstrata.memory import Memory
-from memstrata.models import Scope
 from memstrata.storage.base import MemoryFilter, Store
 
 from .report import latency_summary, machine_info
@@ -440,7 +437,7 @@ def probe_search_latency(
 
 
 def _fill(memory: Memory, user: str, vocabulary: list[str], rng: random.Random, memories: int) -> None:
-    from memstrata.layers.semantic import NewMemory
+    from memstrata import NewMemory
 
     for start in range(0, memories, 500):
         batch = [

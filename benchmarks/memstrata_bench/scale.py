@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 from . import selfrun
 from .report import write_result

@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.layers.semantic import NewMemory
-from memstrata.models import Scope
+from memstrata import NewMemory, Scope
 
 from . import latency
 from .encryption import BENCH_MASTER_KEY
@@ -93,8 +92,8 @@ def backend_cpu_seconds(admin: Any, database: str) -> float:
 def run(*, memories: int, queries: int, batches: int, seed: int = 11) -> dict[str, Any]:
     import psycopg
 
+    from memstrata import Memory
     from memstrata.embedders.registry import resolve_embedder
-    from memstrata.memory import Memory
     from memstrata.storage.base import MemoryFilter
     from memstrata.storage.crypto import LocalKeyProvider
     from memstrata.storage.postgres import PostgresStore

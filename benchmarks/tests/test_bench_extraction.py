@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 import pytest
 from memstrata_bench.extraction import DEFAULT_PATH, GoldItem, load, main_json, run, score
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput, MemoryKind
 from memstrata.extraction.base import Candidate
-from memstrata.models import MemoryKind
 
 AT = datetime(2024, 5, 8, tzinfo=UTC)
 

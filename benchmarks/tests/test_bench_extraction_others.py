@@ -14,10 +14,9 @@ from memstrata_bench.cli import main
 from memstrata_bench.extraction_judged import judged_precision, key, load_judgments, sample
 from memstrata_bench.overlap import contains_answer, coverage, words
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput, MemoryKind
 from memstrata.extraction.base import Candidate, Message
 from memstrata.extraction.rules import RuleExtractor
-from memstrata.models import MemoryKind
 
 
 def test_words_stem_drop_stopwords_and_read_numbers():

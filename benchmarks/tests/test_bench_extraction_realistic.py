@@ -12,9 +12,9 @@ from memstrata_bench import extraction_realistic as realistic
 from memstrata_bench import train_disclosure
 from memstrata_bench.extraction_judged import key
 
+from memstrata import MemoryKind
 from memstrata.extraction.base import Candidate
 from memstrata.extraction.rules import RuleExtractor
-from memstrata.models import MemoryKind
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -10,9 +10,9 @@ import pytest
 from memstrata_bench import all as bench_all
 from memstrata_bench import latency, peers, scale
 
+from memstrata import InvalidInput
 from memstrata.core.text import STOPWORDS
 from memstrata.embedders.static import StaticEmbedder
-from memstrata.errors import InvalidInput
 
 
 def test_vocabulary_keeps_whole_words_and_drops_stopwords() -> None:
@@ -104,7 +104,7 @@ def test_progress_bar_renders_and_writes_one_line_per_stage_to_a_log() -> None:
 
 
 def test_bench_store_rejects_unknown_specs() -> None:
-    from memstrata.errors import ConfigurationError
+    from memstrata import ConfigurationError
 
     with pytest.raises(ConfigurationError), latency.bench_store("mysql://x"):
         pass
@@ -199,7 +199,7 @@ def test_peers_python_honours_the_environment(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_reexec_without_the_venv_explains_how_to_create_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memstrata.errors import ConfigurationError
+    from memstrata import ConfigurationError
 
     monkeypatch.setenv(peers.PYTHON_ENV, "/nonexistent/bin/python")
     with pytest.raises(ConfigurationError, match="setup.sh"):

@@ -9,7 +9,7 @@ import pytest
 from memstrata_bench import labeller_agreement as agree
 from memstrata_bench.extraction_realistic import Item, Label
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 
 def _label(*items: Item, forbid: tuple[tuple[str, ...], ...] = ()) -> Label:

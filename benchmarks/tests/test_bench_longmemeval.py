@@ -13,7 +13,7 @@ import pytest
 from memstrata_bench import longmemeval_data as lme
 from memstrata_bench.cli import main
 
-from memstrata.errors import InvalidInput
+from memstrata import InvalidInput
 
 
 def _question(qid: str, kind: str, question: str, asked: str, sessions: list[tuple[str, str, list[Any]]]) -> Any:
