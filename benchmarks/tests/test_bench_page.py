@@ -8,7 +8,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from memstrata_bench.cli import build_parser
 
 PAGE = Path(__file__).resolve().parents[2] / "BENCHMARKS.md"
