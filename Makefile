@@ -18,13 +18,17 @@ services:                ## idempotent: Postgres 15 + pgvector, Redis 7 on loopb
 	bash scripts/citus.sh
 	bash scripts/redis_cluster.sh
 
-lint: $(STAMP)
-	$(BIN)/ruff format --check memstrata tests
-	$(BIN)/ruff check memstrata tests
+lint: $(STAMP)            ## ruff and mypy over the library, its tests and the benchmark harness
+	$(BIN)/ruff format --check memstrata tests benchmarks
+	$(BIN)/ruff check memstrata tests benchmarks
 	$(BIN)/mypy
 
-bench: $(STAMP)
-	$(BIN)/memstrata bench all --data ../shared/data/locomo/locomo-dev.json --out benchmarks/results
+LOCOMO      ?= ../shared/data/locomo/locomo-dev.json
+LONGMEMEVAL ?= ../shared/data/longmemeval/longmemeval_s_dev100.json.gz
+
+bench: $(STAMP)           ## install the harness (benchmarks/, not in the wheel) and run every benchmark of BENCHMARKS.md
+	$(BIN)/uv pip install -q --python $(BIN)/python -e benchmarks
+	$(BIN)/memstrata-bench all --data $(LOCOMO) --longmemeval $(LONGMEMEVAL) --out benchmarks/results
 
 install: $(STAMP)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memstrata_bench.train_disclosure import fit, fold_of
 
-from memstrata.bench.train_disclosure import fit, fold_of
 from memstrata.errors import ConfigurationError
 from memstrata.extraction.base import Message
 from memstrata.extraction.rules import RuleExtractor
@@ -187,9 +187,9 @@ def test_the_model_loads_only_when_a_clause_reaches_it() -> None:
 
 
 def test_unjudged_cv_memories_are_written_once_each(tmp_path: Path) -> None:
-    from memstrata.bench import extraction_realistic as realistic
-    from memstrata.bench.extraction_judged import key
-    from memstrata.bench.train_disclosure import _write_unjudged
+    from memstrata_bench import extraction_realistic as realistic
+    from memstrata_bench.extraction_judged import key
+    from memstrata_bench.train_disclosure import _write_unjudged
 
     turn = realistic.Turn("locomo:conv-1:D1:1", "I ran the Berlin marathon. I baked bread today.", AT, "Jon", "train")
     label = realistic.Label(items=(realistic.Item(("berlin", "marathon")),), forbid=(), split="train")

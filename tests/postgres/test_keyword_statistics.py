@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memstrata.bench.postgres_parity import agreement
+from memstrata_bench.postgres_parity import agreement
+
 from memstrata.core.keyword_index import KeywordTerms
 from memstrata.core.keyword_statistics import StatisticsChange, statistics_change
 from memstrata.storage.postgres.keyword import ADD_DOCUMENTS, ADD_TOTALS, DROP_UNUSED, row_values, statistics_statements

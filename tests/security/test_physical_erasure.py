@@ -110,6 +110,6 @@ def _redis_up(url: str) -> bool:
 
 
 def _redis_traces(url: str, marker: str) -> int:
-    from memstrata.bench.reliability import redis_traces
+    from memstrata_bench.reliability import redis_traces
 
     return redis_traces(url, marker)

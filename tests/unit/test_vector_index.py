@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memstrata_bench.latency import model_vocabulary, synthetic_texts, zipf_weights
 
-from memstrata.bench.latency import model_vocabulary, synthetic_texts, zipf_weights
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.embedders.static import StaticEmbedder
 from memstrata.models import EventType, MemoryKind, Scope, new_event, new_record

@@ -1,0 +1,1 @@
+"""Benchmarks: `memstrata-bench ...`. Results are JSON written under benchmarks/results/."""

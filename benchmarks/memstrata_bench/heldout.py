@@ -1,0 +1,170 @@
+"""`memstrata-bench heldout`: how well the tuned ranking settings carry over to questions they were not tuned on.
+
+The ranking settings (`HybridParams`: vector weight, role boost, when boost) were chosen on the development
+sets. To estimate what they are worth on unseen questions, every setting of a small grid around the
+defaults is scored on every question, and then, fold by fold, the setting that does best on the other folds
+is scored on the held-out fold (cross-validation of the choice itself):
+
+* LoCoMo: leave one conversation out (5 folds on the dev split), evidence recall@10 per question;
+* LongMemEval: split halves (even / odd questions) and leave one question type out, turn recall@10.
+
+The estimate is the mean over all questions of the held-out scores; next to it stand the in-sample score
+of the defaults and of the best setting in hindsight. The choosing and scoring are pure functions over the
+per-question scores (`held_out`), so they are tested without a store.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from memstrata import Memory, Scope
+from memstrata.core.retrieval import HybridParams
+from memstrata.layers.semantic import SemanticMemory
+from memstrata.storage.base import MemoryFilter
+
+from . import locomo, longmemeval
+from .latency import bench_store, open_postgres
+from .locomo_data import evidence_recall
+from .locomo_data import load as load_locomo
+from .longmemeval_data import load as load_longmemeval
+from .longmemeval_data import score_case, visible_until
+
+Progress = Callable[[str], None]
+Scores = Mapping[str, Sequence[float]]
+"""Per setting label, one score per question (the same question order for every label)."""
+
+VECTOR_WEIGHTS = (0.3, 0.2, 0.4)
+ROLE_BOOSTS = (2.0, 0.0)
+WHEN_BOOSTS = (2.0, 0.0)
+
+
+def grid(base: HybridParams | None = None) -> dict[str, HybridParams]:
+    """The settings compared, by label; the defaults come first, so they win ties."""
+    start = base or HybridParams()
+    return {
+        f"vw{vw}-role{role:g}-when{when:g}": replace(start, vector_weight=vw, role_boost=role, when_boost=when)
+        for vw in VECTOR_WEIGHTS
+        for role in ROLE_BOOSTS
+        for when in WHEN_BOOSTS
+    }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def choose(scores: Scores, questions: Sequence[int]) -> str:
+    """The label with the best mean score over `questions` (indices); the first label wins a tie."""
+    best, best_score = "", float("-inf")
+    for label, per_question in scores.items():
+        score = _mean([per_question[i] for i in questions])
+        if score > best_score + 1e-12:
+            best, best_score = label, score
+    return best
+
+
+def held_out(scores: Scores, fold_of: Sequence[str]) -> dict[str, Any]:
+    """Cross-validate the choice of setting: for each fold, choose on the other folds, score on this one.
+
+    `fold_of[i]` names the fold of question i. Returns the question-weighted `estimate` and every fold
+    (its size, the label chosen without it, the held-out score)."""
+    if not scores:
+        return {"estimate": 0.0, "folds": []}
+    held = [0.0] * len(fold_of)
+    folds = []
+    for fold in dict.fromkeys(fold_of):
+        inside = [i for i, f in enumerate(fold_of) if f == fold]
+        chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold])
+        for i in inside:
+            held[i] = scores[chosen][i]
+        folds.append({"fold": fold, "questions": len(inside), "chosen": chosen,
+                      "recall@10": round(_mean([held[i] for i in inside]), 4)})  # fmt: skip
+    return {"estimate": round(_mean(held), 4), "folds": folds}
+
+
+def in_sample(scores: Scores) -> dict[str, Any]:
+    """The mean score of every label, the defaults' (the first label) and the best in hindsight."""
+    means = {label: round(_mean(values), 4) for label, values in scores.items()}
+    best = max(means, key=lambda label: means[label])
+    return {"default": means[next(iter(means))], "best": {"label": best, "recall@10": means[best]}, "all": means}
+
+
+# -- scoring every setting on every question ----------------------------------------------------------
+def _layer(memory: Memory, params: HybridParams) -> SemanticMemory:
+    return SemanticMemory(store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False,
+                          params=params)  # fmt: skip
+
+
+def locomo_scores(memory: Memory, data: str | Path, settings: Mapping[str, HybridParams]) -> tuple[Scores, list[str]]:
+    """Evidence recall@10 of every LoCoMo question under every setting, and each question's conversation."""
+    conversations = load_locomo(data)
+    for conversation in conversations:
+        memory.store.erase_user(f"locomo-{conversation.sample_id}")
+        locomo.ingest(memory, conversation)
+    folds = [c.sample_id for c in conversations for _ in c.questions]
+    scores: dict[str, list[float]] = {}
+    for label, params in settings.items():
+        layer = _layer(memory, params)
+        scores[label] = [
+            evidence_recall(q.evidence, [h.memory.source_ids for h in layer.search(
+                Scope(f"locomo-{c.sample_id}"), q.question, k=10)], 10)
+            for c in conversations
+            for q in c.questions
+        ]  # fmt: skip
+    return scores, folds
+
+
+def longmemeval_scores(
+    memory: Memory, data: str | Path, settings: Mapping[str, HybridParams]
+) -> tuple[Scores, list[str], list[str]]:
+    """Turn recall@10 of every scored LongMemEval question under every setting, its type and its half."""
+    cases = [c for c in load_longmemeval(data) if c.evidence_turns]
+    for case in cases:
+        longmemeval.ingest(memory, case, "turn")
+    scores: dict[str, list[float]] = {}
+    for label, params in settings.items():
+        layer = _layer(memory, params)
+        rows = []
+        for case in cases:
+            where = MemoryFilter(as_of=visible_until(case.asked_at))
+            hits = layer.search(Scope(longmemeval.user_of(case)), case.question, k=10, where=where)
+            ranked = [h.memory.source_ids[0] for h in hits if h.memory.source_ids]
+            rows.append(score_case(case, ranked)["turn_recall@10"])
+        scores[label] = rows
+    return scores, [c.question_type for c in cases], ["even" if i % 2 == 0 else "odd" for i in range(len(cases))]
+
+
+def run(
+    *, locomo_data: str | Path | None = None, longmemeval_data: str | Path | None = None,
+    store: str | None = None, embedder: str | None = None, progress: Progress | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Score the grid on the given benchmarks and estimate held-out recall for each."""
+    settings = grid()
+    result: dict[str, Any] = {"benchmark": "heldout", "grid": list(settings), "default": next(iter(settings))}
+    with bench_store(store) as target, Memory(
+        store=target.url if target.owner_url is None else open_postgres(target), embedder=embedder or "static",
+        track_access=False,
+    ) as memory:  # fmt: skip
+        started = time.perf_counter()
+        if locomo_data is not None:
+            scores, conversations = locomo_scores(memory, locomo_data, settings)
+            result["locomo"] = {"data": Path(locomo_data).name, "questions": len(conversations),
+                                "in_sample": in_sample(scores),
+                                "leave_one_conversation_out": held_out(scores, conversations)}  # fmt: skip
+            if progress:
+                progress(f"LoCoMo: {len(settings)} settings x {len(conversations)} questions")
+        if longmemeval_data is not None:
+            scores, types, halves = longmemeval_scores(memory, longmemeval_data, settings)
+            result["longmemeval"] = {"data": Path(longmemeval_data).name, "questions": len(types),
+                                     "in_sample": in_sample(scores), "split_half": held_out(scores, halves),
+                                     "leave_one_type_out": held_out(scores, types)}  # fmt: skip
+            if progress:
+                progress(f"LongMemEval: {len(settings)} settings x {len(types)} questions")
+        result["store"] = memory.store.url.split("://")[0]
+        result["embedder"] = memory.embedder.name
+        result["seconds"] = round(time.perf_counter() - started, 1)
+    return result

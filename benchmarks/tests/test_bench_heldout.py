@@ -1,0 +1,67 @@
+"""`bench heldout`: cross-validating the choice of ranking settings, and a small real run of the command."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from memstrata_bench import heldout
+from memstrata_bench.cli import main
+from test_bench_longmemeval import DATA
+
+from memstrata.core.retrieval import HybridParams
+
+
+def test_grid_starts_with_the_defaults_and_varies_the_tuned_settings() -> None:
+    settings = heldout.grid()
+    first = next(iter(settings.values()))
+    assert first == HybridParams()
+    assert len(settings) == len(heldout.VECTOR_WEIGHTS) * len(heldout.ROLE_BOOSTS) * len(heldout.WHEN_BOOSTS)
+    assert {p.vector_weight for p in settings.values()} == set(heldout.VECTOR_WEIGHTS)
+
+
+def test_choose_takes_the_best_mean_and_the_first_label_on_a_tie() -> None:
+    scores = {"default": [1.0, 0.0, 0.5], "other": [0.0, 1.0, 0.5]}
+    assert heldout.choose(scores, [0]) == "default"
+    assert heldout.choose(scores, [1]) == "other"
+    assert heldout.choose(scores, [0, 1]) == "default"  # a tie keeps the first label
+
+
+def test_held_out_scores_each_fold_with_the_setting_chosen_without_it() -> None:
+    # "a" wins on folds x and y, "b" only on z: z is scored with "a" (chosen on x+y), x and y with "a" too
+    scores = {"a": [1.0, 1.0, 0.0], "b": [0.0, 0.0, 1.0]}
+    result = heldout.held_out(scores, ["x", "y", "z"])
+    assert [f["chosen"] for f in result["folds"]] == ["a", "a", "a"]
+    assert result["estimate"] == pytest.approx(2 / 3, abs=1e-4)
+    assert heldout.in_sample(scores) == {"default": pytest.approx(2 / 3, abs=1e-4),
+                                         "best": {"label": "a", "recall@10": pytest.approx(2 / 3, abs=1e-4)},
+                                         "all": {"a": 0.6667, "b": 0.3333}}  # fmt: skip
+    # a setting that wins everywhere is chosen for every fold and the estimate equals its in-sample score
+    sweep = heldout.held_out({"a": [0.5, 0.5], "b": [1.0, 1.0]}, ["x", "y"])
+    assert sweep["estimate"] == 1.0 and {f["chosen"] for f in sweep["folds"]} == {"b"}
+    assert heldout.held_out({}, []) == {"estimate": 0.0, "folds": []}
+
+
+def test_the_command_estimates_both_benchmarks(locomo_file: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    lme_file = tmp_path / "lme.json.gz"
+    lme_file.write_bytes(gzip.compress(json.dumps(DATA).encode()))
+    code = main(["heldout", "--locomo", str(locomo_file), "--longmemeval", str(lme_file),
+                 "--out", str(tmp_path), "--json"])  # fmt: skip
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    loco = result["locomo"]
+    assert loco["questions"] == 8 and len(loco["leave_one_conversation_out"]["folds"]) == 2
+    assert 0.5 <= loco["leave_one_conversation_out"]["estimate"] <= 1.0
+    assert set(loco["in_sample"]["all"]) == set(result["grid"])
+    lme = result["longmemeval"]
+    assert lme["questions"] == 1 and lme["in_sample"]["default"] == 1.0
+    assert [f["fold"] for f in lme["leave_one_type_out"]["folds"]] == ["single-session-user"]
+    assert (tmp_path / "heldout.json").exists()
+
+
+def test_the_command_needs_a_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["heldout"]) != 0
+    assert "--locomo" in capsys.readouterr().err

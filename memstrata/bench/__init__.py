@@ -1,1 +1,0 @@
-"""Benchmarks: `memstrata bench ...`. Results are JSON written under benchmarks/results/."""
