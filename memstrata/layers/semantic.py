@@ -385,10 +385,8 @@ class SemanticMemory:
         valid after `start`, and that memory's predecessors valid before `start` that still held then (the
         memory now retires them)."""
         for _ in range(_MAX_CHAIN):
-            before = self.store.list_memories(
-                scope.user_id, MemoryFilter(superseded_by=(successor.id,), include_superseded=True, include_expired=True),
-                limit=_MAX_CHAIN,
-            )  # fmt: skip
+            replaced = MemoryFilter(superseded_by=(successor.id,), include_superseded=True, include_expired=True)
+            before = self.store.list_memories(scope.user_id, replaced, limit=_MAX_CHAIN)
             between = [p for p in before if valid_since(p) > start]
             if not between:
                 return successor, [p for p in before if p.valid_to is None or p.valid_to > start]

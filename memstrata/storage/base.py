@@ -64,6 +64,10 @@ class MemoryFilter:
         return self.as_of or self.recorded_as_of or now
 
 
+NewItem = tuple[str, str, dict[str, Any]]
+"""An item to put in a `Store.save`: (namespace, key, value)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredRow:
     """A backend search result: the record and the raw score of that backend's method.
@@ -108,8 +112,10 @@ class Store(Protocol):
         records: Sequence[MemoryRecord],
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
+        items: Sequence[NewItem] = (),
     ) -> None:
-        """Insert or replace `records` (and their vectors) and append `events`, atomically.
+        """Insert or replace `records` (and their vectors), append `events` and put `items`, atomically:
+        all of it is written or (on any error, e.g. a history event id the user already has) nothing.
 
         `vectors` row i belongs to `records[i]`. It may have fewer rows than there are records: the
         records past its end (and all records when `vectors` is None) keep their stored vectors

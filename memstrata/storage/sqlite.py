@@ -38,6 +38,7 @@ from .base import (
     RETIRING_EVENTS_SQL,
     Item,
     MemoryFilter,
+    NewItem,
     ScoredRow,
     Vector,
     check_ids,
@@ -405,11 +406,16 @@ class SQLiteStore:
         records: Sequence[MemoryRecord],
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
+        items: Sequence[NewItem] = (),
     ) -> None:
         check_owned(user_id, records, events)
         check_storable(records, events)
+        for namespace, key, value in items:
+            check_item(namespace, key, value)
         blobs = self._blobs(records, vectors)
         with self._write(user_id) as conn:
+            for namespace, key, value in items:
+                self._put_item(conn, user_id, namespace, key, json.dumps(value), utcnow())
             stored = self._stored_texts(conn, user_id, [r.id for r in records])
             written: dict[str, tuple[int, SearchedText]] = {}  # the last of repeated ids
             for record, blob in zip(records, blobs, strict=True):
@@ -700,13 +706,17 @@ class SQLiteStore:
         now = utcnow()
         payload = json.dumps(value)
         with self._write(user_id) as conn:
-            conn.execute(
-                "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
-                "updated_at = excluded.updated_at",
-                (user_id, namespace, key, payload, now.timestamp()),
-            )
+            self._put_item(conn, user_id, namespace, key, payload, now)
         return Item(user_id, namespace, key, json.loads(payload), now)
+
+    @staticmethod
+    def _put_item(conn: sqlite3.Connection, user_id: str, namespace: str, key: str, payload: str, at: datetime) -> None:
+        conn.execute(
+            "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at",
+            (user_id, namespace, key, payload, at.timestamp()),
+        )
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
         check_item(namespace, key)
