@@ -368,8 +368,7 @@ class SemanticMemory:
         olds = [found[i] for i in retire if i in found and found[i].valid_to is None and valid_since(found[i]) <= start]
         olds += [old for old in earlier if old.id not in {o.id for o in olds}]
         retired = [
-            replace(old, valid_to=max(start, valid_since(old)), superseded_by=record.id, updated_at=now)
-            for old in olds
+            replace(old, valid_to=max(start, valid_since(old)), superseded_by=record.id, updated_at=now) for old in olds
         ]
         events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
                              successor=record.id) for r in retired]  # fmt: skip

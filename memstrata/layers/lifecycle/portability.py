@@ -156,10 +156,9 @@ class Porter:
         retired: dict[str, MemoryRecord] = {}
         for (agent_id, subject, attribute), imported in slots.items():
             where = MemoryFilter(agent_id=agent_id, metadata={"subject": subject, "attribute": attribute})
-            stored = [
-                r for r in self.store.list_memories(user_id, where, limit=PAGE)
-                if r.scope.agent_id == agent_id and r.id not in {i.id for i in imported}
-            ]  # fmt: skip
+            ids = {i.id for i in imported}
+            found = self.store.list_memories(user_id, where, limit=PAGE)
+            stored = [r for r in found if r.scope.agent_id == agent_id and r.id not in ids]
             retired |= {r.id: r for r in one_current_per_slot(imported, stored, now)}
         return retired
 
