@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import httpx
-
 from memstrata.storage.base import MemoryFilter
 
 from .conftest import Server
