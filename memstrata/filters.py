@@ -135,6 +135,11 @@ class SearchFilter(ValueObject):
     created_after: When | None = Field(default=None, description="created after this time")
     created_before: When | None = Field(default=None, description="created before this time")
     as_of: When | None = Field(default=None, description="what was current at this time (default: now)")
+    recorded_as_of: When | None = Field(
+        default=None,
+        description="what the memory believed at this time: only memories it had recorded by then, superseded "
+        "as it knew then (as_of defaults to this time)",
+    )
     include_superseded: Flag = Field(default=False, description="also memories a newer one replaced")
     include_expired: Flag = Field(default=False, description="also memories past their expiry")
 
@@ -155,7 +160,8 @@ class SearchFilter(ValueObject):
             metadata=dict(self.metadata),
             created_after=self.created_after,
             created_before=self.created_before,
-            as_of=self.as_of or as_of,
+            as_of=self.as_of or self.recorded_as_of or as_of,
+            recorded_as_of=self.recorded_as_of,
             include_superseded=self.include_superseded,
             include_expired=self.include_expired,
         )

@@ -41,7 +41,7 @@ from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy
 from .layers.wiring import Layers, build_layers
-from .layers.work_queue import MAINTAIN, QueueStatus
+from .layers.work_queue import MAINTAIN, JobStatus, QueueStatus
 from .llm.base import LLMClient
 from .messages import MessageLike, message_dicts, to_messages
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope, utcnow
@@ -322,6 +322,11 @@ class Memory:
     def queue_status(self, *, users: Sequence[str] | None = None) -> QueueStatus:
         """Job counts and failures of every user, or of `users` (store user ids)."""
         return self._layers.queue.status(user_ids=users)
+
+    def job_status(self, job_id: str, *, scope: ScopeLike) -> JobStatus:
+        """One queued job of the scope's user (`learn_later`'s id): pending, done, failed, or `expired` once
+        its record was deleted after `MEMSTRATA_JOB_RETENTION_DAYS`; `NotFound` for an unknown id."""
+        return self._layers.queue.job(as_scope(scope).user_id, job_id)
 
     def start_worker(self, *, interval: float = 1.0) -> None:
         """Process the queue every `interval` seconds in a daemon thread until `stop_worker`/`close`."""

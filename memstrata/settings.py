@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     consolidate_window: str = "topic"
     consolidate_max_group: int = 20
     consolidate_max_chars: int = 1500
+    job_retention_days: float = 7.0
+    """How long a done background job's record is kept after it finished (a lookup of an older job
+    answers `expired`; failed jobs are kept), docs/server.md."""
     receipt_secret: SecretStr | None = None
     """Mixed into erasure-receipt hashes so that a guessed user id cannot be tested against them."""
     redact_pii: bool | None = None

@@ -309,8 +309,11 @@ class SemanticMemory:
     ) -> MemoryRecord:
         """Add `item` and retire every memory in `memory_ids` in its favour, in one transaction.
 
-        Retired memories keep their text and history; they get `valid_to` = now and `superseded_by`,
-        so they disappear from default search but remain for `as_of` and `include_superseded`.
+        Retired memories keep their text and history; they get `valid_to` = when `item` became valid
+        (its `valid_from`, else now) and `superseded_by`, so they disappear from default search but remain
+        for `as_of` and `include_superseded`. Supersession follows valid time: a memory in `memory_ids`
+        that became valid after `item` is never retired by it; `item` is stored as its history instead
+        (`add_history`), still retiring the others.
         """
         wanted = list(dict.fromkeys(memory_ids))
         olds = self.store.get(scope.user_id, wanted)
@@ -322,7 +325,11 @@ class SemanticMemory:
                 raise InvalidInput(f"memory {old.id!r} is already superseded")
         now = self.clock()
         successor = self._build(item.scope or scope, item, now)
-        ended = successor.valid_from or now  # valid time: the old memory stopped holding when the new began
+        ended = valid_since(successor)  # valid time: the old memory stopped holding when the new began
+        later = [old for old in olds if valid_since(old) > ended]
+        if later:
+            nearest = min(later, key=valid_since)
+            return self.add_history(scope, item, successor_id=nearest.id, retire=[o.id for o in olds if o not in later])
         retired = [
             replace(old, valid_to=max(ended, old.valid_from or ended), superseded_by=successor.id, updated_at=now)
             for old in olds
@@ -342,27 +349,48 @@ class SemanticMemory:
     def add_history(
         self, scope: Scope, item: NewMemory, *, successor_id: str, retire: Sequence[str] = ()
     ) -> MemoryRecord:
-        """Store `item` as already superseded by `successor_id`, a memory said after it (valid time):
-        it ends where the successor begins and appears only in `as_of` and history queries. The
-        current memories in `retire`, said before it, are retired in its favour in the same write."""
+        """Store `item` as already superseded, its place in valid time found from `successor_id`, a memory
+        said after it: it is inserted into the chain of memories that replaced one another before the
+        successor, before the first of them that became valid after it. It ends where that next memory
+        begins (its successor link points there) and appears only in `as_of` and history queries. A
+        memory of that chain that began before it ends where it begins and is retired in its favour, like
+        the current memories in `retire` (said before it), in the same write. A newer memory is never
+        retired."""
         found = {r.id: r for r in self.store.get(scope.user_id, [successor_id, *retire])}
         if successor_id not in found:
             raise MemoryNotFound(successor_id)
         now = self.clock()
         record = self._build(item.scope or scope, item, now)
-        start = record.valid_from or now
-        ended = max(start, found[successor_id].valid_from or start)
-        record = replace(record, valid_to=ended, superseded_by=successor_id)
-        events = [new_event(record, EventType.ADD, after=record.content, at=now, successor=successor_id)]
+        start = valid_since(record)
+        successor, earlier = self._place_in_chain(scope, found[successor_id], start)
+        record = replace(record, valid_to=max(start, valid_since(successor)), superseded_by=successor.id)
+        events = [new_event(record, EventType.ADD, after=record.content, at=now, successor=successor.id)]
+        olds = [found[i] for i in retire if i in found and found[i].valid_to is None and valid_since(found[i]) <= start]
+        olds += [old for old in earlier if old.id not in {o.id for o in olds}]
         retired = [
-            replace(old, valid_to=max(start, old.valid_from or start), superseded_by=record.id, updated_at=now)
-            for old in (found[i] for i in retire if i in found and found[i].valid_to is None)
+            replace(old, valid_to=max(start, valid_since(old)), superseded_by=record.id, updated_at=now) for old in olds
         ]
         events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
                              successor=record.id) for r in retired]  # fmt: skip
         vectors = self.vectors_of([record])
         self.store.save(scope.user_id, [record, *retired], events, vectors)
         return record
+
+    def _place_in_chain(
+        self, scope: Scope, successor: MemoryRecord, start: datetime
+    ) -> tuple[MemoryRecord, list[MemoryRecord]]:
+        """Where a memory valid from `start` goes among the memories `successor` replaced (directly or
+        through the ones they replaced): `(next, earlier)`, the memory it is superseded by, the first one
+        valid after `start`, and that memory's predecessors valid before `start` that still held then (the
+        memory now retires them)."""
+        for _ in range(_MAX_CHAIN):
+            replaced = MemoryFilter(superseded_by=(successor.id,), include_superseded=True, include_expired=True)
+            before = self.store.list_memories(scope.user_id, replaced, limit=_MAX_CHAIN)
+            between = [p for p in before if valid_since(p) > start]
+            if not between:
+                return successor, [p for p in before if p.valid_to is None or p.valid_to > start]
+            successor = min(between, key=valid_since)
+        return successor, []
 
     @fenced
     def forget(self, scope: Scope, memory_id: str) -> bool:
@@ -401,7 +429,8 @@ class SemanticMemory:
         where: MemoryFilter | None = None,
         decay_rate: float = scoring.DECAY_RATE,
     ) -> list[SearchHit]:
-        """Rank the scope's memories for `query` as of a time T: `where.as_of`, else the clock.
+        """Rank the scope's memories for `query` as of a time T: `where.as_of`, else `where.recorded_as_of`,
+        else the clock.
 
         What a search at T sees: memories whose event time (`valid_from`, the `created_at` given when
         they were added) is at or before T, that were not yet superseded at T (`valid_to` unset or
@@ -412,7 +441,7 @@ class SemanticMemory:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         where = _scoped(where or MemoryFilter(), scope)
-        at = where.as_of or self.clock()
+        at = where.current_at(self.clock())
         where = replace(where, as_of=at)
         read = query[:MAX_READ_QUERY_CHARS]
         semantic, keyword = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
@@ -480,6 +509,14 @@ def embed_records(embedder: Embedder, records: Sequence[MemoryRecord], context_w
     context[with_ctx] = embedder.embed_documents([records[i].context for i in with_ctx])
     return with_context(content, context, has_context, context_weight)
 
+
+def valid_since(record: MemoryRecord) -> datetime:
+    """When a memory became true (valid time): its `valid_from`, else its `created_at`."""
+    return record.valid_from or record.created_at
+
+
+_MAX_CHAIN = 1000
+"""How many steps back through a chain of replaced memories `add_history` looks for its place."""
 
 _REMEMBERED_USERS = 4096
 """How many users' speakers a semantic layer keeps (`_remember_speakers`); beyond, it starts afresh."""

@@ -8,6 +8,7 @@ the same store, clock, buffer and LLM — erasure reaches the same buffer the co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from ..buffer import Buffer, buffer_fallback, open_buffer
@@ -97,7 +98,12 @@ def build_layers(
     )  # fmt: skip
     user_context = UserContextUpdater(store=store, clock=clock, llm=llm)
     lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)
-    queue = WorkQueue(store=store, clock=clock, run=_job_runner(learning, lifecycle, conversation, clock))
+    queue = WorkQueue(
+        store=store,
+        clock=clock,
+        run=_job_runner(learning, lifecycle, conversation, clock),
+        retention=timedelta(days=settings.job_retention_days),
+    )
     return Layers(
         semantic=semantic, profiles=profiles, entities=entities, procedures=ProceduralMemory(semantic=semantic),
         learning=learning, conversation=conversation, user_context=user_context,

@@ -11,8 +11,10 @@ process resumes what an earlier one left pending.
 Each user's jobs run inside a write fence (storage/fence.py) taken before they are read: when the
 user is erased while their jobs run, the job in flight writes nothing and no further job runs. Any
 exception of a job is recorded on it (nothing kills the worker thread, and a failure of the worker
-itself is logged and kept in `last_error`); done jobs beyond the newest `KEEP_DONE` of a user are
-pruned.
+itself is logged and kept in `last_error`). A done job's record is kept for `retention` (default
+`JOB_RETENTION`, 7 days; `MEMSTRATA_JOB_RETENTION_DAYS`) after it finished, then deleted; failed jobs
+stay until someone looks at them. A job id starts with the time it was queued (`job_id`), so a lookup
+of an id older than the retention that finds no record answers `expired` (`job`) instead of nothing.
 
 Every job is idempotent: a re-run (the worker killed after applying a job, before marking it done)
 changes nothing. A job keeps its progress on its own item (`JobProgress`): the plan it decided on
@@ -32,16 +34,19 @@ into someone else's memory).
 from __future__ import annotations
 
 import logging
+import re
+import secrets
 import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .. import namespaces
-from ..errors import MemstrataError, PermissionDenied, UserErased
-from ..models import Scope, new_id, owner_prefix
+from ..errors import InvalidInput, MemstrataError, NotFound, PermissionDenied, UserErased
+from ..models import Scope, owner_prefix, validate_id
 from ..storage.base import Item, Store
 from ..storage.fence import fence
 from .semantic import Clock
@@ -49,10 +54,13 @@ from .semantic import Clock
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
-KEEP_DONE = 100
-"""Done jobs kept per user (the newest), for `status()`; older ones are deleted."""
+JOB_RETENTION = timedelta(days=7)
+"""How long a done job's record is kept after it finished (for `job` and `status()`), by default."""
 ALL = 1_000_000_000
 PENDING, DONE, FAILED = "pending", "done", "failed"
+EXPIRED = "expired"
+"""What `job` answers for a job queued longer ago than the retention whose record is gone."""
+_JOB_ID = re.compile(r"^j([0-9a-f]{12})[0-9a-f]{19}$")
 
 LEARN, MAINTAIN = "learn", "maintain"
 """Job kinds: learn from the job's messages; run the user's due upkeep (no messages)."""
@@ -105,11 +113,45 @@ class QueueStatus:
     failures: list[dict[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class JobStatus:
+    """One queued job as `WorkQueue.job` finds it: `pending`, `done`, `failed`, or `expired` (its record
+    was deleted after the retention; nothing else is known about it then)."""
+
+    id: str
+    status: str
+    attempts: int = 0
+    error: str | None = None
+    created_at: str | None = None
+    finished_at: str | None = None
+
+
+def new_job_id(at: datetime) -> str:
+    """A job id: "j", the queue time in milliseconds (12 hex digits), then 19 random hex digits."""
+    return f"j{int(at.timestamp() * 1000):012x}{secrets.token_hex(10)[:19]}"
+
+
+def queued_at(job_id: str) -> datetime | None:
+    """When the job of `job_id` was queued, read from the id (None for an id of another form)."""
+    match = _JOB_ID.match(job_id)
+    return datetime.fromtimestamp(int(match.group(1), 16) / 1000, tz=UTC) if match else None
+
+
+def status_of_missing(job_id: str, now: datetime, retention: timedelta) -> str | None:
+    """What a lookup answers for a job without a record: `expired` when it was queued before the
+    retention (a done job queued then may have been deleted), else None (no such job)."""
+    at = queued_at(job_id)
+    return EXPIRED if at is not None and at < now - retention else None
+
+
 class WorkQueue:
-    def __init__(self, *, store: Store, clock: Clock, run: Job) -> None:
+    def __init__(self, *, store: Store, clock: Clock, run: Job, retention: timedelta = JOB_RETENTION) -> None:
+        if retention < timedelta(0):
+            raise InvalidInput(f"the job retention must not be negative, got {retention}")
         self.store = store
         self.clock = clock
         self.run = run
+        self.retention = retention
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -117,7 +159,7 @@ class WorkQueue:
         """The last failure of the worker loop itself (not of a job), for operators."""
 
     def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]] = (), *, kind: str = LEARN) -> str:
-        job_id = new_id()
+        job_id = new_job_id(self.clock())
         self.store.put_item(scope.user_id, namespaces.QUEUE, job_id, {
             "id": job_id, "kind": kind, "status": PENDING, "attempts": 0, "error": None,
             "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id},
@@ -173,10 +215,30 @@ class WorkQueue:
         self.store.put_item(item.user_id, namespaces.QUEUE, item.key, job)
 
     def _prune(self, user_id: str) -> None:
-        """Delete the user's done jobs beyond the newest `KEEP_DONE`."""
-        done = [i for i in self.store.list_items(user_id, namespaces.QUEUE, limit=ALL) if i.value.get("status") == DONE]
-        for item in done[KEEP_DONE:]:
-            self.store.delete_item(user_id, namespaces.QUEUE, item.key)
+        """Delete the user's done jobs that finished longer ago than the retention."""
+        cutoff = (self.clock() - self.retention).isoformat()
+        for item in self.store.list_items(user_id, namespaces.QUEUE, limit=ALL):
+            finished = item.value.get("finished_at")
+            if item.value.get("status") == DONE and isinstance(finished, str) and finished < cutoff:
+                self.store.delete_item(user_id, namespaces.QUEUE, item.key)
+
+    def job(self, user_id: str, job_id: str) -> JobStatus:
+        """The user's job `job_id`: its record, or `expired` when it was queued before the retention and
+        its record is gone; `NotFound` when the user never had such a job."""
+        item = self.store.get_item(user_id, namespaces.QUEUE, validate_id(job_id, "job_id"))
+        if item is None:
+            if (missing := status_of_missing(job_id, self.clock(), self.retention)) is None:
+                raise NotFound(f"no queued job {job_id!r} for user {user_id!r}")
+            return JobStatus(job_id, missing)
+        job = item.value
+        return JobStatus(
+            job_id,
+            str(job.get("status")),
+            int(job.get("attempts") or 0),
+            job.get("error"),
+            job.get("created_at"),
+            job.get("finished_at"),
+        )
 
     def status(self, user_ids: Sequence[str] | None = None) -> QueueStatus:
         counts: Counter[str] = Counter({PENDING: 0, DONE: 0, FAILED: 0})

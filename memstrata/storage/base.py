@@ -26,17 +26,22 @@ import numpy.typing as npt
 
 from ..core.storable import check_all_text, check_json
 from ..errors import InvalidInput
-from ..models import HistoryEvent, MemoryKind, MemoryRecord
+from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord
 
 Vector = npt.NDArray[np.float32]
+RETIRING_EVENTS = (EventType.SUPERSEDE, EventType.COMPRESS)
+"""The history events that record (in recorded time) a memory stopping being current: `recorded_as_of`."""
+RETIRING_EVENTS_SQL = ", ".join(f"'{e.value}'" for e in RETIRING_EVENTS)
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryFilter:
     """Which memories a list/search may return. Validated by `memstrata.filters`.
 
-    By default only memories current at `as_of` (default: now) are returned:
-    not superseded (`valid_to` unset or later) and not expired.
+    By default only memories current at `as_of` (default: `recorded_as_of`, else now) are returned:
+    not superseded (`valid_to` unset or later) and not expired. With `recorded_as_of` = D, only memories
+    the store had recorded by D, superseded as the store believed at D (a memory retired after D was
+    still current then); see docs/search.md, "What the memory believed on a date".
     """
 
     kinds: tuple[MemoryKind, ...] = ()
@@ -50,6 +55,17 @@ class MemoryFilter:
     include_expired: bool = False
     ids: tuple[str, ...] = ()
     content_hashes: tuple[str, ...] = ()
+    recorded_as_of: datetime | None = None
+    superseded_by: tuple[str, ...] = ()
+    """Only memories retired in favour of one of these (the predecessors of a memory)."""
+
+    def current_at(self, now: datetime) -> datetime:
+        """The valid time T "current" is judged at: `as_of`, else `recorded_as_of`, else `now`."""
+        return self.as_of or self.recorded_as_of or now
+
+
+NewItem = tuple[str, str, dict[str, Any]]
+"""An item to put in a `Store.save`: (namespace, key, value)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +112,10 @@ class Store(Protocol):
         records: Sequence[MemoryRecord],
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
+        items: Sequence[NewItem] = (),
     ) -> None:
-        """Insert or replace `records` (and their vectors) and append `events`, atomically.
+        """Insert or replace `records` (and their vectors), append `events` and put `items`, atomically:
+        all of it is written or (on any error, e.g. a history event id the user already has) nothing.
 
         `vectors` row i belongs to `records[i]`. It may have fewer rows than there are records: the
         records past its end (and all records when `vectors` is None) keep their stored vectors

@@ -34,7 +34,19 @@ from ..core.retrieval import date_text
 from ..core.text import query_terms
 from ..errors import EmbeddingMismatch, InvalidInput, StoreError
 from ..models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
-from .base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
+from .base import (
+    RETIRING_EVENTS_SQL,
+    Item,
+    MemoryFilter,
+    NewItem,
+    ScoredRow,
+    Vector,
+    check_ids,
+    check_item,
+    check_owned,
+    check_page,
+    check_storable,
+)
 from .fence import check_generation, expected_generation, fence_key
 from .sqlite_keyword import (
     IndexedMemory,
@@ -165,13 +177,24 @@ def _json_path_expression(key: str) -> str:
     return f"json_extract(m.metadata, '$.\"{key}\"')"
 
 
+_EVENTS_OF_M = "FROM history h WHERE h.user_id = m.user_id AND h.memory_id = m.id"
+_RECORDED = f"coalesce((SELECT min(h.at) {_EVENTS_OF_M}), m.created_at)"
+"""When the store recorded memory `m` (recorded time): its first history event, else its `created_at`."""
+_RETIRED = (
+    f"coalesce((SELECT min(h.at) {_EVENTS_OF_M} AND h.event IN ({RETIRING_EVENTS_SQL})), "
+    f"CASE WHEN m.valid_to IS NOT NULL THEN {_RECORDED} END)"
+)
+"""When the store stopped believing `m` current (its first supersede/compress event; a memory stored as
+history, retired without one, since it was recorded); NULL while it is current."""
+
+
 class _Where:
     """SQL for a MemoryFilter (table alias `m`), with its parameters."""
 
     def __init__(self, user_id: str, where: MemoryFilter) -> None:
         self.clauses: list[str] = ["m.user_id = ?"]
         self.params: list[Any] = [user_id]
-        at = (where.as_of or utcnow()).timestamp()
+        at = where.current_at(utcnow()).timestamp()
         precise = bool(where.ids or where.content_hashes or where.metadata)
         if where.kinds:
             # With ids, hashes or a slot to look up, their own index is the selective one: "+" keeps
@@ -181,6 +204,8 @@ class _Where:
             self._in("m.id", list(where.ids))
         if where.content_hashes:
             self._in("m.content_hash", list(where.content_hashes))
+        if where.superseded_by:
+            self._in("m.superseded_by", list(where.superseded_by))
         if where.agent_id is not None:
             self._add("m.agent_id = ?", where.agent_id)
         if where.session_id is not None:
@@ -196,8 +221,24 @@ class _Where:
             self._add("m.created_at >= ?", where.created_after.timestamp())
         if where.created_before is not None:
             self._add("m.created_at < ?", where.created_before.timestamp())
+        self._holding(where, at)
+
+    def _holding(self, where: MemoryFilter, at: float) -> None:
+        """Which memories hold at valid time `at`, as the store believed at `where.recorded_as_of` (default:
+        as it believes now): the one place of this store that says what is current at a time.
+
+        Recorded time is read from history: a memory was recorded at its first event (else `created_at`)
+        and stopped being believed current at its first supersede/compress event (a memory stored as history
+        has `valid_to` and no such event: never believed current). Deleted memories are gone with their text."""
+        if where.recorded_as_of is not None:
+            known = where.recorded_as_of.timestamp()
+            self._add(f"{_RECORDED} <= ?", known)
         if not where.include_superseded:
-            self._add("(m.valid_to IS NULL OR m.valid_to > ?)", at)
+            if where.recorded_as_of is None:
+                self._add("(m.valid_to IS NULL OR m.valid_to > ?)", at)
+            else:  # retired only after D: still current as believed at D
+                self.clauses.append(f"(m.valid_to IS NULL OR m.valid_to > ? OR {_RETIRED} > ?)")
+                self.params.extend([at, known])
             self._add("(m.valid_from IS NULL OR m.valid_from <= ?)", at)
         if not where.include_expired:
             self._add("(m.expires_at IS NULL OR m.expires_at > ?)", at)
@@ -365,11 +406,16 @@ class SQLiteStore:
         records: Sequence[MemoryRecord],
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
+        items: Sequence[NewItem] = (),
     ) -> None:
         check_owned(user_id, records, events)
         check_storable(records, events)
+        for namespace, key, value in items:
+            check_item(namespace, key, value)
         blobs = self._blobs(records, vectors)
         with self._write(user_id) as conn:
+            for namespace, key, value in items:
+                self._put_item(conn, user_id, namespace, key, json.dumps(value), utcnow())
             stored = self._stored_texts(conn, user_id, [r.id for r in records])
             written: dict[str, tuple[int, SearchedText]] = {}  # the last of repeated ids
             for record, blob in zip(records, blobs, strict=True):
@@ -660,13 +706,17 @@ class SQLiteStore:
         now = utcnow()
         payload = json.dumps(value)
         with self._write(user_id) as conn:
-            conn.execute(
-                "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
-                "updated_at = excluded.updated_at",
-                (user_id, namespace, key, payload, now.timestamp()),
-            )
+            self._put_item(conn, user_id, namespace, key, payload, now)
         return Item(user_id, namespace, key, json.loads(payload), now)
+
+    @staticmethod
+    def _put_item(conn: sqlite3.Connection, user_id: str, namespace: str, key: str, payload: str, at: datetime) -> None:
+        conn.execute(
+            "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at",
+            (user_id, namespace, key, payload, at.timestamp()),
+        )
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
         check_item(namespace, key)

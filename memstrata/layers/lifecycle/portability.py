@@ -5,7 +5,8 @@ every item of every namespace into an `ExportDocument` (docs/export-format.md). 
 exported; `import_user` re-embeds with the target's embedder, so SQLite ↔ Postgres and a change of
 embedding model both work. Import is idempotent: ids are kept, records and items already stored
 identically are skipped, and history events already present (by id) are not added again — importing
-the same document twice changes nothing.
+the same document twice changes nothing. It never revives history and is written in one transaction
+(all or nothing); the merge rules are `import_merge`'s.
 
 An imported document carries only the importing user's data. Queued work (the queue namespace) is
 never imported: a job is work to run, not data, and re-running a stranger's job would write what
@@ -22,6 +23,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ... import namespaces
 from ...embedders.base import Embedder
 from ...errors import InvalidInput
@@ -34,8 +38,9 @@ from ...export_format import (
     parse_document,
 )
 from ...models import EventType, MemoryRecord, Scope, new_event, owner_prefix, validate_id
-from ...storage.base import Store
+from ...storage.base import MemoryFilter, Store
 from ._paging import PAGE, all_items, all_memories, user_namespaces
+from .import_merge import Slot, deleted_memories, kept_retirement, new_events, one_current_per_slot, slot_of
 
 EMBED_BATCH = 128
 IMPORTABLE_NAMESPACES = frozenset(namespaces.ALL_USER_NAMESPACES) - {namespaces.QUEUE}
@@ -88,40 +93,74 @@ class Porter:
         self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None,
         progress: Progress | None = None,
     ) -> ImportReport:  # fmt: skip
-        """`progress(done, total)` is called after each embedded batch of memories."""
+        """Merge a document into the user (rules: `import_merge`), in one write: all of it or nothing.
+        `progress(done, total)` is called after each embedded batch of memories."""
         doc = parse_document(document)
         target = validate_id(user_id or doc.user_id, "user_id")
-        records = [_with_agent(m.to_record(target), doc.user_id) for m in doc.memories]
+        history = self.store.all_history(target)
+        deleted = deleted_memories(history)
+        events = new_events((e.to_event(target) for e in doc.history), {e.id: e for e in history}, deleted)
+        records = [_with_agent(m.to_record(target), doc.user_id) for m in doc.memories if m.id not in deleted]
         existing = self._existing(target, records)
+        records = [kept_retirement(r, existing.get(r.id)) for r in records]
+        now = self.clock()
+        retiring = self._one_current_per_slot(target, records, now)
+        records = [retiring.get(r.id, r) for r in records]
+        stored_retired = [r for r in retiring.values() if r.id not in {i.id for i in records}]
         changed = [r for r in records if existing.get(r.id) != r]
-        for start in range(0, len(changed), EMBED_BATCH):
-            batch = changed[start : start + EMBED_BATCH]
-            self.store.save(target, batch, (), self.embedder.embed_documents([r.content for r in batch]))
-            if progress is not None:
-                progress(start + len(batch), len(changed))
-        known = {e.id for e in self.store.all_history(target)}
-        events = [e.to_event(target) for e in doc.history if e.id not in known]
+        vectors = self._embedded(changed, progress)
         # A memory that arrives without any history (a hand-written document) gets an IMPORT event.
         with_history = {e.memory_id for e in doc.history}
-        now = self.clock()
         events += [
             new_event(r, EventType.IMPORT, after=r.content, at=now, source=doc.source.store)
             for r in changed
             if r.id not in with_history and r.id not in existing
         ]
-        if events:
-            self.store.save(target, (), events)
-        written = 0
+        events += [
+            new_event(r, EventType.SUPERSEDE, before=r.content, at=now, successor=r.superseded_by, reason="import")
+            for r in retiring.values()
+        ]
         importable = [item for item in doc.items if item.namespace in IMPORTABLE_NAMESPACES]
-        for item in importable:
-            current = self.store.get_item(target, item.namespace, item.key)
-            if current is None or current.value != item.value:
-                self.store.put_item(target, item.namespace, item.key, item.value)
-                written += 1
+        items = [
+            (item.namespace, item.key, item.value)
+            for item in importable
+            if (current := self.store.get_item(target, item.namespace, item.key)) is None or current.value != item.value
+        ]
+        self.store.save(target, [*changed, *stored_retired], events, vectors, items=items)
         return ImportReport(
-            target, len(changed), len(records) - len(changed), len(events), written, len(importable) - written,
-            self.embedder.name, items_skipped=len(doc.items) - len(importable),
+            target, len(changed), len(records) - len(changed), len(events), len(items),
+            len(importable) - len(items), self.embedder.name, items_skipped=len(doc.items) - len(importable),
         )  # fmt: skip
+
+    def _embedded(self, records: list[MemoryRecord], progress: Progress | None) -> npt.NDArray[np.float32] | None:
+        """The vectors of `records`, embedded in batches (`progress` told after each)."""
+        if not records:
+            return None
+        parts = []
+        for start in range(0, len(records), EMBED_BATCH):
+            batch = records[start : start + EMBED_BATCH]
+            parts.append(np.asarray(self.embedder.embed_documents([r.content for r in batch]), dtype=np.float32))
+            if progress is not None:
+                progress(start + len(batch), len(records))
+        return np.concatenate(parts)
+
+    def _one_current_per_slot(
+        self, user_id: str, records: list[MemoryRecord], now: datetime
+    ) -> dict[str, MemoryRecord]:
+        """The memories (imported or stored) the import retires so that each one-value slot keeps one
+        current memory, by id (`import_merge.one_current_per_slot`)."""
+        slots: dict[Slot, list[MemoryRecord]] = {}
+        for record in records:
+            if (slot := slot_of(record)) is not None:
+                slots.setdefault(slot, []).append(record)
+        retired: dict[str, MemoryRecord] = {}
+        for (agent_id, subject, attribute), imported in slots.items():
+            where = MemoryFilter(agent_id=agent_id, metadata={"subject": subject, "attribute": attribute})
+            ids = {i.id for i in imported}
+            found = self.store.list_memories(user_id, where, limit=PAGE)
+            stored = [r for r in found if r.scope.agent_id == agent_id and r.id not in ids]
+            retired |= {r.id: r for r in one_current_per_slot(imported, stored, now)}
+        return retired
 
     def _existing(self, user_id: str, records: list[MemoryRecord]) -> dict[str, MemoryRecord]:
         found: dict[str, MemoryRecord] = {}

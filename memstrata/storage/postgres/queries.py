@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from ...core.keyword_index import KeywordTerms
 from ...core.retrieval import date_text
 from ...models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, utcnow
-from ..base import MemoryFilter
+from ..base import RETIRING_EVENTS_SQL, MemoryFilter
 from .keyword import row_values
 
 COLUMNS = (
@@ -135,6 +135,16 @@ def event_from_row(row: Sequence[Any]) -> HistoryEvent:
     )
 
 
+_EVENTS_OF_M = "FROM history h WHERE h.user_id = %s AND h.memory_id = m.id"
+_RECORDED = f"coalesce((SELECT min(h.at) {_EVENTS_OF_M}), m.created_at)"
+"""When the store recorded memory `m` (its first history event, else `created_at`). Params: user_id."""
+_RETIRED = (
+    f"coalesce((SELECT min(h.at) {_EVENTS_OF_M} AND h.event IN ({RETIRING_EVENTS_SQL})), "
+    f"CASE WHEN m.valid_to IS NOT NULL THEN {_RECORDED} END)"
+)
+"""When the store stopped believing `m` current; NULL while it is current. Params: user_id, user_id."""
+
+
 class Where:
     """The SQL condition (table alias `m`) and parameters for one user's `MemoryFilter`.
 
@@ -145,13 +155,15 @@ class Where:
     def __init__(self, user_id: str, where: MemoryFilter, *, now: datetime | None = None) -> None:
         self.clauses: list[str] = ["m.user_id = %s"]
         self.params: list[Any] = [user_id]
-        at = where.as_of or now or utcnow()
+        at = where.current_at(now or utcnow())
         if where.kinds:
             self._add("m.kind = ANY(%s)", [k.value for k in where.kinds])
         if where.ids:
             self._add("m.id = ANY(%s)", list(where.ids))
         if where.content_hashes:
             self._add("m.content_hash = ANY(%s)", list(where.content_hashes))
+        if where.superseded_by:
+            self._add("m.superseded_by = ANY(%s)", list(where.superseded_by))
         if where.agent_id is not None:
             self._add("m.agent_id = %s", where.agent_id)
         if where.session_id is not None:
@@ -166,8 +178,27 @@ class Where:
             self._add("m.created_at >= %s", where.created_after)
         if where.created_before is not None:
             self._add("m.created_at < %s", where.created_before)
+        self._holding(user_id, where, at)
+
+    def _holding(self, user_id: str, where: MemoryFilter, at: datetime) -> None:
+        """Which memories hold at valid time `at`, as the store believed at `where.recorded_as_of` (default:
+        as it believes now): the one place of this store that says what is current at a time (the SQLite
+        store's `_Where._holding` states the same rule).
+
+        Recorded time is read from history: a memory was recorded at its first event (else `created_at`)
+        and stopped being believed current at its first supersede/compress event (a memory stored as history
+        has `valid_to` and no such event: never believed current). The user id is a parameter of the history
+        subqueries, as in `access_join`, so Citus routes them to the user's shard."""
+        known = where.recorded_as_of
+        if known is not None:
+            self.clauses.append(f"{_RECORDED} <= %s")
+            self.params.extend([user_id, known])
         if not where.include_superseded:
-            self._add("(m.valid_to IS NULL OR m.valid_to > %s)", at)
+            if known is None:
+                self._add("(m.valid_to IS NULL OR m.valid_to > %s)", at)
+            else:  # retired only after D: still current as believed at D
+                self.clauses.append(f"(m.valid_to IS NULL OR m.valid_to > %s OR {_RETIRED} > %s)")
+                self.params.extend([at, user_id, user_id, known])
             self._add("(m.valid_from IS NULL OR m.valid_from <= %s)", at)
         if not where.include_expired:
             self._add("(m.expires_at IS NULL OR m.expires_at > %s)", at)

@@ -33,7 +33,18 @@ from psycopg_pool import ConnectionPool
 from ...core.keyword_statistics import statistics_change
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryRecord, utcnow
-from ..base import Item, MemoryFilter, ScoredRow, Vector, check_ids, check_item, check_owned, check_page, check_storable
+from ..base import (
+    Item,
+    MemoryFilter,
+    NewItem,
+    ScoredRow,
+    Vector,
+    check_ids,
+    check_item,
+    check_owned,
+    check_page,
+    check_storable,
+)
 from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
@@ -301,13 +312,18 @@ class PostgresStore:
         records: Sequence[MemoryRecord],
         events: Sequence[HistoryEvent] = (),
         vectors: Vector | None = None,
+        items: Sequence[NewItem] = (),
     ) -> None:
         check_owned(user_id, records, events)
         check_storable(records, events)
+        for namespace, key, value in items:
+            check_item(namespace, key, value)
         array = [] if vectors is None else self._vector_rows(records, vectors)
         with_vector = len(array)
         with self._write(user_id) as cur:
             codec = self._writing(cur, user_id)
+            for namespace, key, value in items:
+                _put_item(cur, codec, user_id, namespace, key, value)
             terms = [codec.record_terms(r) for r in records]
             rows = [codec.record_params(r, t) for r, t in zip(records, terms, strict=True)]
             for params, vector in zip(rows, array, strict=False):
@@ -514,14 +530,7 @@ class PostgresStore:
         check_item(namespace, key, value)
         with self._write(user_id) as cur:
             codec = self._writing(cur, user_id)
-            stored_key = codec.item_key(namespace, key)
-            cur.execute(
-                "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
-                "updated_at = EXCLUDED.updated_at RETURNING value, updated_at",
-                [user_id, namespace, stored_key, codec.item_value(namespace, key, value), utcnow()],
-            )
-            stored, updated_at = _row(cur)
+            stored_key, stored, updated_at = _put_item(cur, codec, user_id, namespace, key, value)
         return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, stored)[1], updated_at)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
@@ -823,6 +832,21 @@ def _probe(url: str, timeout: int, secrets: tuple[str | None, ...]) -> tuple[str
 def _scalar(conn: psycopg.Connection[Any], query: str) -> Any:
     row = conn.execute(query).fetchone()
     return None if row is None else row[0]
+
+
+def _put_item(
+    cur: psycopg.Cursor[Any], codec: RowCodec, user_id: str, namespace: str, key: str, value: dict[str, Any]
+) -> tuple[str, Any, datetime]:
+    """Upsert one item in the open transaction: (the key as stored, the value as stored, its update time)."""
+    stored_key = codec.item_key(namespace, key)
+    cur.execute(
+        "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
+        "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
+        "updated_at = EXCLUDED.updated_at RETURNING value, updated_at",
+        [user_id, namespace, stored_key, codec.item_value(namespace, key, value), utcnow()],
+    )
+    stored, updated_at = _row(cur)
+    return stored_key, stored, updated_at
 
 
 def _row(cur: psycopg.Cursor[Any]) -> tuple[Any, ...]:
