@@ -50,7 +50,8 @@ _CLOSING = re.compile(
     re.IGNORECASE,
 )
 _TO_READER = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
-_PERSONAL = re.compile(r"\b(?:you|your|yours|i|me|my)\b|^hope\b", re.IGNORECASE)
+_PERSONAL = re.compile(r"\b(?:you|your|yours|i|me|my)\b|^(?:hope|feel free|please)\b", re.IGNORECASE)
+"""First or second person, or an imperative to the reader ("Feel free to…")."""
 _SEPARATOR = re.compile(r"^[-*_=~\s]{3,}$")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
 _DECLINES = re.compile(
