@@ -14,11 +14,33 @@ from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.layers.lifecycle import LifecyclePolicy
 from memstrata.settings import Settings
 from tests.lifecycle.conftest import T0, Backend, Clock
-from tests.llm.conftest import fake, openai_fake  # noqa: F401 - the protocol-server fixtures
-from tests.llm.servers import FakeLLMServer, client_for, error, truncated, with_chatter
+from tests.llm.servers import (
+    API_KEY,
+    FakeLLMServer,
+    anthropic_server,
+    client_for,
+    error,
+    openai_server,
+    truncated,
+    with_chatter,
+)
 
 USER = "alice"
 ANSWER = "Alice went hiking on twelve trails with her friends."
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeLLMServer]:
+    """A running protocol server of each kind."""
+    factory = openai_server if request.param == "openai" else anthropic_server
+    with factory(api_key=API_KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def openai_fake() -> Iterator[FakeLLMServer]:
+    with openai_server(api_key=API_KEY) as server:
+        yield server
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -46,7 +68,8 @@ def open_memory(
 def old_events(memory: Memory, count: int) -> list[Any]:
     items = [
         NewMemory(
-            f"Alice went hiking on trail number {i} with her friend Dana{i}", kind=MemoryKind.EVENT,
+            f"Alice went hiking on trail number {i} with her friend Dana{i}",
+            kind=MemoryKind.EVENT,
             created_at=T0 - timedelta(days=45) + timedelta(hours=i),
         )  # fmt: skip
         for i in range(count)

@@ -8,7 +8,10 @@ from memstrata.errors import LLMOutputError
 from memstrata.prompts import parse_consolidation, parse_summary
 from memstrata.prompts.free_text import is_chatter, usable_text
 
-SOURCES = ["2024-05-11 (Saturday) user (Alice): I moved to Porto with Sarah.", "user (Alice): I work at ACME as a nurse."]
+SOURCES = [
+    "2024-05-11 (Saturday) user (Alice): I moved to Porto with Sarah.",
+    "user (Alice): I work at ACME as a nurse.",
+]
 BODY = "Alice moved to Porto with Sarah on 2024-05-11. She works at ACME as a nurse."
 
 
@@ -72,8 +75,11 @@ def test_a_paraphrase_sharing_a_fifth_of_its_words_with_the_inputs_is_kept() -> 
 
 def test_summary_and_compressed_memory_parsers_use_the_check() -> None:
     assert parse_summary(f"Here is the summary: {BODY} Let me know!", sources=SOURCES) == BODY
-    assert parse_consolidation(
-        f"Here is the compressed memory:\n[Compressed memory] {BODY}\n\nI hope this helps!", sources=SOURCES
-    ) == f"[Compressed memory] {BODY}"
+    assert (
+        parse_consolidation(
+            f"Here is the compressed memory:\n[Compressed memory] {BODY}\n\nI hope this helps!", sources=SOURCES
+        )
+        == f"[Compressed memory] {BODY}"
+    )
     with pytest.raises(LLMOutputError, match="compressed memory is not usable"):
         parse_consolidation("[Compressed memory] I cannot compress these memories.", sources=SOURCES)
