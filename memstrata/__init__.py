@@ -7,6 +7,7 @@ from .errors import (
     BackendError,
     BufferUnavailable,
     ConfigurationError,
+    ConsolidationIncomplete,
     EmbeddingMismatch,
     InvalidInput,
     LLMOutputError,
@@ -16,6 +17,7 @@ from .errors import (
     PermissionDenied,
     ProviderError,
     StoreError,
+    TruncatedAnswer,
     UsageError,
 )
 from .filters import SearchFilter
@@ -34,6 +36,7 @@ __all__ = [
     "BackendError",
     "BufferUnavailable",
     "ConfigurationError",
+    "ConsolidationIncomplete",
     "ConsolidationOptions",
     "EmbeddingMismatch",
     "EventType",
@@ -57,6 +60,7 @@ __all__ = [
     "Settings",
     "StoreError",
     "Strategy",
+    "TruncatedAnswer",
     "UsageError",
     "__version__",
 ]

@@ -455,7 +455,7 @@ class MemoryClient:
         r = self._request("POST", self._user(s, "/consolidate"), json=as_options(options).to_json())
         return ConsolidationReport(
             s.user_id, r["eligible"], r["compressed"], tuple(r["summaries"]), r["method"], r["skipped"],
-            tuple(r["groups"]),
+            tuple(r["groups"]), refused=tuple(r.get("refused", ())),
         )  # fmt: skip
 
 

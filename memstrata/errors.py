@@ -15,8 +15,10 @@ Edges (REST, CLI, MCP) translate this tree in one table each.
     └── BackendError                a store, buffer or provider failed; the call may succeed later
         ├── StoreError              the database failed (locked, corrupt, unreachable)
         ├── BufferUnavailable       Redis or another buffer failed
-        └── ProviderError           an embedding or LLM endpoint failed
-            └── LLMOutputError      the model answered, but not with anything usable
+        ├── ProviderError           an embedding or LLM endpoint failed
+        │   └── LLMOutputError      the model answered, but not with anything usable
+        │       └── TruncatedAnswer the answer was cut off at its token limit, even with a larger budget
+        └── ConsolidationIncomplete a consolidation stopped at a failing group; the groups before it are done
 """
 
 from __future__ import annotations
@@ -81,10 +83,31 @@ class LLMOutputError(ProviderError):
     """The LLM answered with output that could not be parsed or validated."""
 
 
+class TruncatedAnswer(LLMOutputError):
+    """The LLM's answer stopped at its token limit (OpenAI-compatible `finish_reason: "length"`,
+    Anthropic `stop_reason: "max_tokens"`), also when asked once more with a larger budget
+    (`memstrata.llm.whole`). Nothing of a cut-off answer is used: a partial summary or a partial
+    list of facts would be stored as if it were whole."""
+
+
+class ConsolidationIncomplete(BackendError):
+    """A consolidation run stopped at a group that failed (the LLM endpoint, the embedder or the
+    store). Each group is one transaction, so the groups compressed before it are whole and stay
+    compressed, and the failing group and those after it are unchanged (their originals current).
+    The message says how many groups were compressed and which one failed; `report` (when raised by
+    the library) is the `ConsolidationReport` of what was done, its `failed` naming the group.
+    Running the consolidation again continues with the groups left."""
+
+    def __init__(self, message: str, *, report: object = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
 __all__ = [
     "BackendError",
     "BufferUnavailable",
     "ConfigurationError",
+    "ConsolidationIncomplete",
     "EmbeddingMismatch",
     "InvalidInput",
     "LLMOutputError",
@@ -94,6 +117,7 @@ __all__ = [
     "PermissionDenied",
     "ProviderError",
     "StoreError",
+    "TruncatedAnswer",
     "UsageError",
     "UserErased",
 ]

@@ -1,7 +1,8 @@
 """`LLMExtractor`: candidate memories from an LLM, with one re-ask and a fallback extractor.
 
 Flow of one `extract` call: build the extraction prompt (dated by the messages, never the wall
-clock) → ask for JSON → parse and validate. Unusable output gets one re-ask that quotes the
+clock) → ask for JSON (an answer cut off at the token limit is asked again with a larger budget,
+then refused: `llm.whole`) → parse and validate. Unusable output gets one re-ask that quotes the
 problem. If the answer is still unusable, or the endpoint fails, the failure is counted and the
 `fallback` extractor (typically the offline rule extractor) answers instead; with no fallback
 the error is raised.
@@ -18,6 +19,7 @@ from typing import cast
 
 from ..errors import InvalidInput, LLMOutputError, ProviderError
 from ..llm.base import ChatMessage, LLMClient
+from ..llm.whole import complete_whole
 from ..models import MemoryKind
 from ..prompts.extract import ExtractedFact, build_extraction_messages, parse_extraction
 from ..prompts.parse import ParsedItems
@@ -124,14 +126,14 @@ class LLMExtractor:
         return self._candidates(parsed, messages, known_name)
 
     def _ask(self, prompt: list[ChatMessage]) -> ParsedItems[ExtractedFact]:
-        response = self.llm.complete(prompt, max_tokens=self.max_tokens, json_mode=True)
+        # a cut-off answer is asked again with a larger budget, then refused (never parsed in part)
+        response = complete_whole(self.llm, prompt, max_tokens=self.max_tokens, json_mode=True)
         try:
             return parse_extraction(response.text)
         except LLMOutputError as exc:
             self._count(reasks=1)
-            budget = self.max_tokens * 2 if response.truncated else self.max_tokens
             retry = reask_messages(prompt, response.text, exc)
-            return parse_extraction(self.llm.complete(retry, max_tokens=budget, json_mode=True).text)
+            return parse_extraction(complete_whole(self.llm, retry, max_tokens=self.max_tokens, json_mode=True).text)
 
     def _fall_back(self, messages: Sequence[Message], known_name: str | None, error: ProviderError) -> list[Candidate]:
         if self.fallback is None:

@@ -29,11 +29,12 @@ from ..buffer import Buffer, Turn
 from ..buffer.keyed_locks import KeyedLocks
 from ..core.retrieval import CONTEXT_TURNS, context_text
 from ..core.summarize import MAX_CHARS, MAX_LINES, summarize_extractive
-from ..errors import BufferUnavailable, InvalidInput, ProviderError
+from ..errors import BufferUnavailable, InvalidInput, LLMOutputError, ProviderError
 from ..llm.base import LLMClient
+from ..llm.whole import complete_whole
 from ..messages import MessageLike, to_messages
 from ..models import MemoryKind, MemoryRecord, Scope, validate_text
-from ..prompts.summarize import build_summary_messages, parse_summary
+from ..prompts.summarize import build_summary_messages, parse_summary, summary_sources
 from ..storage.base import MemoryFilter, Store
 from ..storage.fence import carry_fences, expected_generation, fenced, generation_of
 from .semantic import NewMemory, SemanticMemory
@@ -76,8 +77,14 @@ class ExtractiveSummarizer:
 class LLMSummarizer:
     """Abstractive rolling summary with an LLM (`prompts/summarize.py`), dated by `clock`.
 
-    When the model fails (endpoint down, unusable answer) the fold uses `fallback` (extractive by
-    default) and logs a warning, so a flaky LLM never blocks a conversation; `fallback=None` raises.
+    The answer is asked for whole (`llm.whole.complete_whole`: one cut off at `max_tokens` is asked
+    again once with a larger budget) and checked (`prompts.free_text.usable_text`: a preamble and
+    closing chatter are removed; an empty answer, a refusal, or one that is not a summary of the
+    previous summary and the turns is refused). A refused answer raises `LLMOutputError`
+    (`TruncatedAnswer` when it was cut off twice): the fold stores nothing, so the session's summary
+    keeps its previous value and the turns stay unfolded until a later fold succeeds. When the
+    endpoint fails (`ProviderError`) the fold uses `fallback` (extractive by default) and logs a
+    warning, so a flaky endpoint never blocks a conversation; `fallback=None` raises.
     """
 
     name = "llm"
@@ -90,12 +97,17 @@ class LLMSummarizer:
         self.fallback = fallback if fallback is not None else ExtractiveSummarizer()
         self.max_tokens = max_tokens
         self.failures = 0
+        """Folds whose answer was refused or whose endpoint failed."""
 
     def summarize(self, previous: str | None, turns: Sequence[Turn]) -> str:
         messages = build_summary_messages(previous, turns, today=self.clock().date())
         try:
-            return parse_summary(self.llm.complete(messages, max_tokens=self.max_tokens).text)
-        except ProviderError as exc:  # includes LLMOutputError
+            response = complete_whole(self.llm, messages, max_tokens=self.max_tokens)
+            return parse_summary(response.text, sources=summary_sources(previous, turns))
+        except LLMOutputError:
+            self.failures += 1
+            raise
+        except ProviderError as exc:
             self.failures += 1
             if self.fallback is None:
                 raise
@@ -345,13 +357,19 @@ class Conversation:
             if state.last_folded_id in ids:  # a fold whose buffer trim did not happen (crash): finish it
                 self._trim(scope, state.last_folded_id)
                 window = window[ids.index(state.last_folded_id) + 1 :]
-            self._fold_window(scope, state, window)
+            try:
+                self._fold_window(scope, state, window)
+            except LLMOutputError as exc:  # the message is saved; its fold is retried on the next one
+                log.warning("session summary not updated, the turns stay unfolded until a later fold: %s", exc)
 
     @fenced
     def fold_from_log(self, scope: Scope) -> int:
         """The queued fold: fold the session's unfolded turns, read from the episode log (so turns the
         buffer's cap dropped while the job waited are summarized too), until at most `window_size` are
-        left; return how many were folded. A session another worker is folding is left to it."""
+        left; return how many were folded. A session another worker is folding is left to it.
+
+        A refused summary (`LLMOutputError`) is raised after the chunks before it are saved: the
+        job fails with it and the queue runs it again later (see `work_queue`)."""
         with self._fold_lock(scope) as held:
             if not held:
                 return 0

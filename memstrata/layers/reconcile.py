@@ -38,6 +38,7 @@ from ..extraction.resolution import (
 )
 from ..extraction.statements import first_person, retracted_phrases
 from ..llm.base import LLMClient
+from ..llm.whole import complete_whole
 from ..models import MemoryKind, MemoryRecord, Scope, content_hash
 from ..prompts.resolve import build_resolution_messages, parse_resolution
 from ..storage.base import MemoryFilter, Store
@@ -129,7 +130,7 @@ class Reconciler:
     ) -> Decision:  # fmt: skip
         today = (stated_at or self.semantic.clock()).date()
         prompt = build_resolution_messages([candidate.content], [m.content for m in existing], today=today)
-        response = llm.complete(prompt, max_tokens=512, json_mode=True)
+        response = complete_whole(llm, prompt, max_tokens=512, json_mode=True)
         [raw] = parse_resolution(response.text, new_count=1, existing_count=len(existing))
         proposal = {"action": raw.action, "index": raw.target, "content": raw.content}
         return validate_llm_decision(proposal, candidate, existing, retracted=retracted)

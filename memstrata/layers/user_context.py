@@ -28,6 +28,7 @@ from ..core.summarize import format_line, salient_terms
 from ..core.text import content_terms
 from ..extraction.base import Candidate, Extractor, Message
 from ..llm.base import LLMClient
+from ..llm.whole import complete_whole
 from ..prompts.user_context import (
     MAX_FACTS,
     UserContextUpdate,
@@ -164,7 +165,7 @@ class UserContextUpdater:
             return derive_update(snapshot.turns, candidates, context)
         facts = [c.content for c in candidates if c.category in FACT_CATEGORIES]
         messages = build_user_context_messages(context, session_text(snapshot), facts, today=self.clock().date())
-        response = self.llm.complete(messages, max_tokens=800, json_mode=True)
+        response = complete_whole(self.llm, messages, max_tokens=800, json_mode=True)
         return parse_user_context_update(response.text)
 
     @fenced

@@ -5,8 +5,10 @@ from .base import ChatMessage, LLMClient, LLMResponse, TokenUsage, UsageTotals
 from .openai_compat import OpenAICompatibleLLM
 from .registry import resolve_llm
 from .scripted import ScriptedCall, ScriptedLLM
+from .whole import MAX_REASK_TOKENS, complete_whole, reask_budget
 
 __all__ = [
+    "MAX_REASK_TOKENS",
     "AnthropicLLM",
     "ChatMessage",
     "LLMClient",
@@ -16,5 +18,7 @@ __all__ = [
     "ScriptedLLM",
     "TokenUsage",
     "UsageTotals",
+    "complete_whole",
+    "reask_budget",
     "resolve_llm",
 ]

@@ -20,7 +20,7 @@ from .base import ChatMessage, LLMResponse, TokenUsage, check_request
 
 ANTHROPIC_VERSION = "2023-06-01"
 JSON_INSTRUCTION = "Respond with a single valid JSON value and nothing else: no prose, no code fences."
-_FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+_FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}
 
 
 class AnthropicLLM:

@@ -35,10 +35,14 @@ class ChatMessage:
 
 @dataclass(frozen=True, slots=True)
 class LLMResponse:
-    """The text of one completion and what it cost.
+    """The text of one completion, why it stopped and what it cost.
 
-    `finish_reason` is the provider's reason for stopping, normalized to
-    "stop", "length" (the output hit `max_tokens`) or the provider's own value; None when unknown.
+    `finish_reason` is the provider's reason for stopping, normalized: "stop" (the answer is
+    complete), "length" (cut off at `max_tokens`: OpenAI-compatible `finish_reason: "length"`,
+    Anthropic `stop_reason: "max_tokens"`), "refusal" (the provider withheld the answer: OpenAI's
+    "content_filter", Anthropic's "refusal"), or the provider's own value; None when it sent none.
+    Callers that store an answer get it through `memstrata.llm.whole.complete_whole`, which never
+    returns a cut-off or withheld one.
     """
 
     text: str
@@ -49,7 +53,13 @@ class LLMResponse:
 
     @property
     def truncated(self) -> bool:
+        """The answer was cut off at the token limit: what came back is only its beginning."""
         return self.finish_reason == "length"
+
+    @property
+    def refused(self) -> bool:
+        """The provider stopped or withheld the answer (a content filter, a refusal)."""
+        return self.finish_reason == "refusal"
 
 
 @dataclass(frozen=True, slots=True)

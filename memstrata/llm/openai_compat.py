@@ -17,7 +17,7 @@ from ..errors import ProviderError
 from . import _http
 from .base import ChatMessage, LLMResponse, TokenUsage, check_request
 
-_FINISH_REASONS = {"stop": "stop", "length": "length", "eos": "stop"}
+_FINISH_REASONS = {"stop": "stop", "length": "length", "eos": "stop", "content_filter": "refusal"}
 
 
 class OpenAICompatibleLLM:

@@ -9,6 +9,7 @@ from ..core.compress import COMPRESSED_PREFIX
 from ..errors import InvalidInput, LLMOutputError
 from ..llm.base import ChatMessage
 from ._format import day, numbered
+from .free_text import check_free_text, strip_preamble
 from .parse import clean_text
 
 SYSTEM = """\
@@ -46,9 +47,19 @@ def compressed_text(summary: str) -> str:
     return f"{COMPRESSED_PREFIX} {body}"
 
 
-def parse_consolidation(text: str) -> str:
-    """The compressed memory text ("[Compressed memory] …") from the model's answer."""
-    summary = compressed_text(clean_text(text))
-    if summary == f"{COMPRESSED_PREFIX} ":
+def consolidation_sources(memories: Sequence[tuple[date | None, str]]) -> list[str]:
+    """What a compressed memory summarizes, as the prompt shows it: the dated memories."""
+    return [f"{when.isoformat()} {text}" if when else text for when, text in memories]
+
+
+def parse_consolidation(text: str, *, sources: Sequence[str] = ()) -> str:
+    """The compressed memory text ("[Compressed memory] …") from the model's answer: reasoning,
+    fences, preamble and closing chatter removed.
+
+    Raises `LLMOutputError` when it is not usable (`free_text.check_free_text`): empty, a refusal,
+    or not a summary of `sources` (`consolidation_sources`; not checked when empty).
+    """
+    body = compressed_text(strip_preamble(clean_text(text))).removeprefix(COMPRESSED_PREFIX).strip()
+    if not body:
         raise LLMOutputError("LLM returned an empty compressed memory")
-    return summary.rstrip()
+    return f"{COMPRESSED_PREFIX} {check_free_text(body, sources=sources, what='compressed memory')}"

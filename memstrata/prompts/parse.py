@@ -12,7 +12,10 @@ models write Python-ish JSON. The pipeline, in order:
 
 Anything still unusable raises `LLMOutputError` with a message that says why and shows the
 start of the output. Nothing here guesses content: a truncated array is an error, not a
-shorter array.
+shorter array. An answer the provider reports as cut off (`LLMResponse.truncated`) never gets
+here: the callers ask through `llm.whole.complete_whole`, which asks once more with a larger
+budget and otherwise raises `TruncatedAnswer`, so even a cut-off answer whose JSON happens to
+close is not used.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from datetime import date
 
 from ..llm.base import ChatMessage
 from ._format import Turn, day, numbered, require_turns, turn_line
-from .parse import clean_text
+from .free_text import usable_text
 
 SYSTEM = """\
 You maintain the running summary of a conversation between a user and an assistant.
@@ -33,6 +33,15 @@ def build_summary_messages(previous_summary: str | None, turns: Sequence[Turn], 
     ]
 
 
-def parse_summary(text: str) -> str:
-    """The summary text, with reasoning blocks, fences and an introducing line removed."""
-    return clean_text(text)
+def summary_sources(previous_summary: str | None, turns: Sequence[Turn]) -> list[str]:
+    """What a rolling summary summarizes, as the prompt shows it: the previous summary and the dated turns."""
+    return [(previous_summary or "").strip(), *(turn_line(turn) for turn in turns)]
+
+
+def parse_summary(text: str, *, sources: Sequence[str] = ()) -> str:
+    """The summary text of the model's answer: reasoning, fences, preamble and closing chatter removed.
+
+    Raises `LLMOutputError` when it is not usable (`free_text.usable_text`): empty, a refusal, or
+    not a summary of `sources` (`summary_sources`; not checked when empty).
+    """
+    return usable_text(text, sources=sources, what="summary")

@@ -511,12 +511,14 @@ class ConsolidationOut(BaseModel):
     method: str
     skipped: str | None
     groups: list[dict[str, Any]]
+    refused: list[dict[str, Any]] = []
 
     @classmethod
     def of(cls, report: ConsolidationReport) -> ConsolidationOut:
         return cls(
             eligible=report.eligible, compressed=report.compressed, summaries=list(report.summaries),
             method=report.method, skipped=report.skipped, groups=[dict(g) for g in report.groups],
+            refused=[dict(g) for g in report.refused],
         )  # fmt: skip
 
 

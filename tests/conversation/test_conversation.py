@@ -203,18 +203,18 @@ def test_summaries_persist_across_processes(tmp_path: Path, make_memory: MemoryF
 def test_llm_summaries_use_the_prompt_with_today_and_fall_back_when_the_model_fails(
     make_memory: MemoryFactory, clock: Clock
 ) -> None:
-    llm = ScriptedLLM(["The user counted to eight.", ProviderError("model down")])
+    llm = ScriptedLLM(["The user counted turn 1 to turn 8.", ProviderError("model down")])
     memory = make_memory(llm=llm)
     assert isinstance(memory._layers.conversation.summarizer, LLMSummarizer)
     say(memory, S1, *range(1, 12))
     assert llm.calls == [] and memory.process_queue() == 1  # the fold is queued, never run by add_message
-    assert memory.session_summary(scope=S1) == "The user counted to eight."
+    assert memory.session_summary(scope=S1) == "The user counted turn 1 to turn 8."
     assert "Today is 2026-03-02 (Monday)" in llm.calls[0].prompt and "turn 8" in llm.calls[0].prompt
     say(memory, S1, *range(12, 20))
     memory.process_queue()
-    assert "The user counted to eight." in llm.calls[1].prompt  # the previous summary is folded in
+    assert "The user counted turn 1 to turn 8." in llm.calls[1].prompt  # the previous summary is folded in
     state = memory.store.get_item("alice", namespaces.SESSION, "s1").value
-    assert state["summary"].startswith("The user counted to eight.")  # extractive fallback kept the line
+    assert state["summary"].startswith("The user counted turn 1 to turn 8.")  # extractive fallback kept the line
     assert memory._layers.conversation.summarizer.failures == 1
 
 

@@ -58,27 +58,27 @@ def test_add_message_makes_no_model_call_and_queues_one_fold(memory: Memory, ser
 
 def test_the_queued_fold_summarizes_from_the_log_what_the_buffer_dropped(memory: Memory, server: FakeLLMServer) -> None:
     say(memory, *range(1, 31))
-    server.script("Alice counted to eight.", "Alice counted to sixteen.", "Alice counted to twenty-four.")
+    server.script("Alice said turn 1 to turn 8.", "Alice said turn 1 to turn 16.", "Alice said turn 1 to turn 24.")
     assert memory.process_queue() == 2  # the fold, and the upkeep due at turn 20 (nothing old to compress)
     assert len(server.requests) == 3  # turns 1-8, 9-16, 17-24: 30 turns folded down to the window
     first = prompt(server.requests[0])
     assert "turn 1" in first and "turn 8" in first and "turn 9" not in first  # turn 1 was no longer buffered
-    assert "Alice counted to eight." in prompt(server.requests[1])  # each fold carries the previous summary
-    assert memory.session_summary(scope=S1) == "Alice counted to twenty-four."
+    assert "Alice said turn 1 to turn 8." in prompt(server.requests[1])  # each fold carries the previous summary
+    assert memory.session_summary(scope=S1) == "Alice said turn 1 to turn 24."
     assert [t.content for t in memory.recent_turns(100, scope=S1)] == [f"turn {n}" for n in range(25, 31)]
     assert memory.queue_status().counts == {"pending": 0, "done": 2, "failed": 0}
 
 
 def test_the_next_overflow_queues_the_next_fold(memory: Memory, server: FakeLLMServer) -> None:
     say(memory, *range(1, 12))
-    server.script("Alice counted to eight.")
+    server.script("Alice said turn 1 to turn 8.")
     memory.process_queue()
     say(memory, *range(12, 20))  # 3 left + 8 = 11 > 10: the window overflows again
     assert len(server.requests) == 1
-    server.script("Alice counted to sixteen.")
+    server.script("Alice said turn 1 to turn 16.")
     assert memory.process_queue() == 1
-    assert "Alice counted to eight." in prompt(server.requests[1])
-    assert memory.session_summary(scope=S1) == "Alice counted to sixteen."
+    assert "Alice said turn 1 to turn 8." in prompt(server.requests[1])
+    assert memory.session_summary(scope=S1) == "Alice said turn 1 to turn 16."
 
 
 def test_a_failing_model_folds_extractively_in_the_job(memory: Memory, server: FakeLLMServer) -> None:

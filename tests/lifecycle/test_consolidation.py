@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from memstrata import (
+    ConsolidationIncomplete,
     ConsolidationOptions,
     EventType,
     InvalidInput,
@@ -185,25 +186,31 @@ def test_llm_summary_with_prompt_from_the_originals(memory: Any) -> None:
     llm = ScriptedLLM(["Here is the summary:\n[Compressed memory] The user hiked ten trails with Dana."])
     memory = use_policy(memory, llm=llm)
     report = memory.consolidate(scope=USER)
-    assert report.method == "llm" and report.llm_fallbacks == 0
+    assert report.method == "llm" and report.refused == ()
     summary = memory.get(report.summaries[0], scope=USER)
     assert summary.content == "[Compressed memory] (2026-01-15) The user hiked ten trails with Dana."
     assert summary.metadata["method"] == "llm"
     assert all(r.content in llm.calls[0].prompt for r in originals)
 
 
-def test_unusable_llm_answer_falls_back_to_extractive(memory: Any) -> None:
-    old_events(memory, 10)
+def test_unusable_llm_answer_compresses_nothing_and_keeps_the_originals(memory: Any) -> None:
+    originals = old_events(memory, 10)
     memory = use_policy(memory, llm=ScriptedLLM(["<think>hmm</think>"]))
     report = memory.consolidate(scope=USER)
-    assert report.method == "extractive" and report.llm_fallbacks == 1
+    assert (report.compressed, report.summaries, report.method) == (0, (), "none")
+    [refused] = report.refused
+    assert refused["id"] == report.groups[0]["id"] and "LLMOutputError" in refused["reason"]
+    assert report.skipped == "the LLM's summary was refused for all 1 group"
+    assert {r.id for r in memory.list(scope=USER)} == {r.id for r in originals}
 
 
 def test_provider_failure_changes_nothing(memory: Any) -> None:
     old_events(memory, 10)
     memory = use_policy(memory, llm=ScriptedLLM([ProviderError("down")]))
-    with pytest.raises(ProviderError):
+    with pytest.raises(ConsolidationIncomplete, match="No group was compressed before it") as caught:
         memory.consolidate(scope=USER)
+    assert isinstance(caught.value.__cause__, ProviderError)
+    assert caught.value.report.compressed == 0 and caught.value.report.failed["error"] == "ProviderError: down"
     assert len(memory.list(scope=USER)) == 10
     assert memory.consolidate(scope=USER, options=ConsolidationOptions(use_llm=False)).compressed == 10
 

@@ -11,6 +11,11 @@ request. Reusable by any test that needs an LLM endpoint::
 
 A script entry is a `Reply`, a plain string (a completion with that text) or a callable that
 receives the `RecordedRequest` and returns one of those. An empty script answers HTTP 500.
+`truncated(text)` is an answer cut off at the token limit (OpenAI `finish_reason: "length"`,
+Anthropic `stop_reason: "max_tokens"`), `withheld(text)` one the provider filtered or refused,
+`with_chatter(text)` an answer wrapped in the preamble and closing remarks chat models add, and
+`server.fail_on(n, reply)` makes the n-th well-formed request (1-based) answer `reply` instead of
+the script (a failure part-way through a run of calls).
 Like the real APIs, the servers refuse malformed requests (missing model/messages, a "system"
 role in Anthropic messages, missing auth headers) without consuming a script entry.
 """
@@ -34,7 +39,11 @@ API_KEY = "sk-test-secret-0123456789"
 """The key the fixtures' servers require; tests assert it never appears in error messages."""
 Protocol = Literal["openai", "anthropic"]
 PATHS: dict[Protocol, str] = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
-_FINISH = {"anthropic": {"stop": "end_turn", "length": "max_tokens"}}
+_FINISH: dict[Protocol, dict[str, str]] = {
+    "openai": {"refusal": "content_filter"},
+    "anthropic": {"stop": "end_turn", "length": "max_tokens", "refusal": "refusal"},
+}
+"""Each protocol's spelling of the normalized finish reasons (`Reply.finish_reason`)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,21 @@ def error(status: int, message: str, **kwargs: Any) -> Reply:
 
 def slow(text: str, delay: float) -> Reply:
     return Reply(text=text, delay=delay)
+
+
+def truncated(text: str, **kwargs: Any) -> Reply:
+    """An answer cut off at the request's token limit."""
+    return Reply(text=text, finish_reason="length", **kwargs)
+
+
+def withheld(text: str = "", **kwargs: Any) -> Reply:
+    """An answer the provider stopped (OpenAI's content filter, Anthropic's refusal)."""
+    return Reply(text=text, finish_reason="refusal", **kwargs)
+
+
+def with_chatter(text: str) -> str:
+    """`text` as chat models like to hand it over: a preamble before, an offer and a question after."""
+    return f"Sure! Here is the updated summary: {text}\n\nI hope this helps! Let me know if you'd like any changes."
 
 
 ScriptEntry = Reply | str | Callable[["RecordedRequest"], "Reply | str"]
@@ -110,7 +134,7 @@ def _openai_body(reply: Reply, request: RecordedRequest, model: str) -> dict[str
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": text},
-                "finish_reason": reply.finish_reason,
+                "finish_reason": _FINISH["openai"].get(reply.finish_reason, reply.finish_reason),
             }
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
@@ -174,6 +198,8 @@ class FakeLLMServer:
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
         self._script: deque[ScriptEntry] = deque()
+        self._failures: dict[int, Reply] = {}
+        self._answered = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -193,6 +219,13 @@ class FakeLLMServer:
     def script(self, *entries: ScriptEntry) -> FakeLLMServer:
         with self._lock:
             self._script.extend(entries)
+        return self
+
+    def fail_on(self, call: int, reply: Reply) -> FakeLLMServer:
+        """Answer the `call`-th well-formed request (1-based, counting every one so far) with `reply`,
+        leaving the script for the others."""
+        with self._lock:
+            self._failures[call] = reply
         return self
 
     @property
@@ -264,6 +297,10 @@ class FakeLLMServer:
 
     def _next(self, request: RecordedRequest) -> Reply:
         with self._lock:
+            self._answered += 1
+            failure = self._failures.pop(self._answered, None)
+            if failure is not None:
+                return failure
             entry: ScriptEntry = self._script.popleft() if self._script else error(500, "script exhausted")
         if callable(entry):
             entry = entry(request)

@@ -6,7 +6,18 @@ and topic, or calendar window). The summary keeps the originals' text as keyword
 word of any of them still finds it. Each group becomes one SUMMARY memory whose `source_ids` are the union of the
 originals' and whose `metadata["replaces"]` lists them. The originals get `valid_to` and
 `superseded_by` (search skips them; `as_of` before the consolidation still finds them) and a COMPRESS
-history event. Summary, retired originals and events are written by one `save` — one transaction.
+history event.
+
+Nothing is retired unless its replacement is whole. With an LLM, the summary is asked for whole
+(`llm.whole.complete_whole`: an answer cut off at its token limit is asked again once with a larger
+budget) and checked (`prompts.free_text`); a refused answer (cut off twice, empty, a refusal, not a
+summary of the group) writes nothing for its group: the originals stay current, the group is listed
+in `ConsolidationReport.refused`, and the next run asks again. Each group is one transaction (one
+`save`: the summary with its vector, the retired originals and their history events), so a group is
+either compressed whole or untouched. When a group fails (the endpoint, the embedder, the store) the
+run stops there and raises `ConsolidationIncomplete`, whose message and `report` say how many groups
+were compressed before it (they stay compressed) and which group failed (it and the later ones are
+untouched); running again continues with what is left.
 """
 
 from __future__ import annotations
@@ -31,11 +42,12 @@ from ...core.compress import (
     summary_id,
 )
 from ...embedders.base import Embedder
-from ...errors import InvalidInput, LLMOutputError
+from ...errors import BackendError, ConsolidationIncomplete, InvalidInput, LLMOutputError
 from ...filters import ValueObject
 from ...llm.base import LLMClient
+from ...llm.whole import complete_whole
 from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
-from ...prompts.consolidate import build_consolidation_messages, parse_consolidation
+from ...prompts.consolidate import build_consolidation_messages, consolidation_sources, parse_consolidation
 from ...storage.base import MemoryFilter, Store
 from ...storage.fence import fenced
 from ._paging import all_items, all_memories, strings_in
@@ -101,14 +113,27 @@ class ConsolidationReport:
     compressed: int
     """Memories retired into summaries."""
     summaries: tuple[str, ...] = ()
+    """The ids of the summaries written (dry runs: none)."""
     method: str = "none"
-    """"extractive", "llm", "mixed" (some groups by each), or "none"."""
+    """"extractive", "llm", "mixed" (some groups by each), or "none" (no summary written)."""
     skipped: str | None = None
     """Why nothing was compressed, when nothing was."""
     groups: tuple[dict[str, Any], ...] = ()
-    """One entry per summary: id, kind, period, agent_id, how many memories it replaces (dry runs too)."""
-    llm_fallbacks: int = 0
-    """Groups summarized extractively because the LLM's answer was unusable."""
+    """One entry per planned group: id, kind, period, agent_id, how many memories it replaces (dry runs too)."""
+    refused: tuple[dict[str, Any], ...] = ()
+    """Groups left as they were because the LLM's summary was refused: each its `groups` entry with
+    `reason`. Their originals stay current; the next run asks again."""
+    failed: dict[str, Any] | None = None
+    """Only on the report of a `ConsolidationIncomplete`: the group that failed (its `groups` entry,
+    with `position`, 1-based, and `error`). It and the groups after it are untouched."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What happened to one group: compressed (by `method`), or refused (with `reason`)."""
+
+    method: str | None = None
+    reason: str | None = None
 
 
 class Consolidator:
@@ -159,40 +184,53 @@ class Consolidator:
         llm = self._llm() if options.use_llm is not False else None
         if options.use_llm and llm is None:
             raise InvalidInput("use_llm=True, but no LLM is configured")
-        methods = []
-        for done, group in enumerate(groups, 1):
-            methods.append(self._compress(user_id, group, now, llm))
+        written: list[tuple[dict[str, Any], str]] = []
+        refused: list[dict[str, Any]] = []
+        for position, (group, info) in enumerate(zip(groups, plan, strict=True), 1):
+            try:
+                outcome = self._compress(user_id, group, now, llm)
+            except BackendError as exc:
+                failed = info | {"position": position, "error": f"{type(exc).__name__}: {exc}"}
+                report = _report(user_id, len(pool), plan, written, refused, failed=failed)
+                raise ConsolidationIncomplete(incomplete_message(report, len(groups)), report=report) from exc
+            if outcome.method is not None:
+                written.append((info, outcome.method))
+            else:
+                refused.append(info | {"reason": outcome.reason})
             if progress is not None:
-                progress(done, len(groups))
-        used = {"extractive" if m == "fallback" else m for m in methods}
-        return ConsolidationReport(
-            user_id, len(pool), sum(len(g.records) for g in groups), tuple(info["id"] for info in plan),
-            method=used.pop() if len(used) == 1 else "mixed", groups=plan,
-            llm_fallbacks=methods.count("fallback"),
-        )  # fmt: skip
+                progress(position, len(groups))
+        report = _report(user_id, len(pool), plan, written, refused)
+        if not written:
+            return replace(report, skipped=f"the LLM's summary was refused for all {_groups(len(refused))}")
+        return report
 
-    def _compress(self, user_id: str, group: Group, now: datetime, llm: LLMClient | None) -> str:
+    def _compress(self, user_id: str, group: Group, now: datetime, llm: LLMClient | None) -> _Outcome:
         text, method = self._summary_text(group, now, llm)
-        summary = _summary_record(user_id, group, text, now, "extractive" if method == "fallback" else method)
+        if text is None:
+            return _Outcome(reason=method)
+        summary = _summary_record(user_id, group, text, now, method)
         retired = [replace(r, valid_to=now, superseded_by=summary.id, updated_at=now) for r in group.records]
         events = [new_event(r, EventType.COMPRESS, before=r.content, at=now, summary_id=summary.id) for r in retired]
         events.append(new_event(summary, EventType.ADD, after=text, at=now, replaces=list(group.ids)))
-        # One save, one transaction: the summary with its vector, the originals keeping theirs.
+        # One save, one transaction: the summary with its vector, the originals keeping theirs, the
+        # history events. The vector is computed first, so an embedder failure writes nothing either.
         self.store.save(user_id, [summary, *retired], events, self.embedder.embed_documents([summary.content]))
-        return method
+        return _Outcome(method=method)
 
-    def _summary_text(self, group: Group, now: datetime, llm: LLMClient | None) -> tuple[str, str]:
+    def _summary_text(self, group: Group, now: datetime, llm: LLMClient | None) -> tuple[str | None, str]:
+        """(text, method), or (None, why the LLM's answer was refused)."""
         max_chars = self.policy.consolidate_max_chars
         if llm is None:
             return extractive_summary(group.records, max_chars=max_chars), "extractive"
         memories = [(r.created_at.date(), r.content) for r in group.records]
-        response = llm.complete(build_consolidation_messages(memories, today=now.date()), max_tokens=1024)
+        messages = build_consolidation_messages(memories, today=now.date())
         try:
-            text = parse_consolidation(response.text)
+            response = complete_whole(llm, messages, max_tokens=1024)
+            text = parse_consolidation(response.text, sources=consolidation_sources(memories))
             if len(text.encode("utf-8")) > MAX_CONTENT_BYTES // 2:
                 raise LLMOutputError("the compressed memory is too long")
-        except LLMOutputError:
-            return extractive_summary(group.records, max_chars=max_chars), "fallback"
+        except LLMOutputError as exc:  # includes TruncatedAnswer; other ProviderErrors stop the run
+            return None, f"{type(exc).__name__}: {exc}"
         first, last = _day(group.records[0].created_at), _day(group.records[-1].created_at)
         span = first if first == last else f"{first} to {last}"
         return f"{COMPRESSED_PREFIX} ({span}) {text.removeprefix(COMPRESSED_PREFIX).strip()}", "llm"
@@ -284,3 +322,50 @@ def _group_info(user_id: str, group: Group) -> dict[str, Any]:
 
 def _day(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def _report(
+    user_id: str,
+    eligible_count: int,
+    plan: Sequence[dict[str, Any]],
+    written: Sequence[tuple[dict[str, Any], str]],
+    refused: Sequence[dict[str, Any]],
+    *,
+    failed: dict[str, Any] | None = None,
+) -> ConsolidationReport:
+    """The report of a run that compressed `written` (group entry, method) and left `refused`."""
+    methods = {method for _, method in written}
+    method = "none" if not methods else methods.pop() if len(methods) == 1 else "mixed"
+    return ConsolidationReport(
+        user_id,
+        eligible_count,
+        compressed=sum(int(info["replaces"]) for info, _ in written),
+        summaries=tuple(info["id"] for info, _ in written),
+        method=method,
+        groups=tuple(plan),
+        refused=tuple(refused),
+        failed=failed,
+    )
+
+
+def _groups(count: int) -> str:
+    return f"{count} group" if count == 1 else f"{count} groups"
+
+
+def incomplete_message(report: ConsolidationReport, total: int) -> str:
+    """What a consolidation that stopped at `report.failed` did and did not do, in one message (pure)."""
+    failed = report.failed or {}
+    position = int(failed.get("position", 0))
+    done = len(report.summaries)
+    kept = (
+        f"{_groups(done)} ({report.compressed} memories) compressed before it and kept: {', '.join(report.summaries)}"
+        if done
+        else "No group was compressed before it"
+    )
+    left = f"group {position} is" if position == total else f"groups {position}-{total} are"
+    refused = f"; {_groups(len(report.refused))} left as they were (LLM answer refused)" if report.refused else ""
+    return (
+        f"consolidation of {report.user_id!r} stopped at group {position} of {total} (summary {failed.get('id')}, "
+        f"{failed.get('replaces')} {failed.get('kind')} memories): {failed.get('error')}. {kept}{refused}; "
+        f"{left} unchanged, their memories still current. Run the consolidation again to continue."
+    )
