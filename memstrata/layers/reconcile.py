@@ -1,6 +1,6 @@
 """Reconciliation: every new memory is compared with the user's similar current memories.
 
-For one candidate (from `learn()`, or read out of text stored through `add()`), `Reconciler`
+For one candidate of `learn()` (`layers.learning`, which owns the reconciler), `Reconciler`
 gathers the similar current memories (vector neighbours, the same subject/attribute slot, and
 memories naming a phrase the message retracts), decides what the candidate does to them and
 applies it, keeping history:
@@ -36,7 +36,7 @@ from ..extraction.resolution import (
     retired_by_retraction,
     validate_llm_decision,
 )
-from ..extraction.statements import first_person, retracted_phrases
+from ..extraction.statements import first_person
 from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope, content_hash
 from ..prompts.resolve import build_resolution_messages, parse_resolution
@@ -227,7 +227,7 @@ class Reconciler:
                 item = replace(item, content=decision.content)
             record = semantic.replace(owner, decision.target_ids, item, reason=decision.reason)
             return Operation(DecisionKind.SUPERSEDE, record, decision.target_ids, decision.reason)
-        [record] = semantic.add_many(owner, [item], reconcile=False)
+        [record] = semantic.add_many(owner, [item])
         return Operation(DecisionKind.ADD, record, (), decision.reason)
 
     def _refresh(self, scope: Scope, memory_id: str, item: NewMemory) -> MemoryRecord:
@@ -308,37 +308,4 @@ def retraction_metadata(phrases: Sequence[str]) -> dict[str, Any]:
             "retracts": list(phrases)}  # fmt: skip
 
 
-__all__ = ["Operation", "Reconciler", "reconcile_text", "retraction_metadata", "stated_at_of"]
-
-
-def reconcile_text(reconciler: Reconciler, scope: Scope, item: NewMemory) -> MemoryRecord:
-    """Store a memory given as text (`add()`, MCP `add_memory`, REST), reconciled like a learned one.
-
-    The slot it states is read by the rule extractor from its first-person form; a statement that
-    only retracts ("Alice no longer works at Acme") retires what it names; text stating no slot is
-    compared by the LLM when one is configured, else only exact duplicates are detected.
-    """
-    record = _reconciled(reconciler, scope, item)
-    from .entities import EntityMemory
-
-    EntityMemory(store=reconciler.semantic.store, clock=reconciler.semantic.clock).link_memory(scope.user_id, record)
-    return record
-
-
-def _reconciled(reconciler: Reconciler, scope: Scope, item: NewMemory) -> MemoryRecord:
-    kind = MemoryKind.parse(item.kind)
-    stated_at = item.valid_from or item.created_at or reconciler.semantic.clock()
-    names = user_names(reconciler.semantic.store, scope.user_id)
-    said = first_person(item.content, names) or item.content
-    retracted = retracted_phrases(said)
-    candidate = reconciler.read_candidate(item.content, kind, names, at=stated_at)
-    if candidate is None and retracted:
-        statement = Candidate(kind, item.content, "identity", attribute=RETRACTION, value="; ".join(retracted),
-                              polarity=-1)  # fmt: skip
-        item = replace(item, metadata={**(item.metadata or {}), **retraction_metadata(retracted)})
-        return reconciler.retract(scope, statement, item, stated_at=stated_at, retracted=retracted).memory
-    if candidate is None:
-        if reconciler.llm() is None:
-            return reconciler.semantic.add_many(scope, [item], reconcile=False)[0]
-        candidate = Candidate(kind, item.content, "event")
-    return reconciler.reconcile(scope, candidate, item, stated_at=stated_at, retracted=retracted, names=names).memory
+__all__ = ["Operation", "Reconciler", "retraction_metadata", "stated_at_of", "user_names"]

@@ -1,4 +1,4 @@
-"""Reconciliation for every memory (add, learn), valid time from the message, on both stores."""
+"""Reconciliation of what `learn` stores (a verbatim `add` reconciles nothing), valid time from the message, on both stores."""
 
 from __future__ import annotations
 
@@ -51,10 +51,12 @@ def test_opposite_stance_said_now_supersedes(memory: Memory) -> None:
     assert current(memory) == ["The user hates coffee."]
 
 
-def test_a_verbatim_add_reconciles_with_another(memory: Memory) -> None:
-    memory.add("Alice lives in Lisbon", scope="alice")
-    memory.add("Alice lives in Porto", scope="alice")
-    assert current(memory) == ["Alice lives in Porto"]
+def test_a_new_value_learned_retires_the_old_one_and_a_verbatim_add_retires_nothing(memory: Memory) -> None:
+    memory.learn("Alice lives in Lisbon", scope="alice", known_name="Alice")
+    memory.learn("Alice lives in Porto", scope="alice", known_name="Alice")
+    assert current(memory) == ["Alice lives in Porto."]
+    memory.add("Alice lives in Madrid", scope="alice")  # stored as given, beside what was learned
+    assert current(memory) == ["Alice lives in Madrid", "Alice lives in Porto."]
 
 
 def test_a_retraction_alone_retires_what_it_names_and_is_kept(memory: Memory) -> None:
