@@ -23,6 +23,7 @@ from .errors import InvalidInput
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
 from .filters import SearchFilter, as_filter
+from .layers.clock import Clock
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.conversation import turn_from_record
 from .layers.entities import Entity
@@ -39,7 +40,6 @@ from .layers.lifecycle import (
 )
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
-from .layers.clock import Clock
 from .layers.semantic import NewMemory, Strategy
 from .layers.wiring import Layers, build_layers
 from .layers.work_queue import MAINTAIN, QueueStatus

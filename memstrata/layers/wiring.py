@@ -18,6 +18,7 @@ from ..messages import to_messages
 from ..models import Scope
 from ..settings import Settings
 from ..storage.base import Store
+from .clock import Clock
 from .context import ContextAssembler
 from .conversation import FOLD, Conversation, ExtractiveSummarizer, LLMSummarizer, Summarizer
 from .entities import EntityMemory
@@ -25,7 +26,6 @@ from .learning import LearningMemory
 from .lifecycle import Lifecycle, LifecyclePolicy
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
-from .clock import Clock
 from .semantic import SemanticMemory
 from .user_context import UserContextUpdater
 from .work_queue import LEARN, MAINTAIN, Job, JobProgress, WorkQueue

@@ -253,11 +253,13 @@ def test_add_stores_verbatim_and_learn_reconciles_a_new_value_with_the_current_o
     add(admin, "ezra", "Ezra plays the cello")
     also = add(admin, "ezra", "Ezra lives in Faro")  # a verbatim add retires nothing
     current = admin.get("/v1/users/ezra/memories").json()["items"]
-    assert sorted(m["content"] for m in current) == ["Ezra lives in Faro", "Ezra lives in Lisbon", "Ezra plays the cello"]
+    expected = ["Ezra lives in Faro", "Ezra lives in Lisbon", "Ezra plays the cello"]
+    assert sorted(m["content"] for m in current) == expected
     learned = admin.post("/v1/users/ezra/learn", json={"messages": [{"content": "I live in Porto now"}]}).json()
     [operation] = learned["operations"]
     assert operation["event"] == "supersede" and set(operation["replaced_ids"]) == {old["id"], also["id"]}
     current = admin.get("/v1/users/ezra/memories").json()["items"]
     assert sorted(m["content"] for m in current) == ["Ezra plays the cello", "The user lives in Porto."]
     history = admin.get(f"/v1/users/ezra/memories/{old['id']}/history").json()
-    assert [e["event"] for e in history] == ["add", "supersede"] and history[1]["after"] == operation["memory"]["content"]
+    assert [e["event"] for e in history] == ["add", "supersede"]
+    assert history[1]["after"] == operation["memory"]["content"]
