@@ -70,6 +70,8 @@ class Operation:
     memory: MemoryRecord
     replaced_ids: tuple[str, ...] = ()
     reason: str = ""
+    fallback_reason: str | None = None
+    """Why the rules decided instead of the configured LLM (it failed or answered nothing usable)."""
 
 
 class Reconciler:
@@ -98,30 +100,32 @@ class Reconciler:
         """Compare `candidate` (stored as `item`) with similar current memories and apply the decision."""
         stated_at = min(stated_at, self.semantic.clock())  # a message dated ahead of the store is valid from now
         existing = self.similar(scope, candidate, retracted=retracted, names=names, stated_at=stated_at)
-        decision = self.decide(candidate, existing, retracted=retracted, stated_at=stated_at)
-        return self.apply(scope, decision, replace(item, valid_from=stated_at), existing)
+        decision, fallback = self.decide(candidate, existing, retracted=retracted, stated_at=stated_at)
+        operation = self.apply(scope, decision, replace(item, valid_from=stated_at), existing)
+        return replace(operation, fallback_reason=fallback)
 
     def decide(
         self, candidate: Candidate, existing: Sequence[ExistingMemory], *, retracted: Sequence[str] = (),
         stated_at: datetime | None = None,
-    ) -> Decision:  # fmt: skip
-        """The LLM's checked decision when an LLM is configured and answers usably, else the rules'."""
+    ) -> tuple[Decision, str | None]:  # fmt: skip
+        """The LLM's checked decision when an LLM is configured and answers usably, else the rules'; with
+        why the rules decided instead of a configured LLM (None when the LLM decided or was not asked)."""
         rules = decide(candidate, existing, retracted=retracted, stated_at=stated_at)
         llm = self.llm()
         existing = [m for m in existing if m.current]  # the model sees only what holds now
         if llm is None or not existing or rules.kind is DecisionKind.HISTORY:
-            return rules
+            return rules, None
         try:
             proposed = self._ask(llm, candidate, existing, stated_at, retracted)
         except (ProviderError, LLMOutputError) as exc:
             log.warning("LLM reconciliation failed, deciding by rules: %s", exc)
-            return rules
+            return rules, f"LLM reconciliation failed: {exc}"
         if proposed.kind is DecisionKind.ADD and retracted:
             # the message itself says these stopped holding ("I no longer work at Acme"): retired whatever the model saw
             named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
             if named:
                 proposed = Decision(DecisionKind.SUPERSEDE, tuple(m.id for m in named), "the message retracts them")
-        return _not_against_later(proposed, existing, stated_at)
+        return _not_against_later(proposed, existing, stated_at), None
 
     def _ask(
         self, llm: LLMClient, candidate: Candidate, existing: Sequence[ExistingMemory], stated_at: datetime | None,

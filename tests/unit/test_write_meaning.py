@@ -1,24 +1,31 @@
 """One meaning per write call: `add` and `add_many` store text verbatim on every surface (Memory,
-AsyncMemory, the CLI, REST and its client); only `learn` (and `add(..., infer=True)`) reconciles."""
+AsyncMemory, the CLI, REST and its client); only `learn` (and `add(..., infer=True)`) reconciles, and
+its result says whether the LLM or the rules decided (`LearnResult.extractor`, `fallback_reason`)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx
 import pytest
+from mcp import Client
 
 from memstrata import EventType, Memory, MemoryClient, SearchFilter
 from memstrata.aio import AsyncMemory
 from memstrata.cli import main
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.llm import OpenAICompatibleLLM
+from memstrata.llm.base import LLMClient
 from memstrata.server.app import create_app
 from memstrata.server.config import ServerConfig
 from memstrata.storage.base import Store
-from tests.llm.servers import FakeLLMServer, client_for, openai_server
+from tests.llm.servers import API_KEY, FakeLLMServer, client_for, closed_port_url, completion, openai_server
 from tests.server.conftest import serve
+from tests.server.test_mcp import http_session
 
 SAID = ["Bob works at Acme", "Bob works at Globex", "I no longer work at Acme", "I love steak", "I hate steak"]
 """Texts that `learn` would reconcile with each other (a new employer, a retraction, an opposite stance)."""
@@ -109,5 +116,83 @@ def test_rest_and_its_client_add_verbatim(tmp_path: Path) -> None:
             assert sorted(r.content for r in client.list(scope="bob", limit=100)) == sorted(SAID)
             retired = client.list(scope="bob", filters=SearchFilter(include_superseded=True), limit=100)
             assert len(retired) == len(SAID)
+    finally:
+        memory.close()
+
+
+# -- which extractor answered a learn ---------------------------------------------------------------
+EXTRACTED_BERLIN = (
+    '{"facts": [{"kind": "fact", "category": "identity", "content": "The user lives in Berlin.", '
+    '"subject": "user", "attribute": "location", "value": "Berlin", "polarity": 1}]}'
+)
+
+
+def open_with(tmp_path: Path, llm: LLMClient | None) -> Memory:
+    return Memory(store=f"sqlite:///{tmp_path / 'l.db'}", embedder=HashingEmbedder(64), llm=llm)
+
+
+def test_learn_says_the_llm_extracted(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    llm_server.script(completion(EXTRACTED_BERLIN))
+    with open_with(tmp_path, client_for(llm_server)) as memory:
+        result = memory.learn("I live in Berlin", scope="alice")
+    assert (result.extractor, result.fallback_reason) == ("llm", None)
+    assert [m.content for m in result.memories] == ["The user lives in Berlin."]
+
+
+def test_learn_offline_says_the_rules_extracted(tmp_path: Path) -> None:
+    with open_with(tmp_path, None) as memory:
+        result = memory.learn("I live in Berlin", scope="alice")
+    assert (result.extractor, result.fallback_reason) == ("rules", None)
+
+
+def test_learn_with_the_llm_answering_500_says_the_rules_answered_and_why(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    with open_with(tmp_path, client_for(llm_server, max_retries=1)) as memory:  # an empty script answers 500
+        result = memory.learn("I live in Berlin", scope="alice")
+    assert result.extractor == "rules" and [m.content for m in result.memories] == ["The user lives in Berlin."]
+    assert result.fallback_reason is not None
+    assert result.fallback_reason.startswith("LLM extraction failed") and "500" in result.fallback_reason
+    assert API_KEY not in result.fallback_reason
+
+
+def test_learn_with_the_llm_refusing_connections_says_so(tmp_path: Path) -> None:
+    llm = OpenAICompatibleLLM(f"{closed_port_url()}/v1", "m", API_KEY, max_retries=1, backoff=0.01)
+    with open_with(tmp_path, llm) as memory:
+        result = memory.learn("I live in Berlin", scope="alice")
+    assert result.extractor == "rules" and result.memories
+    assert result.fallback_reason is not None and "ConnectError" in result.fallback_reason
+
+
+def test_a_reconciliation_the_rules_decided_is_reported_too(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    with open_with(tmp_path, client_for(llm_server, max_retries=0)) as memory:
+        llm_server.script(completion(EXTRACTED_BERLIN))
+        memory.learn("I live in Berlin", scope="alice")
+        llm_server.script(completion(EXTRACTED_BERLIN.replace("Berlin", "Porto")))  # then 500 for the decision
+        result = memory.learn("I moved to Porto", scope="alice")
+    assert result.extractor == "llm" and [op.event.value for op in result.operations] == ["supersede"]
+    assert result.fallback_reason is not None and result.fallback_reason.startswith("LLM reconciliation failed")
+    assert result.operations[0].fallback_reason == result.fallback_reason
+
+
+def test_rest_mcp_and_the_client_carry_which_extractor_answered(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    memory = open_with(tmp_path, client_for(llm_server, max_retries=0))  # the LLM answers 500 throughout
+    try:
+        with serve(create_app(memory=memory, config=ServerConfig(auth=False))) as url:
+            with MemoryClient(url) as client:
+                learned = client.learn("I live in Berlin", scope="alice")
+            assert learned.extractor == "rules" and "LLM extraction failed" in (learned.fallback_reason or "")
+
+            body = {"messages": [{"content": "I work at Globex"}]}
+            rest = httpx.post(f"{url}/v1/users/alice/learn", json=body, timeout=30).json()
+            assert rest["extractor"] == "rules" and rest["fallback_reason"].startswith("LLM extraction failed")
+            queued = httpx.post(f"{url}/v1/users/alice/learn", json={**body, "background": True}, timeout=30).json()
+            assert (queued["extractor"], queued["fallback_reason"]) == (None, None)
+
+            async def steps(mcp: Client) -> Any:
+                return await mcp.call_tool("learn", {"messages": [{"content": "I love tea"}]})
+
+            tool = anyio.run(http_session, url, {"X-Memstrata-User": "alice"}, steps).structured_content
+            assert tool["extractor"] == "rules" and tool["fallback_reason"].startswith("LLM extraction failed")
     finally:
         memory.close()
