@@ -139,7 +139,7 @@ class AsyncMemory:
     async def add_many(
         self, items: Sequence[NewMemory | str | Mapping[str, Any]], *, scope: ScopeLike, dedupe: bool = True
     ) -> builtins.list[MemoryRecord]:
-        """Awaitable `Memory.add_many`: Store many memories (`NewMemory` items, plain strings, or dicts of `NewMemory` fields) with one embedding batch and one transaction."""
+        """Awaitable `Memory.add_many`: Store many memories (`NewMemory` items, plain strings, or dicts of `NewMemory` fields) verbatim, with one embedding batch and one transaction; each item is stored as `add` would store it."""
         return await _in_thread(self.sync.add_many, items, scope=scope, dedupe=dedupe)
 
     async def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:

@@ -351,7 +351,9 @@ class MemoryClient:
                     op["reason"],
                 )  # fmt: skip
                 for op in result["operations"]
-            )
+            ),
+            extractor=result.get("extractor") or "custom",
+            fallback_reason=result.get("fallback_reason"),
         )
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:

@@ -23,6 +23,7 @@ from .errors import InvalidInput
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
 from .filters import SearchFilter, as_filter
+from .layers.clock import Clock
 from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.conversation import turn_from_record
 from .layers.entities import Entity
@@ -39,7 +40,7 @@ from .layers.lifecycle import (
 )
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
-from .layers.semantic import Clock, NewMemory, Strategy
+from .layers.semantic import NewMemory, Strategy
 from .layers.wiring import Layers, build_layers
 from .layers.work_queue import MAINTAIN, JobStatus, QueueStatus
 from .llm.base import LLMClient
@@ -175,7 +176,9 @@ class Memory:
     ) -> MemoryRecord | LearnResult:
         """Store one memory verbatim (embedding + full text) and return it (or the identical existing one).
 
-        With `infer=True`, `content` is one or more messages to learn from instead (see `learn`).
+        Nothing is extracted from the text and no other memory is retired by it, exactly as with `add_many`
+        of the same item: to have a statement supersede what it contradicts, use `learn`.
+        With `infer=True`, `content` is one or more messages to learn from instead (`learn` itself).
         """
         if infer:
             return self.learn(content, scope=scope, source_ids=source_ids)
@@ -185,13 +188,13 @@ class Memory:
             content=content, kind=MemoryKind.parse(kind), metadata=metadata, importance=importance,
             source_ids=tuple(source_ids), expires_at=expires_at, pinned=pinned, created_at=created_at,
         )  # fmt: skip
-        return self._layers.semantic.add_many(as_scope(scope), [item])[0]
+        return self._layers.semantic.add(as_scope(scope), item)
 
     def add_many(
         self, items: Sequence[NewMemory | str | Mapping[str, Any]], *, scope: ScopeLike, dedupe: bool = True
     ) -> builtins.list[MemoryRecord]:
-        """Store many memories (`NewMemory` items, plain strings, or dicts of `NewMemory` fields) with one
-        embedding batch and one transaction."""
+        """Store many memories (`NewMemory` items, plain strings, or dicts of `NewMemory` fields) verbatim, with
+        one embedding batch and one transaction; each item is stored as `add` would store it."""
         return self._layers.semantic.add_many(as_scope(scope), items, dedupe=dedupe)
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:

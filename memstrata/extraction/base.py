@@ -181,6 +181,33 @@ class Extractor(Protocol):
         ...
 
 
+ExtractorName = Literal["llm", "rules", "custom"]
+"""Which extractor found a learn's candidates: the LLM, the offline rules, or one of the caller's own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The candidates of one extraction, with which extractor answered and why a fallback answered
+    instead of the LLM (None when nothing fell back)."""
+
+    candidates: tuple[Candidate, ...]
+    extractor: ExtractorName
+    fallback_reason: str | None = None
+
+
+def extract_reported(extractor: Extractor, messages: Sequence[Message], *, known_name: str | None = None) -> Extraction:
+    """`extractor.extract`, saying which extractor answered: an extractor with `extract_reported` (the LLM
+    extractor, which may fall back) says it itself; otherwise its `name` ("rules") or "custom"."""
+    reported = getattr(extractor, "extract_reported", None)
+    if callable(reported):
+        found = reported(messages, known_name=known_name)
+        if isinstance(found, Extraction):
+            return found
+    name = getattr(extractor, "name", None)
+    kind: ExtractorName = name if name in ("llm", "rules") else "custom"
+    return Extraction(tuple(extractor.extract(messages, known_name=known_name)), kind)
+
+
 def is_multi_valued(attribute: str | None) -> bool:
     """True when many values of `attribute` can hold at once (so none replaces another)."""
     return attribute is None or attribute in MULTI_VALUED_ATTRIBUTES
@@ -195,9 +222,12 @@ __all__ = [
     "ROLES",
     "STATEMENT",
     "EntityType",
+    "Extraction",
     "Extractor",
+    "ExtractorName",
     "Message",
     "ProfileSlot",
     "Role",
+    "extract_reported",
     "is_multi_valued",
 ]

@@ -23,7 +23,7 @@ from ..llm.whole import complete_whole
 from ..models import MemoryKind
 from ..prompts.extract import ExtractedFact, build_extraction_messages, parse_extraction
 from ..prompts.parse import ParsedItems
-from .base import Candidate, EntityMention, EntityType, Extractor, Message, ProfileSlot
+from .base import Candidate, EntityMention, EntityType, Extraction, Extractor, Message, ProfileSlot, extract_reported
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +109,15 @@ class LLMExtractor:
             current = self._stats
             self._stats = replace(current, **{k: getattr(current, k) + v for k, v in increments.items()})
 
+    name = "llm"
+
     def extract(self, messages: Sequence[Message], *, known_name: str | None = None) -> list[Candidate]:
+        return list(self.extract_reported(messages, known_name=known_name).candidates)
+
+    def extract_reported(self, messages: Sequence[Message], *, known_name: str | None = None) -> Extraction:
+        """The candidates, and whether the fallback found them because the LLM failed (and why)."""
         if not messages:
-            return []
+            return Extraction((), "llm")
         today = max(message.at for message in messages).date()
         prompt = build_extraction_messages(messages, today=today, known_name=known_name)
         self._count(calls=1)
@@ -123,7 +129,7 @@ class LLMExtractor:
         except ProviderError as exc:
             self._count(provider_failures=1)
             return self._fall_back(messages, known_name, exc)
-        return self._candidates(parsed, messages, known_name)
+        return Extraction(tuple(self._candidates(parsed, messages, known_name)), "llm")
 
     def _ask(self, prompt: list[ChatMessage]) -> ParsedItems[ExtractedFact]:
         # a cut-off answer is asked again with a larger budget, then refused (never parsed in part)
@@ -135,12 +141,13 @@ class LLMExtractor:
             retry = reask_messages(prompt, response.text, exc)
             return parse_extraction(complete_whole(self.llm, retry, max_tokens=self.max_tokens, json_mode=True).text)
 
-    def _fall_back(self, messages: Sequence[Message], known_name: str | None, error: ProviderError) -> list[Candidate]:
+    def _fall_back(self, messages: Sequence[Message], known_name: str | None, error: ProviderError) -> Extraction:
         if self.fallback is None:
             raise error
         log.warning("LLM extraction failed, using the fallback extractor: %s", error)
         self._count(fallbacks=1)
-        return self.fallback.extract(messages, known_name=known_name)
+        found = extract_reported(self.fallback, messages, known_name=known_name)
+        return replace(found, fallback_reason=f"LLM extraction failed: {error}")
 
     def _candidates(
         self, parsed: ParsedItems[ExtractedFact], messages: Sequence[Message], known_name: str | None

@@ -17,7 +17,9 @@ structured metadata is never superseded by the rules (only a duplicate of it can
 
 `validate_llm_decision` turns an LLM's proposal (ADD / UPDATE / SUPERSEDE / NOOP with indices into
 the `existing` list) into a safe `Decision`: bad indices fall back to ADD, and a proposal to
-retire or rewrite an unrelated memory is refused (ADD instead).
+retire or rewrite an unrelated memory is refused (ADD instead). Related means: the same slot, a
+contradiction the rules read, a topic both are about (a food group: "I'm vegetarian" and "loves
+steak"), or, without a slot on either side, similar text.
 
 Stored metadata keys read here: "subject", "attribute", "value", "polarity", "event_time".
 """
@@ -33,6 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..models import MemoryKind, content_hash
+from . import diet
 from .base import STATEMENT, Candidate, is_multi_valued
 from .switches import switch_retires
 
@@ -300,19 +303,21 @@ def _slot_verdict(new: _Slot, old: _Slot) -> str:
     if _same_slot(new, old):
         if new.value == old.value:
             return "same" if new.polarity == old.polarity else "retire"  # "likes tea" -> "hates tea"
-        return "keep" if is_multi_valued(new.attribute) else "retire"  # "lives in Paris" -> "in Berlin"
-    if new.subject == old.subject and new.attribute in _AFFINITY and old.attribute in _AFFINITY:
-        (new_object, new_sign), (old_object, old_sign) = _stance(new), _stance(old)
-        if new_object == old_object and new_sign != old_sign:
-            return "retire"  # "loves coffee" (likes) -> "no coffee" (diet)
+        if not is_multi_valued(new.attribute):
+            return "retire"  # "lives in Paris" -> "in Berlin"
+    affinity = new.subject == old.subject and new.attribute in _AFFINITY and old.attribute in _AFFINITY
+    if affinity and diet.contradicts(_stances(new), _stances(old)):
+        return "retire"  # "loves coffee" (likes) -> "no coffee" (diet); "vegetarian" -> "eats meat again"
     return "keep"
 
 
-def _stance(slot: _Slot) -> tuple[str, int]:
-    """The thing an affinity slot is about and the sign of the user's stance towards it."""
-    value = slot.value or ""
-    stripped = _NEGATED_VALUE.sub("", value)
-    return stripped, -slot.polarity if stripped != value else slot.polarity
+def _stances(slot: _Slot) -> frozenset[diet.Stance]:
+    """What an affinity slot says the user stands towards (`diet.stances`): a diet or a habit says what
+    they eat, a liking only what they like."""
+    return diet.stances(slot.value, slot.polarity, eating=slot.attribute in _EATING)
+
+
+_EATING = frozenset({"diet", "habit"})
 
 
 def value_named(value: str, phrase: str) -> bool:
@@ -396,19 +401,35 @@ def _related(
     candidate: Candidate, memory: ExistingMemory, *, related_similarity: float, retracted: Sequence[str] = ()
 ) -> bool:
     """May `candidate` retire or rewrite `memory`? Same slot, a contradiction the rules see (opposite
-    stance, a retraction naming it), or (no slot on either side) similar text."""
+    stance, a retraction naming it), for two different slots a topic both are about (`_shared_topic`),
+    or (no slot on one side) that topic or similar text. Two values of one many-valued slot are never
+    related: a new taste leaves the old one."""
     new, old = _slot_of_candidate(candidate), _slot_of_memory(memory)
     if _compare(new, memory, retracted) == "retire":
         return True
+    topical = _shared_topic(candidate, new, memory, old, retracted)
     if new.attribute is not None and old.attribute is not None:
         if not _same_slot(new, old):
-            return False
+            return topical  # "is vegetarian" (diet) may retire "loves steak" (likes)
         if new.attribute in _FREE_TEXT_ATTRIBUTES:
             return memory.similarity >= related_similarity  # e.g. a rescheduled event
         if is_multi_valued(new.attribute):
-            return new.value is not None and new.value == old.value
+            return new.value is not None and new.value == old.value  # "loves bacon" never retires "loves steak"
         return True
-    return memory.similarity >= related_similarity
+    return topical or memory.similarity >= related_similarity
+
+
+def _shared_topic(
+    candidate: Candidate, new: _Slot, memory: ExistingMemory, old: _Slot, retracted: Sequence[str]
+) -> bool:
+    """Are the candidate (with what its message retracts) and the memory, about the same subject, both
+    about one of the things `diet.topics` knows ("is vegetarian" / "no longer eat meat" and "loves steak"
+    are about meat)? A model may see a contradiction there that the rules cannot read ("I'm vegetarian"
+    against "loves steak"), while two tastes in different things ("tea", "coffee") share none."""
+    if new.subject != old.subject or memory.kind not in _STRUCTURED_KINDS:
+        return False
+    said = diet.topics(candidate.content) | diet.topics(new.value) | diet.topics(" ".join(retracted))
+    return bool(said & (diet.topics(memory.content) | diet.topics(old.value)))
 
 
 def validate_llm_decision(

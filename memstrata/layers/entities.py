@@ -22,7 +22,7 @@ from ..errors import InvalidInput, NotFound
 from ..models import MemoryRecord
 from ..storage.base import Item, Store
 from ..storage.fence import fenced
-from .semantic import Clock
+from .clock import Clock
 
 MAX_LINKED_MEMORIES = 200
 MAX_SUMMARY_CHARS = 1000

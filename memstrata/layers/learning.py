@@ -16,7 +16,16 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..extraction.base import Candidate, EntityMention, Extractor, Message, ProfileSlot
+from ..extraction.base import (
+    Candidate,
+    EntityMention,
+    Extraction,
+    Extractor,
+    ExtractorName,
+    Message,
+    ProfileSlot,
+    extract_reported,
+)
 from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
 from ..llm.base import LLMClient
@@ -45,8 +54,14 @@ __all__ = ["DecisionKind", "LearnResult", "LearningMemory", "Operation"]
 
 @dataclass(frozen=True, slots=True)
 class LearnResult:
+    """What one `learn` stored, and how: `extractor` says who found the candidates ("llm", "rules" or
+    "custom"); `fallback_reason` says why the rules answered instead of the configured LLM (its
+    extraction or one of its reconciliation decisions failed), None when nothing fell back."""
+
     operations: tuple[Operation, ...] = ()
     candidates: tuple[Candidate, ...] = field(default=(), repr=False)
+    extractor: ExtractorName = "rules"
+    fallback_reason: str | None = None
 
     @property
     def memories(self) -> list[MemoryRecord]:
@@ -76,13 +91,17 @@ class LearningMemory:
         With the `progress` of a queued job, the candidates are the ones the job recorded (extracted
         once), each step's memory is stored under the job's id for that step, and a step an earlier
         run applied is not applied again: a re-run of the job changes nothing."""
+        extraction = Extraction((), "custom")
+
+        def extract() -> list[Candidate]:
+            nonlocal extraction
+            extraction = extract_reported(self.extractor, messages, known_name=known_name)
+            return list(extraction.candidates)
+
         if progress is None:
-            candidates = self.extractor.extract(messages, known_name=known_name)
-        else:
-            plan = progress.planned(
-                lambda: [plan_entry(c) for c in self.extractor.extract(messages, known_name=known_name)]
-            )
-            candidates = [candidate_of(entry) for entry in plan]
+            candidates = extract()
+        else:  # a re-run reads the recorded plan: the extractor that made it is not known then
+            candidates = [candidate_of(entry) for entry in progress.planned(lambda: [plan_entry(c) for c in extract()])]
         with user_lock(self.semantic.store, scope.user_id):
             names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
             steps = [(candidate, _said_in(candidate, messages)) for candidate in candidates]
@@ -98,7 +117,9 @@ class LearningMemory:
                 if step.due:
                     operations.append(self._retract(scope, message, step))
                     step.done()
-        return LearnResult(tuple(operations), tuple(candidates))
+        fallbacks = [extraction.fallback_reason, *(op.fallback_reason for op in operations)]
+        reason = next((r for r in fallbacks if r), None)
+        return LearnResult(tuple(operations), tuple(candidates), extractor=extraction.extractor, fallback_reason=reason)
 
     def _learn_one(
         self, scope: Scope, candidate: Candidate, message: Message, step: _Step, names: tuple[str, ...]

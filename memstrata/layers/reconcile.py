@@ -1,6 +1,6 @@
 """Reconciliation: every new memory is compared with the user's similar current memories.
 
-For one candidate (from `learn()`, or read out of text stored through `add()`), `Reconciler`
+For one candidate of `learn()` (`layers.learning`, which owns the reconciler), `Reconciler`
 gathers the similar current memories (vector neighbours, the same subject/attribute slot, and
 memories naming a phrase the message retracts), decides what the candidate does to them and
 applies it, keeping history:
@@ -36,7 +36,7 @@ from ..extraction.resolution import (
     retired_by_retraction,
     validate_llm_decision,
 )
-from ..extraction.statements import first_person, retracted_phrases
+from ..extraction.statements import first_person
 from ..llm.base import LLMClient
 from ..llm.whole import complete_whole
 from ..models import MemoryKind, MemoryRecord, Scope, content_hash
@@ -71,6 +71,8 @@ class Operation:
     memory: MemoryRecord
     replaced_ids: tuple[str, ...] = ()
     reason: str = ""
+    fallback_reason: str | None = None
+    """Why the rules decided instead of the configured LLM (it failed or answered nothing usable)."""
 
 
 class Reconciler:
@@ -99,30 +101,32 @@ class Reconciler:
         """Compare `candidate` (stored as `item`) with similar current memories and apply the decision."""
         stated_at = min(stated_at, self.semantic.clock())  # a message dated ahead of the store is valid from now
         existing = self.similar(scope, candidate, retracted=retracted, names=names, stated_at=stated_at)
-        decision = self.decide(candidate, existing, retracted=retracted, stated_at=stated_at)
-        return self.apply(scope, decision, replace(item, valid_from=stated_at), existing)
+        decision, fallback = self.decide(candidate, existing, retracted=retracted, stated_at=stated_at)
+        operation = self.apply(scope, decision, replace(item, valid_from=stated_at), existing)
+        return replace(operation, fallback_reason=fallback)
 
     def decide(
         self, candidate: Candidate, existing: Sequence[ExistingMemory], *, retracted: Sequence[str] = (),
         stated_at: datetime | None = None,
-    ) -> Decision:  # fmt: skip
-        """The LLM's checked decision when an LLM is configured and answers usably, else the rules'."""
+    ) -> tuple[Decision, str | None]:  # fmt: skip
+        """The LLM's checked decision when an LLM is configured and answers usably, else the rules'; with
+        why the rules decided instead of a configured LLM (None when the LLM decided or was not asked)."""
         rules = decide(candidate, existing, retracted=retracted, stated_at=stated_at)
         llm = self.llm()
         existing = [m for m in existing if m.current]  # the model sees only what holds now
         if llm is None or not existing or rules.kind is DecisionKind.HISTORY:
-            return rules
+            return rules, None
         try:
             proposed = self._ask(llm, candidate, existing, stated_at, retracted)
         except (ProviderError, LLMOutputError) as exc:
             log.warning("LLM reconciliation failed, deciding by rules: %s", exc)
-            return rules
+            return rules, f"LLM reconciliation failed: {exc}"
         if proposed.kind is DecisionKind.ADD and retracted:
             # the message itself says these stopped holding ("I no longer work at Acme"): retired whatever the model saw
             named = [m for m in existing if m.id in set(retired_by_retraction(existing, retracted))]
             if named:
                 proposed = Decision(DecisionKind.SUPERSEDE, tuple(m.id for m in named), "the message retracts them")
-        return _not_against_later(proposed, existing, stated_at)
+        return _not_against_later(proposed, existing, stated_at), None
 
     def _ask(
         self, llm: LLMClient, candidate: Candidate, existing: Sequence[ExistingMemory], stated_at: datetime | None,
@@ -228,7 +232,7 @@ class Reconciler:
                 item = replace(item, content=decision.content)
             record = semantic.replace(owner, decision.target_ids, item, reason=decision.reason)
             return Operation(DecisionKind.SUPERSEDE, record, decision.target_ids, decision.reason)
-        [record] = semantic.add_many(owner, [item], reconcile=False)
+        [record] = semantic.add_many(owner, [item])
         return Operation(DecisionKind.ADD, record, (), decision.reason)
 
     def _refresh(self, scope: Scope, memory_id: str, item: NewMemory) -> MemoryRecord:
@@ -309,37 +313,4 @@ def retraction_metadata(phrases: Sequence[str]) -> dict[str, Any]:
             "retracts": list(phrases)}  # fmt: skip
 
 
-__all__ = ["Operation", "Reconciler", "reconcile_text", "retraction_metadata", "stated_at_of"]
-
-
-def reconcile_text(reconciler: Reconciler, scope: Scope, item: NewMemory) -> MemoryRecord:
-    """Store a memory given as text (`add()`, MCP `add_memory`, REST), reconciled like a learned one.
-
-    The slot it states is read by the rule extractor from its first-person form; a statement that
-    only retracts ("Alice no longer works at Acme") retires what it names; text stating no slot is
-    compared by the LLM when one is configured, else only exact duplicates are detected.
-    """
-    record = _reconciled(reconciler, scope, item)
-    from .entities import EntityMemory
-
-    EntityMemory(store=reconciler.semantic.store, clock=reconciler.semantic.clock).link_memory(scope.user_id, record)
-    return record
-
-
-def _reconciled(reconciler: Reconciler, scope: Scope, item: NewMemory) -> MemoryRecord:
-    kind = MemoryKind.parse(item.kind)
-    stated_at = item.valid_from or item.created_at or reconciler.semantic.clock()
-    names = user_names(reconciler.semantic.store, scope.user_id)
-    said = first_person(item.content, names) or item.content
-    retracted = retracted_phrases(said)
-    candidate = reconciler.read_candidate(item.content, kind, names, at=stated_at)
-    if candidate is None and retracted:
-        statement = Candidate(kind, item.content, "identity", attribute=RETRACTION, value="; ".join(retracted),
-                              polarity=-1)  # fmt: skip
-        item = replace(item, metadata={**(item.metadata or {}), **retraction_metadata(retracted)})
-        return reconciler.retract(scope, statement, item, stated_at=stated_at, retracted=retracted).memory
-    if candidate is None:
-        if reconciler.llm() is None:
-            return reconciler.semantic.add_many(scope, [item], reconcile=False)[0]
-        candidate = Candidate(kind, item.content, "event")
-    return reconciler.reconcile(scope, candidate, item, stated_at=stated_at, retracted=retracted, names=names).memory
+__all__ = ["Operation", "Reconciler", "retraction_metadata", "stated_at_of", "user_names"]

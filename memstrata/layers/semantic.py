@@ -10,8 +10,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -39,14 +38,10 @@ from ..storage.base import MemoryFilter, ScoredRow, Store
 from ..storage.fence import fenced
 from . import derived
 from .access import AccessRecorder
+from .clock import Clock
 from .context_vector import with_context
 from .time_cues import TimeCues
 
-if TYPE_CHECKING:
-    from ..llm.base import LLMClient
-    from .reconcile import Reconciler
-
-Clock = Callable[[], datetime]
 _V = TypeVar("_V")
 ExpiryPolicy = Callable[[MemoryKind, datetime], "datetime | None"]
 """The default `expires_at` of a new memory of a kind created at a time (TTL per kind), or None."""
@@ -62,7 +57,6 @@ MAX_READ_QUERY_CHARS = 2_048
 """Ranking reads the dates, names and asked role of a query in its first 2,048 characters: scanning a
 32 KB query for date expressions alone took 36 ms. Keyword search takes its own first
 `core.text.MAX_QUERY_TERMS` words of the whole query."""
-_RECONCILED = frozenset({MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT, MemoryKind.NOTE, MemoryKind.TASK})
 
 
 class Strategy(StrEnum):
@@ -136,15 +130,13 @@ class SemanticMemory:
     def __init__(
         self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
         params: HybridParams | None = None, default_expiry: ExpiryPolicy | None = None,
-        llm: Callable[[], LLMClient | None] | None = None, context_weight: float = CONTEXT_VECTOR_WEIGHT,
+        context_weight: float = CONTEXT_VECTOR_WEIGHT,
     ) -> None:  # fmt: skip
-        """`llm` returns the LLM that reconciles single adds (None: the offline rules decide).
-        `context_weight`: how much a memory's `context` pulls its stored vector (`layers.context_vector`; 0 = the
+        """`context_weight`: how much a memory's `context` pulls its stored vector (`layers.context_vector`; 0 = the
         vector of the content alone)."""
         if context_weight < 0:
             raise InvalidInput(f"context_weight must be >= 0, got {context_weight}")
         self.context_weight = context_weight
-        self.llm = llm
         self.params = params or HybridParams()
         self.default_expiry = default_expiry
         self.store = store
@@ -155,38 +147,23 @@ class SemanticMemory:
         self._speakers: dict[str, frozenset[str]] = {}
         self._time_cues = TimeCues()
 
-    @cached_property
-    def reconciler(self) -> Reconciler:
-        from .reconcile import Reconciler
-
-        return Reconciler(self, llm=self.llm)
-
     # -- writes ------------------------------------------------------------
+    # `add` and `add_many` store text as given: nothing is extracted from it and no other memory is
+    # retired by it. Comparing a statement with what the user said before (supersede, retract, an LLM's
+    # decision) is `LearningMemory.learn`'s job, so one call of either always means the same thing.
     @fenced
     def add(self, scope: Scope, item: NewMemory) -> MemoryRecord:
-        """Store one memory, reconciled with the user's similar current ones (see `reconcile`): a
-        new value for a slot it states ("Alice works at Globex") retires the old one, kept in history."""
-        from .reconcile import reconcile_text
-
-        validate_text(item.content)  # before reconciliation reads it: an oversized text is refused at once
-        if MemoryKind.parse(item.kind) not in _RECONCILED:
-            return self.add_many(scope, [item], reconcile=False)[0]
-        return reconcile_text(self.reconciler, scope, item)
+        """Store one memory verbatim: `add_many` of that one item."""
+        return self.add_many(scope, [item])[0]
 
     @fenced
     def add_many(
-        self, scope: Scope, items: Sequence[NewMemory | str | Mapping[str, Any]], *, dedupe: bool = True,
-        reconcile: bool | None = None,
-    ) -> list[MemoryRecord]:  # fmt: skip
-        """Validate, embed in one batch, and store atomically. Exact duplicates of a current memory
+        self, scope: Scope, items: Sequence[NewMemory | str | Mapping[str, Any]], *, dedupe: bool = True
+    ) -> list[MemoryRecord]:
+        """Validate, embed in one batch, and store atomically, verbatim. Exact duplicates of a current memory
         (same normalized text and kind) are not stored again; the existing record is returned instead.
-        Items are `NewMemory`s, plain strings (facts), or dicts of `NewMemory` fields.
-
-        `reconcile` (default: when the batch holds one memory and `dedupe` is on) sends each memory
-        through `add` instead; batches (imports) are stored as given."""
+        Items are `NewMemory`s, plain strings (facts), or dicts of `NewMemory` fields."""
         items = as_new_memories(items)
-        if reconcile or (reconcile is None and dedupe and len(items) == 1):
-            return [self.add(item.scope or scope, item) for item in items]
         now = self.clock()
         records = [self._build(item.scope or scope, item, now) for item in items]
         if len({r.user_id for r in records}) > 1:

@@ -19,6 +19,7 @@ from ..messages import to_messages
 from ..models import Scope
 from ..settings import Settings
 from ..storage.base import Store
+from .clock import Clock
 from .context import ContextAssembler
 from .conversation import FOLD, Conversation, ExtractiveSummarizer, LLMSummarizer, Summarizer
 from .entities import EntityMemory
@@ -26,7 +27,7 @@ from .learning import LearningMemory
 from .lifecycle import Lifecycle, LifecyclePolicy
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
-from .semantic import Clock, SemanticMemory
+from .semantic import SemanticMemory
 from .user_context import UserContextUpdater
 from .work_queue import LEARN, MAINTAIN, Job, JobProgress, WorkQueue
 
@@ -74,7 +75,7 @@ def build_layers(
 ) -> Layers:
     semantic = SemanticMemory(
         store=store, embedder=embedder, clock=clock, track_access=track_access,
-        default_expiry=policy.default_expiry, llm=lambda: llm, context_weight=settings.context_vector_weight,
+        default_expiry=policy.default_expiry, context_weight=settings.context_vector_weight,
     )  # fmt: skip
     profiles = ProfileMemory(store=store, clock=clock)
     entities = EntityMemory(store=store, clock=clock)

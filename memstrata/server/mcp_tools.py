@@ -115,6 +115,10 @@ class SearchResult(BaseModel):
 
 class LearnResult(BaseModel):
     operations: list[OperationOut] = Field(description="add (new), noop (already known), supersede (replaced)")
+    extractor: Literal["llm", "rules", "custom"] = Field(description="who found the candidates: the LLM or the rules")
+    fallback_reason: str | None = Field(
+        default=None, description="why the rules answered instead of the configured LLM; null when nothing fell back"
+    )
 
 
 class Forgotten(BaseModel):
@@ -160,7 +164,8 @@ def learn(
             OperationOut(event=op.event.value, memory=memory_out(op.memory, b.tenant),
                          replaced_ids=list(op.replaced_ids), reason=op.reason)
             for op in result.operations
-        ]
+        ],
+        extractor=result.extractor, fallback_reason=result.fallback_reason,
     )  # fmt: skip
 
 

@@ -378,6 +378,12 @@ class OperationOut(BaseModel):
 class LearnResponse(BaseModel):
     operations: list[OperationOut] = Field(description="what was stored (empty when queued)")
     job_id: str | None = Field(default=None, description="the queued job, with background=true")
+    extractor: Literal["llm", "rules", "custom"] | None = Field(
+        default=None, description="who found the candidates: the LLM, the rules, or a custom extractor; null if queued"
+    )
+    fallback_reason: str | None = Field(
+        default=None, description="why the rules answered instead of the configured LLM; null when nothing fell back"
+    )
 
 
 class QueueFailure(BaseModel):

@@ -1,8 +1,10 @@
-"""The package's module-level import graph, read from the source (no imports executed).
+"""The package's import graph, read from the source (no imports executed).
 
-Only imports that run when a module is imported count: imports inside functions and under
-`if TYPE_CHECKING:` are left out. `from pkg import name` depends on `pkg.name` when that is a module,
-else on `pkg` itself (its `__init__`).
+`graph()` holds the imports that run when a module is imported: imports inside functions and under
+`if TYPE_CHECKING:` are left out. `graph(deferred=True)` adds the imports inside functions and
+methods (a lazy import still ties the two modules together: it only moves the cycle to run time);
+`if TYPE_CHECKING:` imports stay out in both. `from pkg import name` depends on `pkg.name` when that
+is a module, else on `pkg` itself (its `__init__`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "memstrata"
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts)
+def module_name(path: Path, root: Path = PACKAGE_ROOT) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def modules() -> dict[str, Path]:
-    return {module_name(p): p for p in PACKAGE_ROOT.rglob("*.py")}
+def modules(root: Path = PACKAGE_ROOT) -> dict[str, Path]:
+    return {module_name(p, root): p for p in root.rglob("*.py")}
 
 
 def _top_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
@@ -33,6 +35,19 @@ def _top_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom
             yield from (n for n in node.body if isinstance(n, ast.Import | ast.ImportFrom))
 
 
+def _all_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import of the module, at any depth, except those under `if TYPE_CHECKING:`."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo.extend(node.orelse)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def _resolve(name: str, path: Path, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
@@ -41,11 +56,13 @@ def _resolve(name: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def graph() -> dict[str, set[str]]:
-    known = modules()
+def graph(*, deferred: bool = False, root: Path = PACKAGE_ROOT) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports; with `deferred`, also the imports inside functions."""
+    known = modules(root)
+    imports = _all_imports if deferred else _top_level_imports
     edges: dict[str, set[str]] = {name: set() for name in known}
     for name, path in known.items():
-        for node in _top_level_imports(ast.parse(path.read_text())):
+        for node in imports(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 edges[name] |= {a.name for a in node.names if a.name in known}
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.architecture.imports import PACKAGE_ROOT, cycles, graph
 
@@ -13,6 +14,27 @@ BOTTOM = ("memstrata.core", "memstrata.errors", "memstrata.models")
 
 def test_no_module_level_import_cycle() -> None:
     assert cycles(graph()) == []
+
+
+def test_no_import_cycle_even_through_imports_inside_functions() -> None:
+    """A lazy import only hides a cycle from import time: two modules that need each other are one."""
+    assert cycles(graph(deferred=True)) == []
+
+
+def test_a_cycle_through_a_function_level_import_is_found(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .sub import b\n")
+    (package / "sub" / "b.py").write_text("def f():\n    from .. import c\n    return c\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n"
+        "class C:\n    def m(self):\n        import pkg.a\n"
+    )
+    (package / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
+    assert cycles(graph(root=package)) == []
+    assert cycles(graph(deferred=True, root=package)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
 
 
 def test_core_depends_on_nothing_above_it() -> None:

@@ -1,4 +1,5 @@
-"""Reconciliation for every memory (add, learn), valid time from the message, on both stores."""
+"""Reconciliation of what `learn` stores (a verbatim `add` reconciles nothing), valid time from the message,
+on every store."""
 
 from __future__ import annotations
 
@@ -51,10 +52,12 @@ def test_opposite_stance_said_now_supersedes(memory: Memory) -> None:
     assert current(memory) == ["The user hates coffee."]
 
 
-def test_a_verbatim_add_reconciles_with_another(memory: Memory) -> None:
-    memory.add("Alice lives in Lisbon", scope="alice")
-    memory.add("Alice lives in Porto", scope="alice")
-    assert current(memory) == ["Alice lives in Porto"]
+def test_a_new_value_learned_retires_the_old_one_and_a_verbatim_add_retires_nothing(memory: Memory) -> None:
+    memory.learn("Alice lives in Lisbon", scope="alice", known_name="Alice")
+    memory.learn("Alice lives in Porto", scope="alice", known_name="Alice")
+    assert current(memory) == ["Alice lives in Porto."]
+    memory.add("Alice lives in Madrid", scope="alice")  # stored as given, beside what was learned
+    assert current(memory) == ["Alice lives in Madrid", "Alice lives in Porto."]
 
 
 def test_a_retraction_alone_retires_what_it_names_and_is_kept(memory: Memory) -> None:
@@ -159,3 +162,29 @@ def test_the_llm_sees_every_candidate_against_the_numbered_memories(memory: Memo
 
     assert learn(learner(memory, ScriptedLLM([answer])), "I still work at Initech") == [DecisionKind.NOOP]
     assert current(memory) == ["The user works at Initech."]
+
+
+# -- reversals said in chat -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("first", "then", "left"),
+    [
+        ("I'm vegetarian.", "I started eating meat again", ["The user eats meat again."]),
+        ("I am a vegetarian", "I eat meat again these days", ["The user eats meat again."]),
+        ("I'm vegetarian.", "I'm not vegetarian anymore", ["The user is no longer vegetarian."]),
+        ("My manager is Bob.", "Tom is my new manager", ["The user's manager is Tom."]),
+        ("my boss is Sam", "my new boss is Dana", ["The user's boss is Dana."]),
+    ],
+)
+def test_a_reversal_said_in_chat_retires_the_old_memory(memory: Memory, first: str, then: str, left: list[str]) -> None:
+    said(memory, first, T2025)
+    assert said(memory, then, T2026)[-1] is DecisionKind.SUPERSEDE
+    assert current(memory) == left
+    everything = memory.list(scope="alice", filters=SearchFilter(include_superseded=True))
+    assert any(r.valid_to == T2026 for r in everything)  # the old memory ended when the reversal was said
+
+
+def test_a_new_manager_learned_leaves_a_verbatim_one_in_history(memory: Memory) -> None:
+    bob = memory.add("Alice's manager is Bob", scope="alice")
+    assert said(memory, "Tom is my new manager") == [DecisionKind.SUPERSEDE]
+    assert current(memory) == ["The user's manager is Tom."]
+    assert [e.event for e in memory.history(bob.id, scope="alice")] == [EventType.ADD, EventType.SUPERSEDE]

@@ -248,11 +248,18 @@ def test_queue_status_of_a_user_key_covers_only_its_user(server: Server) -> None
         assert sum(other.get("/v1/queue").json()["counts"].values()) == 0
 
 
-def test_add_reconciles_a_new_value_with_the_current_one(admin: httpx.Client) -> None:
+def test_add_stores_verbatim_and_learn_reconciles_a_new_value_with_the_current_one(admin: httpx.Client) -> None:
     old = add(admin, "ezra", "Ezra lives in Lisbon")
-    new = add(admin, "ezra", "Ezra lives in Porto")
     add(admin, "ezra", "Ezra plays the cello")
+    also = add(admin, "ezra", "Ezra lives in Faro")  # a verbatim add retires nothing
     current = admin.get("/v1/users/ezra/memories").json()["items"]
-    assert sorted(m["content"] for m in current) == ["Ezra lives in Porto", "Ezra plays the cello"]
+    expected = ["Ezra lives in Faro", "Ezra lives in Lisbon", "Ezra plays the cello"]
+    assert sorted(m["content"] for m in current) == expected
+    learned = admin.post("/v1/users/ezra/learn", json={"messages": [{"content": "I live in Porto now"}]}).json()
+    [operation] = learned["operations"]
+    assert operation["event"] == "supersede" and set(operation["replaced_ids"]) == {old["id"], also["id"]}
+    current = admin.get("/v1/users/ezra/memories").json()["items"]
+    assert sorted(m["content"] for m in current) == ["Ezra plays the cello", "The user lives in Porto."]
     history = admin.get(f"/v1/users/ezra/memories/{old['id']}/history").json()
-    assert [e["event"] for e in history] == ["add", "supersede"] and history[1]["after"] == new["content"]
+    assert [e["event"] for e in history] == ["add", "supersede"]
+    assert history[1]["after"] == operation["memory"]["content"]

@@ -162,15 +162,20 @@ def test_http_without_a_valid_key_is_401(server: Server, token: str | None) -> N
     assert all("intruder" not in c for c in contents(server.memory, "acme:alice"))
 
 
-def test_http_add_memory_reconciles_with_the_users_current_memories(server: Server) -> None:
-    async def steps(client: Client) -> None:
+def test_http_add_memory_stores_verbatim_and_learn_reconciles(server: Server) -> None:
+    async def steps(client: Client) -> Any:
         await client.call_tool("add_memory", {"content": "Dora works at Acme Corp"})
-        await client.call_tool("add_memory", {"content": "Dora works at Globex"})
+        await client.call_tool("add_memory", {"content": "Dora works at Initech"})
         await client.call_tool("add_memory", {"content": "Dora loves sailing"})
+        added = sorted(contents(server.memory, "acme:dora"))
+        learned = await client.call_tool("learn", {"messages": [{"content": "I work at Globex now"}]})
+        return added, learned
 
     headers = {"Authorization": f"Bearer {server.keys.admin}", "X-Memstrata-User": "dora"}
-    anyio.run(http_session, server.url, headers, steps)
-    assert sorted(contents(server.memory, "acme:dora")) == ["Dora loves sailing", "Dora works at Globex"]
+    added, learned = anyio.run(http_session, server.url, headers, steps)
+    assert added == ["Dora loves sailing", "Dora works at Acme Corp", "Dora works at Initech"]
+    assert [op["event"] for op in learned.structured_content["operations"]] == ["supersede"]
+    assert sorted(contents(server.memory, "acme:dora")) == ["Dora loves sailing", "The user works at Globex."]
     everything = server.memory.store.list_memories("acme:dora", MemoryFilter(include_superseded=True), limit=10)
     assert "Dora works at Acme Corp" in [r.content for r in everything]
 

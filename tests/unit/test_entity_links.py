@@ -21,12 +21,12 @@ def memory(tmp_path: Path) -> Iterator[Memory]:
 def test_a_memory_mentioning_a_known_entity_is_linked_and_summarized(memory: Memory) -> None:
     sister = memory.learn("My sister's name is Sarah.", scope="u").memories[0]
     lunch = memory.learn("I had lunch with Sarah today.", scope="u").memories[0]
-    tennis = memory.add("Sarah plays tennis on Sundays", scope="u")
+    tennis = memory.learn("Sarah and I play tennis on Sundays.", scope="u").memories[0]
     sarah = memory.entity("Sarah", scope="u")
     assert set(sarah.memory_ids) == {sister.id, lunch.id, tennis.id}
     assert sarah.summary_built and "lunch with Sarah" in sarah.summary and "tennis" in sarah.summary
-    assert sarah.summary.startswith("Sarah plays tennis on Sundays.")  # newest first
-    assert "Sarah plays tennis" in memory.context("what about Sarah?", 2000, scope="u").text
+    assert sarah.summary.startswith("Sarah and the user play tennis on Sundays.")  # newest first
+    assert "play tennis" in memory.context("what about Sarah?", 2000, scope="u").text
 
 
 def test_a_given_summary_is_kept(memory: Memory) -> None:

@@ -92,8 +92,13 @@ def test_add_with_infer(memory: Memory) -> None:
     result = memory.add("I prefer short answers.", scope="alice", infer=True)
     assert [m.kind.value for m in result.memories] == ["preference"]
     assert memory.add("I like hiking.", scope="alice", infer=False).kind.value == "fact"
-    # a verbatim add of what is already known returns the known memory (reconciliation: NOOP)
-    assert memory.add("I prefer short answers.", scope="alice").id == result.memories[0].id
+    # learning what is already known returns the known memory (reconciliation: NOOP) ...
+    again = memory.add("I prefer short answers.", scope="alice", infer=True)
+    assert [(op.event.value, op.memory.id) for op in again.operations] == [("noop", result.memories[0].id)]
+    # ... while a verbatim add stores the text as given, and returns it when stored identically before
+    verbatim = memory.add("I prefer short answers.", scope="alice")
+    assert verbatim.content == "I prefer short answers." and verbatim.id != result.memories[0].id
+    assert memory.add("I prefer short answers.", scope="alice").id == verbatim.id
 
 
 def test_small_talk_stores_nothing(memory: Memory, clock: Clock) -> None:

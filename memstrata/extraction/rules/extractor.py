@@ -38,6 +38,8 @@ class RuleExtractor:
     store-worthiness model of the learned path (`learned`); None runs the rules alone.
     """
 
+    name = "rules"
+
     def __init__(self, *, include_assistant: bool = False, worthiness: StoreWorthiness | None = SHIPPED) -> None:
         self.include_assistant = include_assistant
         self.worthiness = worthiness

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 
 from ..base import Candidate
+from ..diet import food_groups
 from ..lexicon import ADVERBS, CO_SUBJECT, LOWER, wordset
 from ..render import third_person
 from ..skip import blocked_object, sarcastic, unresolved_referent
@@ -111,6 +112,16 @@ _NO_EAT = re.compile(
     r"(?P<v>[\w\- ]+?)(?=$|[,.;!]| anymore| at all)",
     re.I,
 )
+_EAT_AGAIN = re.compile(
+    r"(?:^|(?<=[\s,;:]))(?:i|we)(?:'ve| have)? (?:just |recently |finally )?(?:started|begun|began|restarted|"
+    r"gone back to|went back to) eating (?P<v>[a-z]+(?: [a-z]+)?)(?P<again> again)?\b"
+    r"|(?:^|(?<=[\s,;:]))(?:i'm|i am|we're|we are) (?:back to )?eating (?P<w>[a-z]+(?: [a-z]+)?)"
+    r"(?= again| now| these days| nowadays)"
+    r"|(?:^|(?<=[\s,;:]))(?:i|we) (?:do )?eat (?P<x>[a-z]+(?: [a-z]+)?) (?=again|now|these days|nowadays)",
+    re.I,
+)
+"""What the user eats again or now ("I started eating meat again", "I eat fish these days"): a food group
+eaten, the stance that ends a diet leaving it out (`diet.stances`)."""
 _NOT_HABITS = wordset(
     """said say meant mean asked ask told tell thought think knew know understood understand forget forgot
     wondered wonder get got do did have had am feel felt feels wish hope try tried want wanted"""
@@ -158,6 +169,17 @@ def _no_eat(ctx: Clause, match: re.Match[str]) -> Candidate | None:
     value = clean_value(match.group("v"))
     content = third_person(ctx.original[match.start() :], ctx.name)
     return preference(ctx, content, attribute="diet", value=f"no {value}", confidence=0.8)
+
+
+def _eat_again(ctx: Clause, match: re.Match[str]) -> Candidate | None:
+    words = (match.group("v") or match.group("w") or match.group("x")).casefold().split()
+    named = [i for i, word in enumerate(words) if food_groups(word)]
+    if not named:
+        return None  # "I started eating healthier": no food named
+    value = " ".join(words[: named[-1] + 1])  # "red meat", "fish" (of "fish lol")
+    said = ctx.clause[match.start() : match.end() + 20]
+    when = "again" if re.search(r"\b(?:again|back|restarted)\b", said, re.I) else "now"
+    return preference(ctx, f"{ctx.subject} eats {value} {when}", attribute="diet", value=value, confidence=0.8)
 
 
 def _would_rather(ctx: Clause, match: re.Match[str]) -> Candidate | None:
@@ -260,6 +282,7 @@ _ORDER: tuple[tuple[re.Pattern[str], Builder], ...] = (
     (_FAVORITE_INVERSE, _favorite),
     (_DIET, _diet),
     (_NO_EAT, _no_eat),
+    (_EAT_AGAIN, _eat_again),
     (INSTRUCTION, instruction),
     (STANDING_ORDER, standing_order),
     (WHEN_YOU, when_you),

@@ -15,12 +15,18 @@ _NEW = r"(?:new |current )?"
 _REL_NAMED = re.compile(rf"{MY_OR_OUR} {_NEW}{REL}(?:'s)? name is (?P<v>{NAME}){END}", re.I)
 _REL_IS = re.compile(rf"{MY_OR_OUR} {_NEW}{REL} is (?:called |named )?(?P<v>{NAME}){END}", re.I)
 _REL_IS_A_NAMED = re.compile(rf"{MY_OR_OUR} {REL} is (?:a|an) [\w\- ]+? (?:named|called) (?P<v>{NAME}){END}", re.I)
-_REL_APPOSITION = re.compile(rf"{MY_OR_OUR} {REL},? (?P<v>{NAME})(?P<rest>,?.*)$", re.I)
-_REL_INVERSE = re.compile(rf"^(?P<v>{NAME}) is (?:my|our) {REL}{END}", re.I)
+_REL_APPOSITION = re.compile(rf"{MY_OR_OUR} {_NEW}{REL},? (?P<v>{NAME})(?P<rest>,?.*)$", re.I)
+_REL_INVERSE = re.compile(rf"^(?P<v>{NAME}) is (?:my|our) {_NEW}{REL}{END}", re.I)
 _REL_MARRIED = re.compile(rf"{I_AM} married to (?P<v>{NAME}){END}", re.I)
 _REL_HAVE_NAMED = re.compile(
-    rf"{I_OR_WE} (?:have|'ve got|got) (?:a|an|one) {REL} (?:named|called) (?P<v>{NAME}){END}", re.I
+    rf"{I_OR_WE}(?: have|'ve got| got| have got) (?:a|an|one) {_NEW}{REL} (?:named|called) (?P<v>{NAME}){END}", re.I
 )
+_REL_HAVE_NEW = re.compile(
+    rf"{I_OR_WE}(?: have|'ve got| got| have got) (?:a|an) new {REL}(?:,| now,|:| -) (?:named |called )?"
+    rf"(?P<v>{NAME}){END}",
+    re.I,
+)
+"""'I have a new manager, Tom': a relative introduced as new, named after a pause."""
 _REL_GROUP = re.compile(
     rf"{MY_OR_OUR} (?P<rel>kids|children|sons|daughters|cats|dogs|parents) are (?:called |named )?"
     rf"(?P<v>{NAME}(?:(?:,| and) {NAME})+)",
@@ -34,6 +40,7 @@ _NAMED_RULES = (
     (_REL_IS_A_NAMED, 0.9),
     (_REL_INVERSE, 0.9),
     (_REL_HAVE_NAMED, 0.9),
+    (_REL_HAVE_NEW, 0.85),
     (_REL_MARRIED, 0.9),
     (_REL_APPOSITION, 0.85),
 )

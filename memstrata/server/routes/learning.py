@@ -40,7 +40,9 @@ def learn(user_id: str, body: LearnRequest, caller: Writer, memory: MemoryDep, r
                 reason=op.reason,
             )  # fmt: skip
             for op in result.operations
-        ]
+        ],
+        extractor=result.extractor,
+        fallback_reason=result.fallback_reason,
     )
 
 
