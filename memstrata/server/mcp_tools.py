@@ -42,6 +42,7 @@ from .schemas import (
     UserContextOut,
     memory_out,
 )
+from .shaping import ContentFree
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +118,7 @@ class LearnResult(BaseModel):
     operations: list[OperationOut] = Field(description="add (new), noop (already known), supersede (replaced)")
 
 
-class Forgotten(BaseModel):
+class Forgotten(ContentFree, BaseModel):
     id: str
     forgotten: bool = Field(description="false if there was no such memory")
 
@@ -137,7 +138,7 @@ class SessionEnded(BaseModel):
     user_context: UserContextOut
 
 
-class FactDeleted(BaseModel):
+class FactDeleted(ContentFree, BaseModel):
     category: str
     key: str
     deleted: bool

@@ -34,6 +34,7 @@ from ..layers.procedures import Procedure
 from ..layers.profile import ProfileFact
 from ..layers.semantic import Strategy
 from ..models import RESERVED_PREFIX, HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from .shaping import ContentFree
 from .tenancy import api_id
 
 MAX_JSON_DEPTH = 16
@@ -160,7 +161,7 @@ class SupersedeRequest(Request):
     reason: Text = Field(default="", max_length=1000)
 
 
-class ForgetResult(BaseModel):
+class ForgetResult(ContentFree, BaseModel):
     id: str
     forgotten: bool
 
@@ -333,7 +334,7 @@ class UsersPage(BaseModel):
     next_offset: int | None
 
 
-class WhoAmI(BaseModel):
+class WhoAmI(ContentFree, BaseModel):
     tenant: str
     user: str | None = Field(description="the one user this key may touch; null for the tenant's admin key")
     admin: bool
@@ -343,7 +344,7 @@ class WhoAmI(BaseModel):
     permissions: list[str] = Field(description="what this key may do: read, write, export, erase, admin")
 
 
-class Health(BaseModel):
+class Health(ContentFree, BaseModel):
     status: str
     version: str
 
@@ -470,7 +471,7 @@ class ContextOut(BaseModel):
 
 
 # -- lifecycle: erase, export/import, consolidate -------------------------------
-class ErasureReceiptOut(BaseModel):
+class ErasureReceiptOut(ContentFree, BaseModel):
     """Proof of an erasure that holds no personal data (the user id only as a salted hash)."""
 
     request_id: str
@@ -486,7 +487,7 @@ class ErasureReceiptOut(BaseModel):
         return cls(**receipt.to_value())
 
 
-class ImportReportOut(BaseModel):
+class ImportReportOut(ContentFree, BaseModel):
     memories_written: int
     memories_unchanged: int
     events_written: int

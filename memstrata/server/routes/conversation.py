@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 
 from ..deps import MemoryDep, Reader, Writer
-from ..roles import Permission
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     AddMessagesRequest,
@@ -20,7 +20,7 @@ from ..schemas import (
     UserContextOut,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 def _user_context(value: dict[str, Any], user_id: str) -> UserContextOut:
@@ -72,8 +72,6 @@ def end_session(
         return EndSessionOut(status="queued", user_context=None)
     updated = memory.end_session(scope=scope)
     assert isinstance(updated, dict)
-    if Permission.READ not in caller.permissions:  # an ingest-only key writes but never reads back
-        return EndSessionOut(status="ended", user_context=None)
     return EndSessionOut(status="ended", user_context=_user_context(updated, user_id))
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from ...errors import NotFound
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     AddProcedureRequest,
@@ -21,7 +22,7 @@ from ..schemas import (
     UpsertEntityRequest,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 Name = Annotated[str, Query(min_length=1, max_length=64)]
 

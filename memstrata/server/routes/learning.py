@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     LearnRequest,
@@ -17,7 +18,7 @@ from ..schemas import (
 from ..tenancy import api_id, store_user_id
 from .users import tenant_store_ids
 
-router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 @router.post(

@@ -9,6 +9,7 @@ from ...errors import NotFound
 from ...export_format import ExportDocument
 from ...layers.lifecycle import ConsolidationOptions
 from ..deps import Eraser, Exporter, MemoryDep, StateDep, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     IMPORT_BODY,
@@ -18,7 +19,7 @@ from ..schemas import (
     parse_export,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["privacy"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["privacy"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 @router.delete("", summary="Erase the user: every memory, entity, fact, session, queue item and history event")

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, status
 from ...errors import MemoryNotFound
 from ...export_format import MemoryJSON
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     AddMemoryRequest,
@@ -21,7 +22,9 @@ from ..schemas import (
     memory_out,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES, route_class=ShapedRoute
+)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, summary="Store a memory verbatim")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..deps import MemoryDep, Reader
+from ..routing import ShapedRoute
 from ..schemas import ERROR_RESPONSES, SearchHitOut, SearchRequest, SearchResponse
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 @router.post("/search", summary="Search memories (semantic, keyword, hybrid, time-weighted)")
