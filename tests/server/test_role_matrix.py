@@ -129,7 +129,9 @@ def seed_alice(memory: Memory) -> Seeded:
     memory.upsert_entity("Zed", scope=store_id, type="person", summary=f"Zed is {ALICE_MARKERS['entity summary']}")
     memory.add_procedure("pack", scope=store_id, instruction=f"Always {ALICE_MARKERS['procedure']}")
     session = Scope(user_id=store_id, session_id="s1")
-    memory.add_messages([{"role": "user", "content": f"The gate word is {ALICE_MARKERS['session turn']}"}], scope=session)
+    memory.add_messages(
+        [{"role": "user", "content": f"The gate word is {ALICE_MARKERS['session turn']}"}], scope=session
+    )
     context = {"facts": [ALICE_MARKERS["user context"]], "preferences": {"drink": ALICE_MARKERS["preference"]}}
     memory.store.put_item(store_id, namespaces.USER_CONTEXT, "user", context)
     export = json.loads(memory.export_user(scope=store_id).to_json())
@@ -203,9 +205,7 @@ REQUESTS: dict[str, Request] = {
     "POST /v1/users/{user_id}/learn": lambda s: {"json": {"messages": MESSAGE}},
     "POST /v1/users/{user_id}/sessions/{session_id}/messages": lambda s: {"json": {"messages": MESSAGE}},
     "POST /v1/users/{user_id}/sessions/{session_id}/end": lambda s: {"json": {}},
-    "POST /v1/users/{user_id}/consolidate": lambda s: {
-        "json": {"older_than_days": 0, "min_count": 1, "dry_run": True}
-    },
+    "POST /v1/users/{user_id}/consolidate": lambda s: {"json": {"older_than_days": 0, "min_count": 1, "dry_run": True}},
     "POST /v1/users/{user_id}/import": lambda s: {"json": s.export},
     "POST /v1/users/{user_id}/memories/{memory_id}/supersede": lambda s: {"json": {"content": "Alice moved desks"}},
     "DELETE /v1/users/{user_id}/memories/{memory_id}": lambda s: {},

@@ -25,7 +25,7 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["privacy"], responses=ERR
 @router.delete("", summary="Erase the user: every memory, entity, fact, session, queue item and history event")
 def erase_user(user_id: str, caller: Eraser, memory: MemoryDep, state: StateDep) -> ErasureReceiptOut:
     receipt = memory.erase_user(scope=caller.scope(user_id))
-    state.audit.erased(caller, user_id, receipt.request_id, "DELETE /v1/users/{user_id}")
+    state.audit.erased(caller, receipt, user_id, "DELETE /v1/users/{user_id}")
     return ErasureReceiptOut.of(receipt)
 
 
