@@ -33,6 +33,7 @@ from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .headers import UiSecurityHeaders
 from .limits import BodyLimitMiddleware
 from .metrics import Metrics, MetricsMiddleware
+from .proxies import TrustedProxyMiddleware, parse_networks
 from .ratelimit import RateLimiter, RateLimitMiddleware
 from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
 
@@ -48,6 +49,10 @@ DOCS_POLICY = (
 )
 INSECURE_HEADER = "X-Memstrata-Auth"
 INSECURE_WARNING = "disabled: development mode, every request acts as the tenant's admin; never expose this server"
+
+UVICORN_OPTIONS: dict[str, Any] = {"proxy_headers": False}
+"""How uvicorn must run the app: the app alone decides whose forwarded headers to trust (`proxies.py`),
+so uvicorn must not rewrite the client address from them first."""
 
 ROUTERS = (
     health.router,
@@ -138,6 +143,7 @@ def create_app(
         limiter=RateLimiter(per_key=config.rate_limit, per_failing_source=config.auth_failure_limit),
     )
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(TrustedProxyMiddleware, networks=parse_networks(config.trusted_proxies))  # outermost
     return app
 
 
