@@ -45,18 +45,22 @@ def _shaped(endpoint: Callable[..., Any], hints: dict[str, Any]) -> Callable[...
         principal = next((v for v in arguments.values() if isinstance(v, Principal)), None)
         return principal.permissions if principal is not None else frozenset()
 
+    wrapper: Callable[..., Any]
     if inspect.iscoroutinefunction(endpoint):
 
-        async def wrapper(**arguments: Any) -> Any:
+        async def answer_async(**arguments: Any) -> Any:
             return shape(await endpoint(**arguments), permissions(arguments))
+
+        wrapper = answer_async
     else:
 
-        def wrapper(**arguments: Any) -> Any:
+        def answer(**arguments: Any) -> Any:
             return shape(endpoint(**arguments), permissions(arguments))
 
+        wrapper = answer
     functools.update_wrapper(wrapper, endpoint)
-    del wrapper.__wrapped__  # FastAPI must read the signature below, with its annotations resolved
-    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    del wrapper.__dict__["__wrapped__"]  # FastAPI must read the signature set below, not the endpoint's
+    wrapper.__dict__["__signature__"] = signature.replace(parameters=parameters)
     return wrapper
 
 
@@ -70,7 +74,7 @@ class ShapedRoute(APIRoute):
         if model is not None and needed is not _PUBLIC and may_withhold(typing.cast(Permission | None, needed)):
             reduced = receipt_type(model)
             if reduced != model:
-                either = Union[model, reduced]  # noqa: UP007
+                either: Any = Union[tuple((model, reduced))]  # noqa: UP007
                 kwargs["response_model"] = either
                 responses = kwargs.get("responses") or {}
                 kwargs["responses"] = {  # other success statuses (202 queued) answer the same two shapes

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -70,7 +71,13 @@ def _no_nul(value: str) -> str:
 # Request bodies take JSON types strictly: no 0 for false, no "5" for 5, no epoch number for a date.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_json_object)]
 Text = Annotated[str, AfterValidator(_no_nul)]
-Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$")]
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$"
+"""Ids (users, agents, sessions, memories, receipts): 1-128 letters, digits or `_ . : @ + -`, starting
+with a letter or digit (`models.validate_id`); stated in the schema so clients and fuzzers know them."""
+Id = Annotated[str, Field(min_length=1, max_length=128, pattern=ID_PATTERN)]
+PathId = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN)]
+FactName = Annotated[str, Path(min_length=1, max_length=64, description="1-64 letters, digits, _ . - (case-folded)")]
+EntityName = Annotated[str, Path(min_length=1, max_length=120, description="any spelling or alias of the name")]
 Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Flag = StrictBool
 

@@ -124,7 +124,7 @@ def receipt_model(model: type[BaseModel]) -> type[BaseModel]:
         kept = _receipt_type(name, field.annotation)
         if kept is not None:
             fields[name] = _field(field, kept, required=field.is_required())
-    reduced: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    reduced: type[BaseModel] = create_model(
         f"{model.__name__}Receipt",
         __config__=ConfigDict(extra="ignore"),
         __doc__=f"What a key that may not read stored data gets instead of {model.__name__}: ids and counts.",
@@ -152,7 +152,7 @@ def lenient_model(model: type[BaseModel]) -> type[BaseModel]:
             fields[name] = _field(field, annotation, required=field.is_required())
         else:
             fields[name] = (annotation | None, Field(default=None, description=field.description))
-    lenient: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    lenient: type[BaseModel] = create_model(
         model.__name__, __config__=model.model_config, __doc__=model.__doc__, **fields
     )
     return lenient

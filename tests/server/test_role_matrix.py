@@ -367,7 +367,8 @@ def test_every_tool_has_a_call_in_the_matrix(matrix: MatrixServer) -> None:
     admin = next(k for k in matrix.keys if k.label == "admin")
     tools, _ = anyio.run(mcp_run, matrix.url, admin, matrix.seed())
     assert tools == set(TOOL_CALLS), (
-        f"tools without a call here: {sorted(tools - set(TOOL_CALLS))}; calls of no tool: {sorted(set(TOOL_CALLS) - tools)}"
+        f"tools without a call here: {sorted(tools - set(TOOL_CALLS))}; "
+        f"calls of no tool: {sorted(set(TOOL_CALLS) - tools)}"
     )
 
 

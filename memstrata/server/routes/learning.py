@@ -11,6 +11,7 @@ from ..schemas import (
     LearnRequest,
     LearnResponse,
     OperationOut,
+    PathId,
     QueueFailure,
     QueueStatusOut,
     memory_out,
@@ -25,7 +26,7 @@ router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES, route_class=Sha
     "/v1/users/{user_id}/learn", summary="Learn durable memories from messages (extract, resolve, store)",
     responses={202: {"model": LearnResponse, "description": "Queued (background=true): see job_id"}},
 )  # fmt: skip
-def learn(user_id: str, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
+def learn(user_id: PathId, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
     messages = [m.to_dict() for m in body.messages]
     if body.background:
