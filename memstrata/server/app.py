@@ -17,6 +17,7 @@ import anyio.to_thread
 from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
@@ -36,6 +37,7 @@ from .metrics import Metrics, MetricsMiddleware
 from .proxies import TrustedProxyMiddleware, parse_networks
 from .ratelimit import RateLimiter, RateLimitMiddleware
 from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
+from .routing import ShapedRoute
 
 logger = logging.getLogger("memstrata.server")
 
@@ -120,6 +122,9 @@ def create_app(
         install_state(app, memory)
     install_error_handlers(app)
     for router in ROUTERS:
+        unshaped = [r.path for r in router.routes if isinstance(r, APIRoute) and not isinstance(r, ShapedRoute)]
+        if unshaped:  # every answer must pass the response rule of shaping.py
+            raise TypeError(f"routes {unshaped} are not ShapedRoutes: build their router with route_class=ShapedRoute")
         app.include_router(router)
 
     if mcp is not None:
