@@ -300,6 +300,10 @@ class AsyncMemory:
         """Awaitable `Memory.queue_status`: Job counts and failures of every user, or of `users` (store user ids)."""
         return await _in_thread(self.sync.queue_status, users=users)
 
+    async def job_status(self, job_id: str, *, scope: ScopeLike) -> JobStatus:
+        """Awaitable `Memory.job_status`: One queued job of the scope's user (`learn_later`'s id): pending, done, failed, or `expired` once its record was deleted after `MEMSTRATA_JOB_RETENTION_DAYS`; `NotFound` for an unknown id."""
+        return await _in_thread(self.sync.job_status, job_id, scope=scope)
+
     async def start_worker(self, *, interval: float = 1.0) -> None:
         """Awaitable `Memory.start_worker`: Process the queue every `interval` seconds in a daemon thread until `stop_worker`/`close`."""
         return await _in_thread(self.sync.start_worker, interval=interval)

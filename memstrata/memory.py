@@ -441,6 +441,9 @@ class Memory:
         user_id = as_scope(scope).user_id
         receipt = self._layers.lifecycle.erase_user(user_id)
         self._layers.semantic.forget_user(user_id)
+        from .server.audit import record_erasure  # the server's audit log, if this store holds one
+
+        record_erasure(self.store, user_id, receipt, operation="Memory.erase_user")
         return receipt
 
     def erasure_receipt(self, request_id: str, *, scope: ScopeLike | None = None) -> ErasureReceipt | None:

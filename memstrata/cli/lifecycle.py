@@ -21,7 +21,7 @@ def register(commands: Any) -> None:
         "profile, procedures, queue items, history and buffer keys, then prints the stored, content-free "
         "receipt.",
     )  # fmt: skip
-    erase.add_argument("--user", required=True, help="user id")
+    erase.add_argument("--user", required=True, help="user id (a user of the server: TENANT:USER, e.g. default:alice)")
     erase.add_argument("--yes", action="store_true", help="confirm: nothing can be recovered afterwards")
     add_json_flag(erase)
     erase.set_defaults(handler=cmd_erase)
@@ -64,8 +64,11 @@ def register(commands: Any) -> None:
 def cmd_erase(args: argparse.Namespace) -> int:
     if not args.yes:
         raise InvalidInput(f"erasing {args.user!r} cannot be undone; add --yes to confirm")
+    from ..server.audit import record_erasure
+
     with open_memory(args) as memory:
-        receipt = memory.erase_user(scope=args.user)
+        receipt = memory.erase_user(scope=args.user)  # also applies the audit log's erasure rule
+        record_erasure(memory.store, args.user, receipt, operation="cli: memstrata erase")  # names the CLI
     emit(args, receipt, lambda: (
         f"erased: {counts_text(receipt.counts)} in {receipt.duration_ms:.0f} ms\n"
         f"receipt {receipt.request_id} at {receipt.erased_at:%Y-%m-%d %H:%M:%S} UTC\n"

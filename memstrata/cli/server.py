@@ -98,7 +98,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..memory import Memory
-    from ..server.app import create_app
+    from ..server.app import UVICORN_OPTIONS, create_app
     from ..server.auth import KeyRing
     from ..server.config import ServerConfig
     from ..server.tenancy import validate_tenant
@@ -123,7 +123,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"memstrata: http://{config.host}:{config.port}/ui  (API docs at /docs, MCP at /mcp)",
             file=sys.stderr,
         )
-        uvicorn.run(app, host=config.host, port=config.port, log_level=args.log_level, access_log=False)
+        uvicorn.run(
+            app, host=config.host, port=config.port, log_level=args.log_level, access_log=False, **UVICORN_OPTIONS
+        )
     return 0
 
 

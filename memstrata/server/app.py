@@ -17,6 +17,7 @@ import anyio.to_thread
 from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
@@ -33,8 +34,10 @@ from .errors import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .headers import UiSecurityHeaders
 from .limits import BodyLimitMiddleware
 from .metrics import Metrics, MetricsMiddleware
+from .proxies import TrustedProxyMiddleware, parse_networks
 from .ratelimit import RateLimiter, RateLimitMiddleware
 from .routes import audit, conversation, health, knowledge, learning, lifecycle, memories, search, users
+from .routing import ShapedRoute
 
 logger = logging.getLogger("memstrata.server")
 
@@ -48,6 +51,10 @@ DOCS_POLICY = (
 )
 INSECURE_HEADER = "X-Memstrata-Auth"
 INSECURE_WARNING = "disabled: development mode, every request acts as the tenant's admin; never expose this server"
+
+UVICORN_OPTIONS: dict[str, Any] = {"proxy_headers": False}
+"""How uvicorn must run the app: the app alone decides whose forwarded headers to trust (`proxies.py`),
+so uvicorn must not rewrite the client address from them first."""
 
 ROUTERS = (
     health.router,
@@ -115,6 +122,9 @@ def create_app(
         install_state(app, memory)
     install_error_handlers(app)
     for router in ROUTERS:
+        unshaped = [r.path for r in router.routes if isinstance(r, APIRoute) and not isinstance(r, ShapedRoute)]
+        if unshaped:  # every answer must pass the response rule of shaping.py
+            raise TypeError(f"routes {unshaped} are not ShapedRoutes: build their router with route_class=ShapedRoute")
         app.include_router(router)
 
     if mcp is not None:
@@ -138,6 +148,7 @@ def create_app(
         limiter=RateLimiter(per_key=config.rate_limit, per_failing_source=config.auth_failure_limit),
     )
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(TrustedProxyMiddleware, networks=parse_networks(config.trusted_proxies))  # outermost
     return app
 
 

@@ -6,7 +6,9 @@ Entries are items of the reserved system user (`namespaces.SYSTEM_USER`), one na
 (`audit:<tenant>`), so the same store holds them on SQLite and Postgres and no API request can reach
 them except `GET /v1/audit` (the `admin` permission). When a user is erased, every entry naming that
 user is deleted and one `erase` entry remains that names only the erasure receipt (whose user hash
-cannot be reversed): an erased user leaves nothing in the log but the receipt.
+cannot be reversed): an erased user leaves nothing in the log but the receipt. Every erasure path
+applies that one rule (`record_erasure`): `DELETE /v1/users/{user_id}`, `memstrata erase` and
+`Memory.erase_user` itself, whenever the store holds a log for the user's tenant.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from ..layers.lifecycle import ErasureReceipt
 from ..models import new_id, utcnow
 from ..namespaces import SYSTEM_USER
 from ..storage.base import Store
 from .auth import Principal
 from .roles import Permission
+from .tenancy import split_store_user_id
 
 NAMESPACE_PREFIX = "audit:"
+OPERATOR = "operator"
+"""`role` of an entry no API key wrote: `memstrata erase` or a library call on the store itself."""
 _SCAN = 1_000_000
 
 
@@ -92,18 +98,50 @@ class AuditLog:
         items = self.store.list_items(SYSTEM_USER, NAMESPACE_PREFIX + tenant, limit=offset + limit)
         return [AuditEntry.from_value(item.value) for item in items[offset:]]
 
-    def erased(self, principal: Principal, user: str, receipt: str, operation: str) -> AuditEntry:
-        """After erasing `user`: delete every entry naming the user, keep one naming only the receipt."""
-        namespace = NAMESPACE_PREFIX + principal.tenant
-        for item in self.store.list_items(SYSTEM_USER, namespace, limit=_SCAN):
-            if item.value.get("user") == user:
-                self.store.delete_item(SYSTEM_USER, namespace, item.key)
-        entry = AuditEntry(
-            id=new_id()[:16], at=utcnow(), action=Action.ERASE, operation=operation, key_id=principal.key_id,
-            role=principal.role.value, user=None, receipt=receipt,
+    def erased(self, principal: Principal, receipt: ErasureReceipt, user: str, operation: str) -> AuditEntry:
+        """After `principal` erased `user` (REST): the erasure rule, with the key named on its entry."""
+        entry = record_erasure(
+            self.store, f"{principal.tenant}:{user}", receipt, operation=operation, key_id=principal.key_id,
+            role=principal.role.value, always=True,
         )  # fmt: skip
-        self.store.put_item(SYSTEM_USER, namespace, _item_key(entry), entry.to_value())
+        assert entry is not None
         return entry
+
+
+def record_erasure(
+    store: Store,
+    store_user_id: str,
+    receipt: ErasureReceipt,
+    *,
+    operation: str,
+    key_id: str | None = None,
+    role: str = OPERATOR,
+    always: bool = False,
+) -> AuditEntry | None:
+    """THE erasure rule of the log, applied by every erasure path: delete every entry of the tenant's
+    log naming the erased user and keep one `erase` entry naming only the receipt.
+
+    The entry's item key derives from the receipt, so a second call for the same erasure (the REST
+    route or the CLI naming itself after `Memory.erase_user` did) replaces the entry instead of adding
+    one. A store user id that is no tenant's user (`split_store_user_id`) has no log; a tenant whose
+    log is empty gets none either, unless `always` (the server, which owns the log). None then."""
+    parts = split_store_user_id(store_user_id)
+    if parts is None:
+        return None
+    tenant, user = parts
+    namespace = NAMESPACE_PREFIX + tenant
+    items = store.list_items(SYSTEM_USER, namespace, limit=_SCAN)
+    if not items and not always:
+        return None
+    for item in items:
+        if item.value.get("user") == user:
+            store.delete_item(SYSTEM_USER, namespace, item.key)
+    entry = AuditEntry(
+        id=receipt.request_id[:16], at=receipt.erased_at, action=Action.ERASE, operation=operation, key_id=key_id,
+        role=role, user=None, receipt=receipt.request_id,
+    )  # fmt: skip
+    store.put_item(SYSTEM_USER, namespace, _item_key(entry), entry.to_value())
+    return entry
 
 
 def _item_key(entry: AuditEntry) -> str:

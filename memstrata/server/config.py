@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from .tenancy import DEFAULT_TENANT
 
@@ -42,6 +44,14 @@ class ServerConfig(BaseSettings):
     """Failed authentications (401) per client address before that address gets 429 on /v1 and /mcp."""
     allowed_hosts: list[str] = Field(default_factory=list)
     """Extra Host header values accepted by /mcp (DNS-rebinding protection) when not on loopback."""
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """Reverse proxies whose `X-Forwarded-For` names the client (addresses or CIDR networks, comma
+    separated in `MEMSTRATA_TRUSTED_PROXIES`); none by default: the header is ignored (`proxies.py`)."""
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
     @property
     def auth_enabled(self) -> bool:

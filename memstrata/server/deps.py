@@ -52,6 +52,19 @@ def current_principal(
     return authenticate(server_state(request), credentials.credentials if credentials else None)
 
 
+_KEY_DEPENDENCIES: dict[Any, Permission | None] = {}
+"""Every dependency that authenticates a key → the permission it requires (None: any valid key)."""
+
+
+def is_key(dependency: Any) -> bool:
+    return dependency in _KEY_DEPENDENCIES
+
+
+def permission_of(dependency: Any) -> Permission | None:
+    """The permission a key dependency (`requires(p)`, `current_principal`) requires."""
+    return _KEY_DEPENDENCIES[dependency]
+
+
 def requires(permission: Permission) -> Any:
     """The dependency of a route that needs `permission`: authenticates the key and applies the access
     rule to the route's `{user_id}` (if any). The permission is the route's OpenAPI security scope."""
@@ -70,7 +83,11 @@ def requires(permission: Permission) -> Any:
         )
         return principal
 
+    _KEY_DEPENDENCIES[authorized] = permission
     return authorized
+
+
+_KEY_DEPENDENCIES[current_principal] = None
 
 
 def reject_unknown_query(request: Request) -> None:

@@ -1,7 +1,10 @@
 """The one table mapping memstrata's exception tree to HTTP statuses, and problem+json rendering.
 
 Every error response of the API is an RFC 9457 problem document:
-`{"type": "about:blank", "title": "...", "status": 404, "detail": "memory 'x' not found"}`.
+`{"type": "about:blank", "title": "...", "status": 404, "detail": "memory 'x' not found",
+"error": "MemoryNotFound"}`. `error` is the exact class of the exception raised (any class of the tree
+in `memstrata.errors`, including ones added later), so that `MemoryClient` raises that same class; the
+status is the one of the class's nearest ancestor in `STATUS` (its method resolution order).
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from ..errors import (
     ConfigurationError,
     EmbeddingMismatch,
     InvalidInput,
-    LLMOutputError,
     MemstrataError,
     NotFound,
     PermissionDenied,
@@ -33,28 +35,29 @@ from ..errors import (
 
 logger = logging.getLogger("memstrata.server")
 
-STATUS_TABLE: tuple[tuple[type[MemstrataError], int], ...] = (
-    (NotFound, 404),
-    (PermissionDenied, 403),
-    (UserErased, 409),
-    (EmbeddingMismatch, 409),
-    (InvalidInput, 422),
-    (ConfigurationError, 501),
-    (UsageError, 400),
-    (LLMOutputError, 502),
-    (ProviderError, 502),
-    (BufferUnavailable, 503),
-    (StoreError, 503),
-    (BackendError, 503),
-    (MemstrataError, 500),
-)
-"""MemstrataError subclass → HTTP status; the first match wins, so subclasses come first."""
+STATUS: dict[type[MemstrataError], int] = {
+    NotFound: 404,
+    PermissionDenied: 403,
+    UserErased: 409,
+    EmbeddingMismatch: 409,
+    InvalidInput: 422,
+    ConfigurationError: 501,
+    UsageError: 400,
+    ProviderError: 502,
+    BufferUnavailable: 503,
+    StoreError: 503,
+    BackendError: 503,
+    MemstrataError: 500,
+}
+"""Branches of the exception tree → HTTP status. A class not listed (`MemoryNotFound`, `LLMOutputError`,
+a class added later) answers the status of its nearest listed ancestor."""
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
-def status_for(exc: MemstrataError) -> int:
-    return next(status for kind, status in STATUS_TABLE if isinstance(exc, kind))
+def status_for(kind: type[MemstrataError]) -> int:
+    """The HTTP status of an exception class: that of the first class of its MRO that `STATUS` lists."""
+    return next(STATUS[base] for base in kind.__mro__ if base in STATUS)
 
 
 def problem(status: int, detail: str, *, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -70,7 +73,7 @@ def problem(status: int, detail: str, *, headers: dict[str, str] | None = None, 
 
 async def _memstrata_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, MemstrataError)
-    status = status_for(exc)
+    status = status_for(type(exc))
     if status >= 500:
         logger.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
     return problem(status, str(exc), error=type(exc).__name__)

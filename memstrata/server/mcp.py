@@ -16,11 +16,13 @@ from ipaddress import ip_address
 from typing import Any, TypeVar
 
 import anyio.to_thread
+import pydantic_core
 from fastapi import HTTPException
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
@@ -33,6 +35,7 @@ from .deps import ServerState, authenticate
 from .errors import problem
 from .mcp_tools import SECTIONS, TOOLS, Binding, ToolSpec, read_section
 from .roles import ROLE_PERMISSIONS, Permission, Role
+from .shaping import lenient_model, may_withhold, receipt_type, shape
 
 USER_HEADER = "x-memstrata-user"
 AGENT_HEADER = "x-memstrata-agent"
@@ -70,18 +73,24 @@ def _mapped(fn: Callable[..., T]) -> Callable[..., T]:
 def _bound_tool(spec: ToolSpec, resolve: Resolver) -> Callable[..., Any]:
     """`spec.fn` as an MCP tool: its `Binding` parameter becomes the request context, resolved per call
     (every tool call passes here: the one place a per-tool permission rule belongs); the work runs on a
-    worker thread so a slow store never blocks the server's event loop."""
+    worker thread so a slow store never blocks the server's event loop. A tool a key unable to read
+    stored data may call answers through `shaping.shape` (ids and counts for such a key) and publishes
+    the lenient output schema both shapes satisfy."""
     hints = typing.get_type_hints(spec.fn, include_extras=True)
     params = list(inspect.signature(spec.fn).parameters.values())[1:]
     context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)
+    returned = hints["return"]
+    withheld = may_withhold(spec.permission) and receipt_type(returned) != returned
     signature = inspect.Signature(
-        [context, *(p.replace(annotation=hints[p.name]) for p in params)], return_annotation=hints["return"]
+        [context, *(p.replace(annotation=hints[p.name]) for p in params)],
+        return_annotation=lenient_model(returned) if withheld else returned,
     )
     work = _mapped(spec.fn)
 
     async def tool(ctx: Context, **arguments: Any) -> Any:
         bound = resolve(ctx, spec.permission)
-        return await anyio.to_thread.run_sync(functools.partial(work, bound, **arguments))
+        result = await anyio.to_thread.run_sync(functools.partial(work, bound, **arguments))
+        return _shown(result, bound.principal.permissions) if withheld else result
 
     tool.__name__ = spec.fn.__name__
     tool.__doc__ = spec.fn.__doc__
@@ -90,6 +99,15 @@ def _bound_tool(spec: ToolSpec, resolve: Resolver) -> Callable[..., Any]:
         "return": signature.return_annotation
     }
     return tool
+
+
+def _shown(result: BaseModel, permissions: frozenset[Permission]) -> CallToolResult:
+    """A tool's result as the caller may see it (`shaping.shape`), as the SDK would have sent the model."""
+    shown = shape(result, permissions)
+    text = pydantic_core.to_json(shown, fallback=str, indent=2).decode()
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=shown.model_dump(mode="json")
+    )
 
 
 def _annotations(spec: ToolSpec) -> ToolAnnotations:

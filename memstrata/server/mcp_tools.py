@@ -42,6 +42,7 @@ from .schemas import (
     UserContextOut,
     memory_out,
 )
+from .shaping import ContentFree
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,7 @@ class LearnResult(BaseModel):
     )
 
 
-class Forgotten(BaseModel):
+class Forgotten(ContentFree, BaseModel):
     id: str
     forgotten: bool = Field(description="false if there was no such memory")
 
@@ -141,7 +142,7 @@ class SessionEnded(BaseModel):
     user_context: UserContextOut
 
 
-class FactDeleted(BaseModel):
+class FactDeleted(ContentFree, BaseModel):
     category: str
     key: str
     deleted: bool

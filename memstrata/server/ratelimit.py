@@ -9,8 +9,9 @@
 
 Both answer **429** `application/problem+json` with `Retry-After` (whole seconds until the window has
 room). The counters live in this process: several server processes behind a balancer each count on
-their own, and behind a reverse proxy the source is the proxy's address unless uvicorn is told to trust
-forwarded headers (`--forwarded-allow-ips`).
+their own. The source is the peer's address; behind a reverse proxy it is the client the proxy names
+in `X-Forwarded-For` only if the proxy is listed in `MEMSTRATA_TRUSTED_PROXIES` (`proxies.py`), so a
+client cannot pick the address its failures count against.
 """
 
 from __future__ import annotations

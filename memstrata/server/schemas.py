@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -34,6 +35,7 @@ from ..layers.procedures import Procedure
 from ..layers.profile import ProfileFact
 from ..layers.semantic import Strategy
 from ..models import RESERVED_PREFIX, HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from .shaping import ContentFree
 from .tenancy import api_id
 
 MAX_JSON_DEPTH = 16
@@ -69,7 +71,13 @@ def _no_nul(value: str) -> str:
 # Request bodies take JSON types strictly: no 0 for false, no "5" for 5, no epoch number for a date.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_json_object)]
 Text = Annotated[str, AfterValidator(_no_nul)]
-Id = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$")]
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@+\-]*$"
+"""Ids (users, agents, sessions, memories, receipts): 1-128 letters, digits or `_ . : @ + -`, starting
+with a letter or digit (`models.validate_id`); stated in the schema so clients and fuzzers know them."""
+Id = Annotated[str, Field(min_length=1, max_length=128, pattern=ID_PATTERN)]
+PathId = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN)]
+FactName = Annotated[str, Path(min_length=1, max_length=64, description="1-64 letters, digits, _ . - (case-folded)")]
+EntityName = Annotated[str, Path(min_length=1, max_length=120, description="any spelling or alias of the name")]
 Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Flag = StrictBool
 
@@ -160,7 +168,7 @@ class SupersedeRequest(Request):
     reason: Text = Field(default="", max_length=1000)
 
 
-class ForgetResult(BaseModel):
+class ForgetResult(ContentFree, BaseModel):
     id: str
     forgotten: bool
 
@@ -333,7 +341,7 @@ class UsersPage(BaseModel):
     next_offset: int | None
 
 
-class WhoAmI(BaseModel):
+class WhoAmI(ContentFree, BaseModel):
     tenant: str
     user: str | None = Field(description="the one user this key may touch; null for the tenant's admin key")
     admin: bool
@@ -343,7 +351,7 @@ class WhoAmI(BaseModel):
     permissions: list[str] = Field(description="what this key may do: read, write, export, erase, admin")
 
 
-class Health(BaseModel):
+class Health(ContentFree, BaseModel):
     status: str
     version: str
 
@@ -476,7 +484,7 @@ class ContextOut(BaseModel):
 
 
 # -- lifecycle: erase, export/import, consolidate -------------------------------
-class ErasureReceiptOut(BaseModel):
+class ErasureReceiptOut(ContentFree, BaseModel):
     """Proof of an erasure that holds no personal data (the user id only as a salted hash)."""
 
     request_id: str
@@ -492,7 +500,7 @@ class ErasureReceiptOut(BaseModel):
         return cls(**receipt.to_value())
 
 
-class ImportReportOut(BaseModel):
+class ImportReportOut(ContentFree, BaseModel):
     memories_written: int
     memories_unchanged: int
     events_written: int

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser
 
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.memory import Memory
-from memstrata.server.app import create_app
+from memstrata.server.app import UVICORN_OPTIONS, create_app
 from memstrata.server.auth import KeyRing
 from memstrata.server.config import ServerConfig
 
@@ -29,7 +29,9 @@ TENANT = "acme"
 @contextmanager
 def serve(app: FastAPI) -> Iterator[str]:
     """Run `app` with uvicorn in a thread on a free loopback port; yield its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False, **UVICORN_OPTIONS
+    )  # as `memstrata serve` runs it
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -130,3 +130,27 @@ def test_cli_prints_the_log(audit_server: AuditServer, capsys: pytest.CaptureFix
     assert cli_main(["--store", f"sqlite:///{audit_server.path}", "audit", "--tenant", TENANT, "--limit", "5"]) == 0
     out = capsys.readouterr().out
     assert "export" in out and f"key={audit_server.admin.id}" in out and "user=gina" in out
+
+
+def test_cli_erasure_leaves_only_the_receipt(audit_server: AuditServer, capsys: pytest.CaptureFixture[str]) -> None:
+    with audit_server.client(audit_server.admin_token) as admin:
+        assert admin.post("/v1/users/hank/memories", json={"content": f"Hank {MARKER}"}).status_code == 201
+        assert admin.get("/v1/users/hank/export").status_code == 200
+    assert any(e["user"] == "hank" for e in audit_server.log())
+    store = f"sqlite:///{audit_server.path}"
+    args = ["--store", store, "--embedder", "hashing:64", "erase", "--user", f"{TENANT}:hank", "--yes", "--json"]
+    assert cli_main(args) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    log = audit_server.log()
+    assert not any(e["user"] == "hank" for e in log) and "hank" not in json.dumps(log)
+    [entry] = [e for e in log if e["receipt"] == receipt["request_id"]]
+    assert entry["action"] == "erase" and entry["user"] is None and entry["role"] == "operator"
+    assert entry["operation"] == "cli: memstrata erase" and entry["key_id"] is None
+
+
+def test_one_rest_erasure_leaves_one_entry(audit_server: AuditServer) -> None:
+    with audit_server.client(audit_server.admin_token) as admin:
+        assert admin.get("/v1/users/iris/export").status_code == 200
+        receipt = admin.delete("/v1/users/iris").json()
+    [entry] = [e for e in audit_server.log() if e["receipt"] == receipt["request_id"]]
+    assert entry["key_id"] == audit_server.admin.id and entry["operation"] == "DELETE /v1/users/{user_id}"

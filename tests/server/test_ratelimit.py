@@ -4,7 +4,7 @@ its own limit gets 429 while other keys go on, the window frees itself; security
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -95,3 +95,57 @@ def test_ui_has_security_headers_and_the_api_does_not_need_them(limited: Limited
     assert ui.headers["X-Frame-Options"] == "DENY" and ui.headers["X-Content-Type-Options"] == "nosniff"
     assert script.headers["Content-Security-Policy"] == UI_CONTENT_SECURITY_POLICY
     assert "Content-Security-Policy" not in api.headers
+
+
+def wrong_keys(url: str, forwarded_for: Callable[[int], str], n: int) -> list[int]:
+    with httpx.Client(base_url=url, timeout=30) as client:
+        return [
+            client.get(
+                "/v1/whoami", headers={"Authorization": f"Bearer msk_guess{i}", "X-Forwarded-For": forwarded_for(i)}
+            ).status_code
+            for i in range(n)
+        ]
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_address_limit(limited: Limited) -> None:
+    """No trusted proxy by default: from 127.0.0.1, a new X-Forwarded-For per request counts as 127.0.0.1."""
+    statuses = wrong_keys(limited.url, lambda i: f"203.0.113.{i % 250}", 40)
+    assert statuses[:20] == [401] * 20 and statuses[20:] == [429] * 20
+
+
+@pytest.mark.parametrize("limited", [{"trusted_proxies": ["127.0.0.0/8"]}], indirect=True)
+def test_a_trusted_proxy_names_the_client(limited: Limited) -> None:
+    one_client = wrong_keys(limited.url, lambda i: "198.51.100.7", 22)
+    assert one_client == [401] * 20 + [429] * 2
+    spoofed = wrong_keys(limited.url, lambda i: f"10.9.9.{i}, 198.51.100.7", 2)  # the client's own hops don't count
+    other_client = wrong_keys(limited.url, lambda i: "198.51.100.8", 1)
+    assert spoofed == [429, 429] and other_client == [401]
+
+
+def test_trusted_proxies_are_read_from_the_environment_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMSTRATA_TRUSTED_PROXIES", "10.0.0.5, 192.168.0.0/16")
+    assert ServerConfig().trusted_proxies == ["10.0.0.5", "192.168.0.0/16"]
+    monkeypatch.setenv("MEMSTRATA_TRUSTED_PROXIES", "10.0.0.5,the-proxy")
+    with pytest.raises(InvalidInput, match="MEMSTRATA_TRUSTED_PROXIES: 'the-proxy' is not an IP address"):
+        create_app(config=ServerConfig(mcp=False, ui=False))
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "expected"),
+    [
+        ("127.0.0.1", ["203.0.113.9"], "127.0.0.1"),  # peer not trusted (no proxies configured below)
+        ("10.0.0.5", ["203.0.113.9"], "203.0.113.9"),
+        ("10.0.0.5", ["6.6.6.6, 203.0.113.9"], "203.0.113.9"),  # the leftmost hop is the client's own say
+        ("10.0.0.5", ["203.0.113.9, 10.0.0.7"], "203.0.113.9"),  # a chain of trusted proxies
+        ("10.0.0.5", ["10.0.0.7"], "10.0.0.7"),  # only proxies: the farthest one
+        ("10.0.0.5", ["203.0.113.9", "10.0.0.7"], "203.0.113.9"),  # several headers read as one list
+        ("10.0.0.5", ["not-an-ip"], "10.0.0.5"),
+        ("10.0.0.5", [], "10.0.0.5"),
+        ("2001:db8::1", ["203.0.113.9"], "2001:db8::1"),
+    ],
+)
+def test_client_address(peer: str, forwarded: list[str], expected: str) -> None:
+    from memstrata.server.proxies import client_address, parse_networks
+
+    networks = parse_networks(["10.0.0.0/24"]) if peer != "127.0.0.1" else ()
+    assert client_address(peer, forwarded, networks) == expected

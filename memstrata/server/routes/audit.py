@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 
 from ..audit import AuditEntry
 from ..deps import StateDep, TenantAdmin
+from ..routing import ShapedRoute
 from ..schemas import ERROR_RESPONSES, MAX_PAGE
 
-router = APIRouter(prefix="/v1/audit", tags=["audit"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/audit", tags=["audit"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 class AuditEntryOut(BaseModel):

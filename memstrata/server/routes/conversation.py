@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 
 from ..deps import MemoryDep, Reader, Writer
-from ..roles import Permission
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     AddMessagesRequest,
@@ -15,12 +15,13 @@ from ..schemas import (
     ContextRequest,
     EndSessionOut,
     EndSessionRequest,
+    PathId,
     SessionOut,
     TurnOut,
     UserContextOut,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 def _user_context(value: dict[str, Any], user_id: str) -> UserContextOut:
@@ -34,7 +35,7 @@ def _user_context(value: dict[str, Any], user_id: str) -> UserContextOut:
     summary="Append messages to a session",
 )
 def add_messages(
-    user_id: str, session_id: str, body: AddMessagesRequest, caller: Writer, memory: MemoryDep
+    user_id: PathId, session_id: PathId, body: AddMessagesRequest, caller: Writer, memory: MemoryDep
 ) -> list[TurnOut]:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
     return [TurnOut.of(t) for t in memory.add_messages([m.to_dict() for m in body.messages], scope=scope)]
@@ -42,8 +43,8 @@ def add_messages(
 
 @router.get("/sessions/{session_id}", tags=["sessions"], summary="A session's recent turns and rolling summary")
 def get_session(
-    user_id: str,
-    session_id: str,
+    user_id: PathId,
+    session_id: PathId,
     caller: Reader,
     memory: MemoryDep,
     n: Annotated[int | None, Query(ge=1, le=500, description="how many turns (default: the window)")] = None,
@@ -58,8 +59,8 @@ def get_session(
     responses={202: {"model": EndSessionOut, "description": "Queued (background=true)"}},
 )  # fmt: skip
 def end_session(
-    user_id: str,
-    session_id: str,
+    user_id: PathId,
+    session_id: PathId,
     body: EndSessionRequest,
     caller: Writer,
     memory: MemoryDep,
@@ -72,22 +73,20 @@ def end_session(
         return EndSessionOut(status="queued", user_context=None)
     updated = memory.end_session(scope=scope)
     assert isinstance(updated, dict)
-    if Permission.READ not in caller.permissions:  # an ingest-only key writes but never reads back
-        return EndSessionOut(status="ended", user_context=None)
     return EndSessionOut(status="ended", user_context=_user_context(updated, user_id))
 
 
 @router.delete("/sessions/{session_id}", tags=["sessions"], status_code=204, summary="Clear a session's buffer")
-def clear_session(user_id: str, session_id: str, caller: Writer, memory: MemoryDep) -> None:
+def clear_session(user_id: PathId, session_id: PathId, caller: Writer, memory: MemoryDep) -> None:
     memory.clear_session(scope=caller.scope(user_id, session_id=session_id))
 
 
 @router.get("/profile", tags=["profile"], summary="The user context object (updated when a session ends)")
-def user_context(user_id: str, caller: Reader, memory: MemoryDep) -> UserContextOut:
+def user_context(user_id: PathId, caller: Reader, memory: MemoryDep) -> UserContextOut:
     return _user_context(memory.user_context(scope=caller.scope(user_id)), user_id)
 
 
 @router.post("/context", tags=["context"], summary="The prompt block from every layer, within a token budget")
-def context(user_id: str, body: ContextRequest, caller: Reader, memory: MemoryDep) -> ContextOut:
+def context(user_id: PathId, body: ContextRequest, caller: Reader, memory: MemoryDep) -> ContextOut:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
     return ContextOut.of(memory.context(body.query, body.max_tokens, include=body.include, scope=scope))

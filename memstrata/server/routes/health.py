@@ -9,9 +9,10 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from ... import __version__
 from ...namespaces import SYSTEM_USER
 from ..deps import CallerDep, StateDep
+from ..routing import ShapedRoute
 from ..schemas import ERROR_RESPONSES, Health, Problem, WhoAmI
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=ShapedRoute)
 
 
 @router.get(

@@ -8,20 +8,25 @@ from fastapi import APIRouter, Query
 
 from ...errors import NotFound
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
+    ID_PATTERN,
     AddProcedureRequest,
     EntitiesResponse,
+    EntityName,
     EntityOut,
+    FactName,
     FactOut,
     FactsResponse,
+    PathId,
     ProcedureOut,
     ProceduresResponse,
     SetFactRequest,
     UpsertEntityRequest,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 Name = Annotated[str, Query(min_length=1, max_length=64)]
 
@@ -29,7 +34,7 @@ Name = Annotated[str, Query(min_length=1, max_length=64)]
 # -- profile facts ------------------------------------------------------------
 @router.get("/profile/facts", tags=["profile"], summary="Profile facts (key/value by category)")
 def list_facts(
-    user_id: str,
+    user_id: PathId,
     caller: Reader,
     memory: MemoryDep,
     category: Annotated[str | None, Query(max_length=64)] = None,
@@ -38,30 +43,34 @@ def list_facts(
 
 
 @router.put("/profile/facts/{category}/{key}", tags=["profile"], summary="Set a profile fact (keeps the old value)")
-def set_fact(user_id: str, category: str, key: str, body: SetFactRequest, caller: Writer, memory: MemoryDep) -> FactOut:
+def set_fact(
+    user_id: PathId, category: FactName, key: FactName, body: SetFactRequest, caller: Writer, memory: MemoryDep
+) -> FactOut:
     fact = memory.set_fact(category, key, body.value, scope=caller.scope(user_id), source=body.source)
     return FactOut.of(fact)
 
 
 @router.delete("/profile/facts/{category}/{key}", tags=["profile"], status_code=204, summary="Delete a profile fact")
-def delete_fact(user_id: str, category: str, key: str, caller: Writer, memory: MemoryDep) -> None:
+def delete_fact(user_id: PathId, category: FactName, key: FactName, caller: Writer, memory: MemoryDep) -> None:
     if not memory.delete_fact(category, key, scope=caller.scope(user_id)):
         raise NotFound(f"profile fact {category}/{key} not found")
 
 
 # -- entities -----------------------------------------------------------------
 @router.get("/entities", tags=["entities"], summary="Entities the user mentioned")
-def list_entities(user_id: str, caller: Reader, memory: MemoryDep) -> EntitiesResponse:
+def list_entities(user_id: PathId, caller: Reader, memory: MemoryDep) -> EntitiesResponse:
     return EntitiesResponse(entities=[EntityOut.of(e) for e in memory.entities(scope=caller.scope(user_id))])
 
 
 @router.get("/entities/{name}", tags=["entities"], summary="One entity by (any spelling of) its name")
-def get_entity(user_id: str, name: str, caller: Reader, memory: MemoryDep) -> EntityOut:
+def get_entity(user_id: PathId, name: EntityName, caller: Reader, memory: MemoryDep) -> EntityOut:
     return EntityOut.of(memory.entity(name, scope=caller.scope(user_id)))
 
 
 @router.put("/entities/{name}", tags=["entities"], summary="Create or merge an entity")
-def upsert_entity(user_id: str, name: str, body: UpsertEntityRequest, caller: Writer, memory: MemoryDep) -> EntityOut:
+def upsert_entity(
+    user_id: PathId, name: EntityName, body: UpsertEntityRequest, caller: Writer, memory: MemoryDep
+) -> EntityOut:
     entity = memory.upsert_entity(
         name, scope=caller.scope(user_id), type=body.type, summary=body.summary, attributes=body.attributes,
         aliases=body.aliases, memory_id=body.memory_id,
@@ -71,7 +80,7 @@ def upsert_entity(user_id: str, name: str, body: UpsertEntityRequest, caller: Wr
 
 # -- procedures ---------------------------------------------------------------
 @router.post("/procedures", tags=["procedures"], status_code=201, summary="Store an instruction or a few-shot example")
-def add_procedure(user_id: str, body: AddProcedureRequest, caller: Writer, memory: MemoryDep) -> ProcedureOut:
+def add_procedure(user_id: PathId, body: AddProcedureRequest, caller: Writer, memory: MemoryDep) -> ProcedureOut:
     if body.agent_wide:
         caller.require_admin()
     procedure = memory.add_procedure(
@@ -83,11 +92,11 @@ def add_procedure(user_id: str, body: AddProcedureRequest, caller: Writer, memor
 
 @router.get("/procedures", tags=["procedures"], summary="The procedures most similar to a task")
 def find_procedures(
-    user_id: str,
+    user_id: PathId,
     caller: Reader,
     memory: MemoryDep,
     task: Annotated[str, Query(min_length=1, max_length=500)],
-    agent_id: Annotated[str | None, Query(max_length=128)] = None,
+    agent_id: Annotated[str | None, Query(min_length=1, max_length=128, pattern=ID_PATTERN)] = None,
     k: Annotated[int, Query(ge=1, le=50)] = 3,
 ) -> ProceduresResponse:
     found = memory.procedures(task, scope=caller.scope(user_id, agent_id=agent_id), k=k)

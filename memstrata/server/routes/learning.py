@@ -5,11 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     LearnRequest,
     LearnResponse,
     OperationOut,
+    PathId,
     QueueFailure,
     QueueStatusOut,
     memory_out,
@@ -17,14 +19,14 @@ from ..schemas import (
 from ..tenancy import api_id, store_user_id
 from .users import tenant_store_ids
 
-router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 @router.post(
     "/v1/users/{user_id}/learn", summary="Learn durable memories from messages (extract, resolve, store)",
     responses={202: {"model": LearnResponse, "description": "Queued (background=true): see job_id"}},
 )  # fmt: skip
-def learn(user_id: str, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
+def learn(user_id: PathId, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
     messages = [m.to_dict() for m in body.messages]
     if body.background:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, status
 from ...errors import MemoryNotFound
 from ...export_format import MemoryJSON
 from ..deps import MemoryDep, Reader, Writer
+from ..routing import ShapedRoute
 from ..schemas import (
     ERROR_RESPONSES,
     AddMemoryRequest,
@@ -16,16 +17,19 @@ from ..schemas import (
     HistoryEventOut,
     ListQuery,
     MemoryPage,
+    PathId,
     SupersedeRequest,
     UpdateMemoryRequest,
     memory_out,
 )
 
-router = APIRouter(prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/v1/users/{user_id}/memories", tags=["memories"], responses=ERROR_RESPONSES, route_class=ShapedRoute
+)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, summary="Store a memory verbatim")
-def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryJSON:
+def add_memory(user_id: PathId, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryJSON:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     record = memory.add(
         body.content, scope=scope, kind=body.kind, metadata=body.metadata, importance=body.importance,
@@ -35,7 +39,9 @@ def add_memory(user_id: str, body: AddMemoryRequest, caller: Writer, memory: Mem
 
 
 @router.get("", summary="List memories, newest first")
-def list_memories(user_id: str, query: Annotated[ListQuery, Query()], caller: Reader, memory: MemoryDep) -> MemoryPage:
+def list_memories(
+    user_id: PathId, query: Annotated[ListQuery, Query()], caller: Reader, memory: MemoryDep
+) -> MemoryPage:
     scope = caller.scope(user_id, agent_id=query.agent_id, session_id=query.session_id)
     limit, offset = query.limit, query.offset
     records = memory.list(scope=scope, filters=query.search_filter(), limit=limit + 1, offset=offset)
@@ -46,13 +52,13 @@ def list_memories(user_id: str, query: Annotated[ListQuery, Query()], caller: Re
 
 
 @router.get("/{memory_id}", summary="Get one memory")
-def get_memory(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> MemoryJSON:
+def get_memory(user_id: PathId, memory_id: PathId, caller: Reader, memory: MemoryDep) -> MemoryJSON:
     return memory_out(memory.get(memory_id, scope=caller.scope(user_id)), caller.tenant)
 
 
 @router.patch("/{memory_id}", summary="Change a memory in place (its history keeps the old text)")
 def update_memory(
-    user_id: str, memory_id: str, body: UpdateMemoryRequest, caller: Writer, memory: MemoryDep
+    user_id: PathId, memory_id: PathId, body: UpdateMemoryRequest, caller: Writer, memory: MemoryDep
 ) -> MemoryJSON:
     scope = caller.scope(user_id, claimed=body.claimed_users())
     record = memory.update(
@@ -67,14 +73,14 @@ def update_memory(
     summary="Replace an outdated memory; the old one keeps valid_to and a link to its successor",
 )  # fmt: skip
 def supersede_memory(
-    user_id: str, memory_id: str, body: SupersedeRequest, caller: Writer, memory: MemoryDep
+    user_id: PathId, memory_id: PathId, body: SupersedeRequest, caller: Writer, memory: MemoryDep
 ) -> MemoryJSON:
     record = memory.supersede(memory_id, body.content, scope=caller.scope(user_id), reason=body.reason)
     return memory_out(record, caller.tenant)
 
 
 @router.delete("/{memory_id}", summary="Forget a memory: delete it and scrub its text from history")
-def forget_memory(user_id: str, memory_id: str, caller: Writer, memory: MemoryDep) -> ForgetResult:
+def forget_memory(user_id: PathId, memory_id: PathId, caller: Writer, memory: MemoryDep) -> ForgetResult:
     forgotten = memory.forget(memory_id, scope=caller.scope(user_id))
     if not forgotten:
         raise MemoryNotFound(memory_id)
@@ -82,5 +88,5 @@ def forget_memory(user_id: str, memory_id: str, caller: Writer, memory: MemoryDe
 
 
 @router.get("/{memory_id}/history", summary="Every change of a memory, oldest first")
-def memory_history(user_id: str, memory_id: str, caller: Reader, memory: MemoryDep) -> list[HistoryEventOut]:
+def memory_history(user_id: PathId, memory_id: PathId, caller: Reader, memory: MemoryDep) -> list[HistoryEventOut]:
     return [HistoryEventOut.of(e) for e in memory.history(memory_id, scope=caller.scope(user_id))]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..deps import MemoryDep, Reader
-from ..schemas import ERROR_RESPONSES, SearchHitOut, SearchRequest, SearchResponse
+from ..routing import ShapedRoute
+from ..schemas import ERROR_RESPONSES, PathId, SearchHitOut, SearchRequest, SearchResponse
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 
 @router.post("/search", summary="Search memories (semantic, keyword, hybrid, time-weighted)")
-def search(user_id: str, body: SearchRequest, caller: Reader, memory: MemoryDep) -> SearchResponse:
+def search(user_id: PathId, body: SearchRequest, caller: Reader, memory: MemoryDep) -> SearchResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     hits = memory.search(
         body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold,

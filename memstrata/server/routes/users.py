@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query
 
 from ...memory import Memory
 from ..deps import MemoryDep, Reader
+from ..routing import ShapedRoute
 from ..schemas import ERROR_RESPONSES, MAX_PAGE, UsersPage
 from ..tenancy import api_id, split_store_user_id
 
-router = APIRouter(prefix="/v1/users", tags=["users"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/users", tags=["users"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
 _SCAN_LIMIT = 1_000_000
 
