@@ -72,7 +72,7 @@ def by_city(memory: Memory, user: str) -> dict[str, MemoryRecord]:
 def test_a_late_arriving_older_value_ends_where_the_next_value_in_valid_time_begins(store: Store) -> None:
     memory = Memory(store=store, embedder=HashingEmbedder(64), track_access=False, clock=Clock(NOW))
     for city, said in (("Madrid", MADRID), ("Berlin", BERLIN), ("Paris", PARIS)):
-        memory.add(f"Alice lives in {city}.", scope="u", created_at=said)
+        memory.learn({"role": "user", "content": f"I live in {city}.", "at": said}, scope="u")
     cities = by_city(memory, "u")
     assert cities["Paris"].superseded_by == cities["Madrid"].id
     assert cities["Paris"].valid_to == MADRID
@@ -107,11 +107,12 @@ def test_supersede_never_retires_a_memory_valid_after_the_new_one(store: Store) 
 def test_recorded_as_of_returns_what_the_memory_believed_on_a_date(store: Store) -> None:
     clock = Clock(NOW)
     memory = Memory(store=store, embedder=HashingEmbedder(64), track_access=False, clock=clock)
-    madrid = memory.add("Alice lives in Madrid.", scope="u", created_at=MADRID)  # recorded at NOW
+    memory.learn({"role": "user", "content": "I live in Madrid.", "at": MADRID}, scope="u")  # recorded at NOW
     clock.advance(days=10)
-    memory.add("Alice lives in Berlin.", scope="u", created_at=BERLIN)  # recorded at NOW + 10 days
+    memory.learn({"role": "user", "content": "I live in Berlin.", "at": BERLIN}, scope="u")  # recorded at NOW + 10 days
     clock.advance(days=10)
-    memory.add("Alice lives in Paris.", scope="u", created_at=PARIS)  # recorded at NOW + 20 days
+    memory.learn({"role": "user", "content": "I live in Paris.", "at": PARIS}, scope="u")  # recorded at NOW + 20 days
+    madrid = by_city(memory, "u")["Madrid"]
     day = timedelta(days=1)
 
     def believed(on: datetime, **more: object) -> list[str]:
@@ -124,8 +125,8 @@ def test_recorded_as_of_returns_what_the_memory_believed_on_a_date(store: Store)
     assert believed(NOW + 21 * day, as_of=PARIS + day) == ["Paris"]
     assert believed(NOW + 5 * day, as_of=BERLIN + day) == ["Madrid"]  # believed it still held
     assert believed(NOW + 11 * day, include_superseded=True) == ["Berlin", "Madrid"]
-    hits = memory.search("where does Alice live", scope="u", filters=SearchFilter(recorded_as_of=NOW + day))
+    hits = memory.search("where does the user live", scope="u", filters=SearchFilter(recorded_as_of=NOW + day))
     assert [h.memory.id for h in hits] == [madrid.id]
     then = SearchFilter(recorded_as_of=NOW + day)
-    keyword = memory.search("Alice Madrid", scope="u", strategy="keyword", filters=then)
+    keyword = memory.search("user Madrid", scope="u", strategy="keyword", filters=then)
     assert [h.memory.id for h in keyword] == [madrid.id]
