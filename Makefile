@@ -4,13 +4,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test services lint bench install clean
+.PHONY: run test test-fast services lint bench install clean
 
 run: $(STAMP)            ## start the memory server on the embedded default (SQLite file + offline embedder)
 	$(BIN)/memstrata serve
 
 test: services $(STAMP)  ## start/check Postgres+pgvector, Redis, Citus and Redis Cluster, then run the whole test suite
 	$(BIN)/python -m pytest
+
+FAST := not postgres and not redis and not citus and not redis_cluster and not browser and not slow
+test-fast: $(STAMP)      ## the tests that need no service (no Postgres, Redis, Citus, browser), for the edit loop
+	$(BIN)/python -m pytest -q -m "$(FAST)"
 
 services:                ## idempotent: Postgres 15 + pgvector, Redis 7 on loopback; Chromium for the UI tests;
 	bash scripts/services.sh      # Citus (coordinator 5440, workers 5441-5442; built once, ~4-7 min)
