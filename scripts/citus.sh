@@ -132,7 +132,8 @@ drop_node() { # drop_node PORT: stop and delete an extra node's cluster
   name=$(name_of "$1")
   [ -z "${NAME_OF[$1]:-}" ] || die "refusing to drop $name: it is one of the three test nodes"
   [ -d "/etc/postgresql/$PG_MAJOR/$name" ] || return 0
-  pg_dropcluster --stop "$PG_MAJOR" "$name"
+  pg_dropcluster --stop "$PG_MAJOR" "$name" 2>/dev/null || true
+  rm -rf "/etc/postgresql/$PG_MAJOR/$name" # pg_dropcluster leaves conf.d/memstrata-citus.conf behind
   log "$name dropped"
 }
 
