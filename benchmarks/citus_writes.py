@@ -23,13 +23,11 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # tests.support: the throwaway databases and roles of the test suite
 
-import psycopg  # noqa: E402
 from psycopg import sql  # noqa: E402
 
 from memstrata.embedders.hashing import HashingEmbedder  # noqa: E402

@@ -22,8 +22,7 @@ import pytest
 
 from memstrata.cli import main as cli_main
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.models import EventType, new_event, new_record
-from memstrata.models import Scope
+from memstrata.models import EventType, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
 from tests.citus.test_operations import citus_sh
@@ -56,8 +55,12 @@ def psql(port: int, dbname: str, script: str) -> None:
     """`script` through psql as the superuser `postgres`, over the Unix socket, stopping at the first error."""
     subprocess.run(
         ["psql", "-h", SOCKET_DIR, "-p", str(port), "-U", "postgres", "-d", dbname, "-v", "ON_ERROR_STOP=1", "-qX"],
-        input=script, text=True, check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
+        input=script,
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -102,7 +105,12 @@ def test_the_documented_setup_runs_verbatim_with_password_authentication(passwor
         store.bind_embedder("hashing-64", 64)
         for user in ("alice", "bob", "carol"):
             record = new_record(scope=Scope(user), content=f"{user} drinks green tea")
-            store.save(user, [record], [new_event(record, EventType.ADD, after=record.content)], embed.embed_documents([record.content]))  # fmt: skip
+            store.save(
+                user,
+                [record],
+                [new_event(record, EventType.ADD, after=record.content)],
+                embed.embed_documents([record.content]),
+            )
             hits = store.keyword_search(user, "green tea", MemoryFilter(), limit=5)
             assert [h.record.id for h in hits] == [record.id]
         assert store.erase_user("bob")["memories"] == 1

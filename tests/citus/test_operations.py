@@ -22,8 +22,7 @@ import psycopg
 import pytest
 
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.models import EventType, new_event, new_record, utcnow
-from memstrata.models import Scope
+from memstrata.models import EventType, Scope, new_event, new_record, utcnow
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.postgres import PostgresStore
 from tests.citus.conftest import DIMENSIONS, EMBEDDER
@@ -88,9 +87,11 @@ class Traffic:
             n += 1
             try:
                 self.store.save(
-                    user, [record], [new_event(record, EventType.ADD, after=record.content)],
+                    user,
+                    [record],
+                    [new_event(record, EventType.ADD, after=record.content)],
                     EMBED.embed_documents([record.content]),
-                )  # fmt: skip
+                )
                 self.store.put_item(user, "profile", "last", {"id": record.id})
             except Exception as exc:  # every failure counts; the test asserts there is none
                 self._failed(f"write {user}: {exc!r}")
@@ -188,9 +189,14 @@ def _application_role_is_still_isolated_on_the_new_worker(app_url: str, dbname: 
     only their rows."""
     params = psycopg.conninfo.conninfo_to_dict(app_url)
     with psycopg.connect(
-        host="127.0.0.1", port=EXTRA_PORT, dbname=dbname, user=params["user"], password=params["password"],
-        options=f"-csearch_path={schema},public", autocommit=True,
-    ) as app:  # fmt: skip
+        host="127.0.0.1",
+        port=EXTRA_PORT,
+        dbname=dbname,
+        user=params["user"],
+        password=params["password"],
+        options=f"-csearch_path={schema},public",
+        autocommit=True,
+    ) as app:
         with app.transaction():
             assert app.execute("SELECT count(*) FROM memories").fetchone() == (0,)
         with app.transaction():

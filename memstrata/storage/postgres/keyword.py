@@ -72,7 +72,9 @@ def _inserts(head: str, tail: str, rows: list[tuple[Any, ...]]) -> list[tuple[st
 
 
 ADD_DOCUMENTS = "INSERT INTO keyword_documents (user_id, term, documents)"
-ADD_DOCUMENTS_TAIL = "ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents"
+ADD_DOCUMENTS_TAIL = (
+    "ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents"
+)
 """Rows: (user_id, term, change), terms in order, so concurrent writes lock them in one order."""
 
 DROP_UNUSED = "DELETE FROM keyword_documents WHERE user_id = %s AND term = ANY(%s) AND documents <= 0"
