@@ -16,6 +16,11 @@
 # A database usable by memstrata on Citus is made with `scripts/citus.sh createdb NAME`: Citus does
 # not propagate CREATE DATABASE, so the database and the `citus` and `vector` extensions are created
 # on every node and the workers are registered from inside the new database. `dropdb NAME` undoes it.
+#
+# Extra nodes for the operations tests (a worker added and rebalanced onto, a cluster set up from the
+# docs): `node-up PORT [password]` creates and starts the cluster 15/citus_<PORT> (the same settings;
+# with `password`, every TCP connection, the superuser's included, must authenticate with SCRAM, and only
+# the Unix socket trusts), `node-drop PORT` stops and deletes it. The three clusters above are never touched.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -27,6 +32,7 @@ PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 COORD_PORT=5440
 WORKER_PORTS=(5441 5442)
 declare -A NAME_OF=([5440]=citus_coord [5441]=citus_w1 [5442]=citus_w2)
+name_of() { echo "${NAME_OF[$1]:-citus_$1}"; }
 ALL_PORTS=("$COORD_PORT" "${WORKER_PORTS[@]}")
 HERE=$(cd "$(dirname "$0")" && pwd)
 VENDOR=${CITUS_VENDOR:-$HERE/../../shared/vendor/citus}
@@ -71,8 +77,11 @@ build_citus() {
 }
 
 # ---------------------------------------------------------------- clusters
-configure_node() { # configure_node PORT
-  local name=${NAME_OF[$1]} conf=/etc/postgresql/$PG_MAJOR/${NAME_OF[$1]}
+configure_node() { # configure_node PORT [password]
+  local name conf auth=trust
+  name=$(name_of "$1")
+  conf=/etc/postgresql/$PG_MAJOR/$name
+  [ "${2:-}" = password ] && auth=scram-sha-256
   cat >"$conf/conf.d/memstrata-citus.conf" <<EOF
 # written by memstrata scripts/citus.sh
 listen_addresses = '127.0.0.1'
@@ -84,21 +93,22 @@ wal_level = logical
 citus.max_cached_conns_per_worker = 2
 EOF
   cat >"$conf/pg_hba.conf" <<EOF
-# written by memstrata scripts/citus.sh: loopback trust, as on the main test cluster
+# written by memstrata scripts/citus.sh: loopback $auth (trust: as on the main test cluster)
 local all all trust
-host all all 127.0.0.1/32 trust
-host all all ::1/128 trust
+host all all 127.0.0.1/32 $auth
+host all all ::1/128 $auth
 EOF
   chown postgres:postgres "$conf/conf.d/memstrata-citus.conf" "$conf/pg_hba.conf"
   log "configured $name"
 }
 
-start_node() { # start_node PORT
-  local port=$1 name=${NAME_OF[$1]}
+start_node() { # start_node PORT [password]
+  local port=$1 name
+  name=$(name_of "$1")
   if node_up "$port"; then return; fi
   if [ ! -d "/etc/postgresql/$PG_MAJOR/$name" ]; then
     pg_createcluster "$PG_MAJOR" "$name" -p "$port" >/dev/null
-    configure_node "$port"
+    configure_node "$port" "${2:-}"
   fi
   pg_ctlcluster --skip-systemctl-redirect "$PG_MAJOR" "$name" start
   for _ in $(seq 60); do node_up "$port" && break; sleep 0.5; done
@@ -106,9 +116,25 @@ start_node() { # start_node PORT
     tail -20 "/var/log/postgresql/postgresql-$PG_MAJOR-$name.log" || true
     die "$name did not start"
   }
-  [ "$(psql_at "$port" postgres -c "select count(*) from pg_roles where rolname = 'root'")" = 1 ] \
-    || psql_at "$port" postgres -c 'create role root superuser login'
+  [ "$(psql_sock "$port" -c "select count(*) from pg_roles where rolname = 'root'")" = 1 ] \
+    || psql_sock "$port" -c 'create role root superuser login'
   log "$name started on $port"
+}
+
+psql_sock() { # psql_sock PORT SQL...: as postgres through the Unix socket (trusted on every node)
+  local port=$1
+  shift
+  su postgres -c "psql -p $port -d postgres -v ON_ERROR_STOP=1 -qtAX $(printf '%q ' "$@")"
+}
+
+drop_node() { # drop_node PORT: stop and delete an extra node's cluster
+  local name
+  name=$(name_of "$1")
+  [ -z "${NAME_OF[$1]:-}" ] || die "refusing to drop $name: it is one of the three test nodes"
+  [ -d "/etc/postgresql/$PG_MAJOR/$name" ] || return 0
+  pg_dropcluster --stop "$PG_MAJOR" "$name" 2>/dev/null || true
+  rm -rf "/etc/postgresql/$PG_MAJOR/$name" # pg_dropcluster leaves conf.d/memstrata-citus.conf behind
+  log "$name dropped"
 }
 
 # Make the ts_match_vq operator usable by GIN under RLS (see docs/postgres.md, "Keyword search").
@@ -151,10 +177,12 @@ case "${1:-up}" in
     ;;
   createdb) createdb_all "${2:?database name}" ;;
   dropdb) dropdb_all "${2:?database name}" ;;
+  node-up) start_node "${2:?port}" "${3:-}" ;;
+  node-drop) drop_node "${2:?port}" ;;
   stop)
     for port in "${ALL_PORTS[@]}"; do
       pg_ctlcluster --skip-systemctl-redirect "$PG_MAJOR" "${NAME_OF[$port]}" stop 2>/dev/null || true
     done
     ;;
-  *) die "usage: $0 [up|createdb NAME|dropdb NAME|stop]" ;;
+  *) die "usage: $0 [up|createdb NAME|dropdb NAME|node-up PORT [password]|node-drop PORT|stop]" ;;
 esac

@@ -16,12 +16,20 @@ reached the primary but is not yet safe. A failover promotes a replica that hold
 write when N equals the replicas per primary (docs/postgres.md, "Scale-out"). An unacknowledged write
 may still survive (the promoted replica got it before the primary died): the caller's retry then
 finds the turn ids in the list and adds nothing, instead of storing the turns twice.
+
+Degraded state: while a primary has fewer replicas than `wait_replicas` (after a failover, until the
+old primary rejoins as a replica), every write waits the full `wait_timeout_ms` and raises. The buffer
+then reports `degraded` (True from the first unacknowledged write until a write is acknowledged again),
+counts `unacknowledged_writes`, and logs one warning when it enters the state and one line when it
+leaves it, rather than one per write. A lower `wait_timeout_ms` makes the refusals quicker.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -48,6 +56,8 @@ try:
     from redis.retry import Retry
 except ImportError:  # pragma: no cover - exercised only without the extra
     redis = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 """Buffer URL schemes naming a Redis Cluster, and the scheme redis-py's `RedisCluster.from_url` takes."""
@@ -189,6 +199,10 @@ class RedisBuffer:
             )
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
+        self.unacknowledged_writes = 0
+        """Writes refused because too few replicas acknowledged them (since the buffer was opened)."""
+        self._degraded = False
+        self._state_lock = threading.Lock()
         self._redis = client if client is not None else _client(url, self.url, timeout)
         self._cluster = isinstance(self._redis, RedisCluster)
         self._append = self._redis.register_script(_APPEND)
@@ -236,12 +250,31 @@ class RedisBuffer:
                     self._redis.nodes_manager.initialize()
                 raise
         if int(acknowledged) < self.wait_replicas:
-            raise BufferUnavailable(
+            message = (
                 f"Redis buffer at {self.url}: {action} reached the primary but only {acknowledged} of "
                 f"{self.wait_replicas} replica(s) acknowledged it within {self.wait_timeout_ms} ms; it is not "
                 "acknowledged and may be lost if the primary fails"
             )
+            self._acknowledged(False, message)
+            raise BufferUnavailable(message)
+        self._acknowledged(True, "")
         return result
+
+    @property
+    def degraded(self) -> bool:
+        """Whether the last write was refused for want of replica acknowledgements (module doc)."""
+        return self._degraded
+
+    def _acknowledged(self, ok: bool, message: str) -> None:
+        with self._state_lock:
+            if not ok:
+                self.unacknowledged_writes += 1
+            entered, left = (not ok and not self._degraded), (ok and self._degraded)
+            self._degraded = not ok
+        if entered:
+            log.warning("%s; writes are refused until enough replicas acknowledge again", message)
+        elif left:
+            log.warning("Redis buffer at %s: writes are acknowledged by replicas again", self.url)
 
     def _node_client(self, key: str) -> Any:
         """The client of the node serving `key` (the client itself outside a cluster): WAIT counts the

@@ -152,3 +152,30 @@ def wait_replaced(client: Any, port: int) -> None:
 def test_an_unreachable_cluster_is_buffer_unavailable() -> None:
     with pytest.raises(BufferUnavailable, match="Redis Cluster at redis\\+cluster://127.0.0.1:7999 is unavailable"):
         RedisBuffer("redis+cluster://127.0.0.1:7999", timeout=0.5)
+
+
+def test_too_few_replicas_is_a_logged_counted_degraded_state(
+    cluster_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each master has one replica: asking for two makes every write unacknowledged. The refusal comes
+    after the configured timeout, the buffer reports the state and counts the refusals, and logs the
+    state once, not once per write; acknowledged writes end it."""
+    scope = Scope("alice", session_id="degraded")
+    strict = RedisBuffer(cluster_url(), prefix=cluster_prefix, wait_replicas=2, wait_timeout_ms=100)
+    try:
+        with caplog.at_level("WARNING", logger="memstrata.buffer.redis"):
+            for n in range(3):
+                started = time.monotonic()
+                with pytest.raises(BufferUnavailable, match="only 1 of 2 replica"):
+                    strict.append(scope, [turn(n)], max_turns=10)
+                assert time.monotonic() - started < 1.0  # the 100 ms timeout, not the 1 s default
+            assert strict.degraded and strict.unacknowledged_writes == 3
+            entered = [r for r in caplog.records if "refused until enough replicas" in r.message]
+            assert len(entered) == 1
+            strict.wait_replicas = 1  # what the cluster can acknowledge
+            strict.append(scope, [turn(9)], max_turns=10)
+        assert not strict.degraded and strict.unacknowledged_writes == 3
+        assert any("acknowledged by replicas again" in r.message for r in caplog.records)
+        assert [t.id for t in strict.window(scope) or []] == ["t0", "t1", "t2", "t9"]  # applied, never acknowledged
+    finally:
+        strict.close()

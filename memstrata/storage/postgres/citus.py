@@ -6,6 +6,15 @@ rows live on one shard group and every per-user statement is routed to one worke
 Run through the owner role, on the coordinator, after the migrations (`distribute` migrates first).
 `migrate` calls `distribute_new_tables` after each run on a distributed schema, so a later migration's
 new user table is distributed as well.
+
+Row-level security stays ENABLED on every distributed table, but not FORCED (`unforce_row_security`):
+Citus moves a shard (`citus_rebalance_start`, `citus_move_shard_placement`) by logical replication, and
+on PostgreSQL 15 the subscription applies changes as a role Citus creates for the move, a member of the
+table owner that is neither superuser nor BYPASSRLS. PostgreSQL refuses to apply changes as any role
+RLS applies to ("cannot replicate into relation with row-level security enabled"), and with FORCE it
+applies to the owner and its members. Without FORCE the owner (and the move's role) bypasses RLS, as a
+table owner does in plain PostgreSQL; the application role, which owns nothing, is bound by the
+policies exactly as before.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 from ...errors import ConfigurationError, StoreError
 
@@ -100,7 +110,28 @@ def distribute(
         if table not in known and _exists(conn, table):
             conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
             distributed.append(table)
+    unforce_row_security(conn)
     return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))
+
+
+def forced_tables(conn: psycopg.Connection[Any]) -> list[str]:
+    """Distributed tables of the current schema whose row-level security is FORCED (applies to the owner)."""
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h' AND c.relforcerowsecurity "
+        "ORDER BY 1"
+    ).fetchall()
+    return [str(name) for (name,) in rows]
+
+
+def unforce_row_security(conn: psycopg.Connection[Any]) -> list[str]:
+    """`NO FORCE ROW LEVEL SECURITY` on every distributed table still forced (Citus propagates it to the
+    shards), so shard moves by logical replication can apply (module docstring). RLS stays enabled: the
+    application role sees only its user's rows. Returns the tables changed."""
+    tables = forced_tables(conn)
+    for table in tables:
+        conn.execute(sql.SQL("ALTER TABLE {} NO FORCE ROW LEVEL SECURITY").format(sql.Identifier(table)))
+    return tables
 
 
 def _exists(conn: psycopg.Connection[Any], table: str) -> bool:
@@ -113,5 +144,5 @@ def distribute_new_tables(conn: psycopg.Connection[Any], user_tables: tuple[str,
     migrations added; nothing on plain PostgreSQL or a schema not yet distributed."""
     if not is_distributed(conn):
         return ()
-    done = distribute(conn, user_tables, shard_count=shard_count_of(conn, ANCHOR_TABLE))
+    done = distribute(conn, user_tables, shard_count=shard_count_of(conn, ANCHOR_TABLE))  # and un-forces RLS
     return done.distributed + done.reference

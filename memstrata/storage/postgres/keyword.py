@@ -48,12 +48,34 @@ OLD_TERMS = (
 )
 """Params: user_id, ids. The stored terms of rows about to be replaced, locked until the write commits."""
 
-ADD_DOCUMENTS = (
-    "INSERT INTO keyword_documents (user_id, term, documents) "
-    "SELECT %s, d.term, d.documents FROM unnest(%s::text[], %s::integer[]) AS d(term, documents) ORDER BY d.term "
+VALUES_ROWS = 1000
+"""Rows per multi-row INSERT (at most 5 000 bind parameters; PostgreSQL allows 65 535)."""
+
+
+def _values(rows: int, width: int) -> str:
+    """`VALUES (%s, ...), ...`: `rows` rows of `width` parameters (text built from constants only)."""
+    row = "(" + ", ".join(["%s"] * width) + ")"
+    return "VALUES " + ", ".join([row] * rows)
+
+
+def _inserts(head: str, tail: str, rows: list[tuple[Any, ...]]) -> list[tuple[str, list[Any]]]:
+    """Multi-row `head VALUES ... tail` statements for `rows`, `VALUES_ROWS` at a time, in order.
+
+    A multi-row VALUES insert whose rows share one `user_id` is routed by Citus to that user's shard
+    like any single-row statement. The `INSERT ... SELECT FROM unnest(...)` form used before was
+    planned on the coordinator (results computed there, then copied into the shard), and Citus commits
+    every transaction holding such a copy with two-phase commit, even for one shard."""
+    return [
+        (f"{head} {_values(len(chunk), len(chunk[0]))} {tail}", [v for row in chunk for v in row])
+        for chunk in (rows[i : i + VALUES_ROWS] for i in range(0, len(rows), VALUES_ROWS))
+    ]
+
+
+ADD_DOCUMENTS = "INSERT INTO keyword_documents (user_id, term, documents)"
+ADD_DOCUMENTS_TAIL = (
     "ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents"
 )
-"""Params: user_id, terms, changes. Terms in order, so concurrent writes lock them in one order."""
+"""Rows: (user_id, term, change), terms in order, so concurrent writes lock them in one order."""
 
 DROP_UNUSED = "DELETE FROM keyword_documents WHERE user_id = %s AND term = ANY(%s) AND documents <= 0"
 """Params: user_id, terms whose count fell."""
@@ -70,8 +92,8 @@ def statistics_statements(user_id: str, change: StatisticsChange) -> list[tuple[
     """The statements applying `change` to `user_id`'s statistics (none when nothing changed)."""
     statements: list[tuple[str, list[Any]]] = []
     if change.documents:
-        terms = list(change.documents)
-        statements.append((ADD_DOCUMENTS, [user_id, terms, [change.documents[t] for t in terms]]))
+        terms = sorted(change.documents)
+        statements += _inserts(ADD_DOCUMENTS, ADD_DOCUMENTS_TAIL, [(user_id, t, change.documents[t]) for t in terms])
         fell = [t for t in terms if change.documents[t] < 0]
         if fell:
             statements.append((DROP_UNUSED, [user_id, fell]))
@@ -86,15 +108,12 @@ DROP_POSTINGS = (
 )
 """Params: terms, memory ids (pairwise), user_id. One primary-key probe per posting removed."""
 
-ADD_POSTINGS = (
-    "INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) "
-    "SELECT %s, a.term, a.memory_id, a.frequency, a.length "
-    "FROM unnest(%s::text[], %s::text[], %s::real[], %s::integer[]) AS a(term, memory_id, frequency, length) "
+ADD_POSTINGS = "INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length)"
+ADD_POSTINGS_TAIL = (
     "ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency, length = EXCLUDED.length"
 )
-"""Params: user_id, terms, memory ids, frequencies, lengths (pairwise). An upsert, though the old postings
-of a rewritten memory are deleted first: on Citus a plain INSERT ... SELECT is copied into the shards
-with COPY, which row-level security refuses; with ON CONFLICT it runs as an INSERT on each shard."""
+"""Rows: (user_id, term, memory id, frequency, length). An upsert, as before multi-row inserts, though the
+old postings of a rewritten memory are deleted first (so it normally only inserts)."""
 
 
 def postings_statements(
@@ -108,8 +127,7 @@ def postings_statements(
     old = [(term, id_) for id_, terms in removed for term in terms]
     if old:
         statements.append((DROP_POSTINGS, [[t for t, _ in old], [i for _, i in old], user_id]))
-    new = [(term, id_, f, terms.length) for id_, terms in added for term, f in sorted(terms.frequencies.items())]
-    if new:
-        columns = [list(c) for c in zip(*new, strict=True)]
-        statements.append((ADD_POSTINGS, [user_id, *columns]))
-    return statements
+    new = [
+        (user_id, term, id_, f, terms.length) for id_, terms in added for term, f in sorted(terms.frequencies.items())
+    ]
+    return statements + _inserts(ADD_POSTINGS, ADD_POSTINGS_TAIL, new)

@@ -1,0 +1,129 @@
+"""Write throughput of the PostgreSQL store on Citus against single-node PostgreSQL, in one run.
+
+Each round writes `--writes` memories, one `save` each (the record, its ADD event, its vector: one
+transaction, as `Memory.add` makes per memory), spread over 20 users, first on one backend then on the
+other (the order alternates between rounds, so drifting machine load hits both alike). Reported: the
+median over rounds of each backend's milliseconds per write, and Citus/single-node throughput
+(single-node ms / Citus ms). Also counted on Citus: the two-phase commits (`PREPARE TRANSACTION`) the
+coordinator sent during one round, from `citus.log_remote_commands`.
+
+    python benchmarks/citus_writes.py [--rounds 9] [--writes 100] [--out benchmarks/results/citus-writes.json]
+
+Needs the test services: PostgreSQL with pgvector on 5432 and the Citus cluster of scripts/citus.sh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # tests.support: the throwaway databases and roles of the test suite
+
+from psycopg import sql  # noqa: E402
+
+from memstrata.embedders.hashing import HashingEmbedder  # noqa: E402
+from memstrata.models import EventType, Scope, new_event, new_record  # noqa: E402
+from memstrata.storage.postgres import PostgresStore  # noqa: E402
+from tests.support.citus import citus_schema, connect_coordinator  # noqa: E402
+from tests.support.pg import postgres_urls  # noqa: E402
+
+EMBED = HashingEmbedder(64)
+USERS = [f"bench-user-{n}" for n in range(20)]
+BATCHES = (1, 10)
+"""Memories per save: one (a single `Memory.add`), ten (a turn's extracted memories written together)."""
+
+
+def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1) -> float:
+    """Milliseconds per memory over `writes` memories saved `batch` at a time (one user per save)."""
+    texts = [f"{tag} note {i}: the meeting about the green tea order moved to Thursday" for i in range(writes)]
+    vectors = EMBED.embed_documents(texts)
+    started = time.perf_counter()
+    for start in range(0, writes, batch):
+        user = USERS[(start // batch) % len(USERS)]
+        records = [new_record(scope=Scope(user), content=t) for t in texts[start : start + batch]]
+        events = [new_event(r, EventType.ADD, after=r.content) for r in records]
+        store.save(user, records, events, vectors[start : start + batch])
+    return (time.perf_counter() - started) * 1000 / writes
+
+
+def two_phase_commits(app_url: str, owner_url: str, app_role: str, writes: int) -> int:
+    """PREPARE TRANSACTIONs the coordinator sends for `writes` saves: a store of one pooled connection,
+    opened after `citus.log_remote_commands` was set for the application role, whose notices are counted."""
+    with connect_coordinator() as admin:
+        for setting in ("citus.log_remote_commands = on", "client_min_messages = log"):
+            admin.execute(sql.SQL("ALTER ROLE {} SET " + setting).format(sql.Identifier(app_role)))
+    seen: list[str] = []
+    with PostgresStore.open(app_url, owner_url=owner_url, pool_size=1) as store:
+        with store._pool.connection() as conn:
+            conn.add_notice_handler(lambda d: seen.append(d.message_primary or ""))
+        write_round(store, writes, "counted")
+    with connect_coordinator() as admin:
+        admin.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(app_role)))
+    return sum("PREPARE TRANSACTION" in m for m in seen)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--writes", type=int, default=100)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "citus-writes.json")
+    args = parser.parse_args()
+    with ExitStack() as stack:
+        app_url, owner_url = stack.enter_context(postgres_urls())
+        citus = stack.enter_context(citus_schema(shard_count=32))
+        stores = {
+            "single-node": stack.enter_context(PostgresStore.open(app_url, owner_url=owner_url, pool_size=1)),
+            "citus": stack.enter_context(PostgresStore.open(citus.app_url, owner_url=citus.owner_url, pool_size=1)),
+        }
+        for store in stores.values():
+            store.bind_embedder("hashing-64", 64)
+            write_round(store, 20, "warm-up")
+        prepared = two_phase_commits(citus.app_url, citus.owner_url, citus.app_role, 20)
+        per_write: dict[str, list[float]] = {f"{name} batch {b}": [] for b in BATCHES for name in stores}
+        for round_ in range(args.rounds):
+            order = list(stores) if round_ % 2 == 0 else list(reversed(stores))
+            for batch in BATCHES:
+                for name in order:
+                    per_write[f"{name} batch {batch}"].append(
+                        write_round(stores[name], args.writes, f"r{round_}b{batch}", batch)
+                    )
+    medians = {name: statistics.median(values) for name, values in per_write.items()}
+    result = {
+        "what": "ms per memory saved (record + ADD event + vector; `batch` memories of one user per save, "
+        "one transaction), median over rounds",
+        "rounds": args.rounds,
+        "writes_per_round": args.writes,
+        "median_ms_per_write": {k: round(v, 3) for k, v in medians.items()},
+        "ms_per_write_by_round": {k: [round(v, 3) for v in vs] for k, vs in per_write.items()},
+        "citus_over_single_node_throughput": {
+            f"batch {b}": round(medians[f"single-node batch {b}"] / medians[f"citus batch {b}"], 3) for b in BATCHES
+        },
+        "citus_prepare_transactions_per_20_writes": prepared,
+        "citus": "coordinator + 2 workers on one machine (scripts/citus.sh), 32 shards",
+        "commit": _git("rev-parse", "--short", "HEAD"),
+        "load_average": os.getloadavg(),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
