@@ -12,8 +12,9 @@ is scored on the held-out fold (cross-validation of the choice itself):
 The estimate is the mean over all questions of the held-out scores, with its spread over the folds
 (min / median / max of the per-fold means) and the held-out mean of each question category or type. Next
 to it stand the in-sample score of the defaults and of the best setting in hindsight, and plain BM25
-(`Strategy.KEYWORD`, nothing to tune) per category or type: the floor no category should fall below. The choosing and scoring are pure functions over the
-per-question scores (`held_out`), so they are tested without a store.
+(`Strategy.KEYWORD`, nothing to tune) per category or type: the floor no category should fall below.
+The choosing and scoring are pure functions over the per-question scores (`held_out`), so they are
+tested without a store.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def held_out(
     if not scores:
         return {"estimate": 0.0, "folds": []}
     held = [0.0] * len(fold_of)
-    folds = []
+    folds: list[dict[str, Any]] = []
     for fold in dict.fromkeys(fold_of):
         inside = [i for i, f in enumerate(fold_of) if f == fold]
         chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold])
@@ -95,7 +96,9 @@ def held_out(
     result: dict[str, Any] = {
         "estimate": round(_mean(held), 4),
         "spread": {"min": min(per_fold), "median": round(statistics.median(per_fold), 4), "max": max(per_fold)},
-        "chosen": {label: sum(f["chosen"] == label for f in folds) for label in dict.fromkeys(f["chosen"] for f in folds)},
+        "chosen": {
+            label: sum(f["chosen"] == label for f in folds) for label in dict.fromkeys(f["chosen"] for f in folds)
+        },
     }
     if group_of is not None:
         result["by_group"] = group_means(held, group_of)

@@ -74,7 +74,11 @@ def test_the_command_estimates_both_benchmarks(locomo_file: Path, tmp_path: Path
     assert lme["leave_one_question_out"]["by_group"] == {"single-session-user": 1.0}
     assert set(lme["keyword"]["by_type"]) == {"single-session-user"}
     assert set(loco["keyword"]["by_category"]) == set(loco["leave_one_conversation_out"]["by_group"])
-    assert 0.0 <= loco["leave_one_conversation_out"]["spread"]["min"] <= loco["leave_one_conversation_out"]["spread"]["max"]
+    assert (
+        0.0
+        <= loco["leave_one_conversation_out"]["spread"]["min"]
+        <= loco["leave_one_conversation_out"]["spread"]["max"]
+    )
     assert (tmp_path / "heldout.json").exists()
 
 
