@@ -6,22 +6,27 @@ defaults is scored on every question, and then, fold by fold, the setting that d
 is scored on the held-out fold (cross-validation of the choice itself):
 
 * LoCoMo: leave one conversation out (5 folds on the dev split), evidence recall@10 per question;
-* LongMemEval: split halves (even / odd questions) and leave one question type out, turn recall@10.
+* LongMemEval: leave one question out (95 folds), split halves (even / odd questions) and leave one
+  question type out, turn recall@10.
 
-The estimate is the mean over all questions of the held-out scores; next to it stand the in-sample score
-of the defaults and of the best setting in hindsight. The choosing and scoring are pure functions over the
-per-question scores (`held_out`), so they are tested without a store.
+The estimate is the mean over all questions of the held-out scores, with its spread over the folds
+(min / median / max of the per-fold means) and the held-out mean of each question category or type. Next
+to it stand the in-sample score of the defaults and of the best setting in hindsight, and plain BM25
+(`Strategy.KEYWORD`, nothing to tune) per category or type: the floor no category should fall below.
+The choosing and scoring are pure functions over the per-question scores (`held_out`), so they are
+tested without a store.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from memstrata import Memory, Scope
+from memstrata import Memory, Scope, Strategy
 from memstrata.core.retrieval import HybridParams
 from memstrata.layers.semantic import SemanticMemory
 from memstrata.storage.base import MemoryFilter
@@ -67,15 +72,19 @@ def choose(scores: Scores, questions: Sequence[int]) -> str:
     return best
 
 
-def held_out(scores: Scores, fold_of: Sequence[str]) -> dict[str, Any]:
+def held_out(
+    scores: Scores, fold_of: Sequence[str], group_of: Sequence[str] | None = None, *, list_folds: bool = True
+) -> dict[str, Any]:
     """Cross-validate the choice of setting: for each fold, choose on the other folds, score on this one.
 
-    `fold_of[i]` names the fold of question i. Returns the question-weighted `estimate` and every fold
-    (its size, the label chosen without it, the held-out score)."""
+    `fold_of[i]` names the fold of question i, `group_of[i]` its category (optional). Returns the
+    question-weighted `estimate`, the `spread` of the per-fold scores (min / median / max), the held-out
+    mean of each group (`by_group`), how often each label was chosen, and (with `list_folds`) every fold:
+    its size, the label chosen without it, the held-out score."""
     if not scores:
         return {"estimate": 0.0, "folds": []}
     held = [0.0] * len(fold_of)
-    folds = []
+    folds: list[dict[str, Any]] = []
     for fold in dict.fromkeys(fold_of):
         inside = [i for i, f in enumerate(fold_of) if f == fold]
         chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold])
@@ -83,7 +92,27 @@ def held_out(scores: Scores, fold_of: Sequence[str]) -> dict[str, Any]:
             held[i] = scores[chosen][i]
         folds.append({"fold": fold, "questions": len(inside), "chosen": chosen,
                       "recall@10": round(_mean([held[i] for i in inside]), 4)})  # fmt: skip
-    return {"estimate": round(_mean(held), 4), "folds": folds}
+    per_fold = [f["recall@10"] for f in folds]
+    result: dict[str, Any] = {
+        "estimate": round(_mean(held), 4),
+        "spread": {"min": min(per_fold), "median": round(statistics.median(per_fold), 4), "max": max(per_fold)},
+        "chosen": {
+            label: sum(f["chosen"] == label for f in folds) for label in dict.fromkeys(f["chosen"] for f in folds)
+        },
+    }
+    if group_of is not None:
+        result["by_group"] = group_means(held, group_of)
+    if list_folds:
+        result["folds"] = folds
+    return result
+
+
+def group_means(values: Sequence[float], group_of: Sequence[str]) -> dict[str, float]:
+    """The mean of `values` per group (groups in order of first appearance)."""
+    return {
+        group: round(_mean([v for v, g in zip(values, group_of, strict=True) if g == group]), 4)
+        for group in dict.fromkeys(group_of)
+    }
 
 
 def in_sample(scores: Scores) -> dict[str, Any]:
@@ -99,13 +128,17 @@ def _layer(memory: Memory, params: HybridParams) -> SemanticMemory:
                           params=params)  # fmt: skip
 
 
-def locomo_scores(memory: Memory, data: str | Path, settings: Mapping[str, HybridParams]) -> tuple[Scores, list[str]]:
-    """Evidence recall@10 of every LoCoMo question under every setting, and each question's conversation."""
+def locomo_scores(
+    memory: Memory, data: str | Path, settings: Mapping[str, HybridParams]
+) -> tuple[Scores, list[str], list[str], list[float]]:
+    """Evidence recall@10 of every LoCoMo question under every setting, each question's conversation and
+    category, and its recall@10 with plain BM25."""
     conversations = load_locomo(data)
     for conversation in conversations:
         memory.store.erase_user(f"locomo-{conversation.sample_id}")
         locomo.ingest(memory, conversation)
     folds = [c.sample_id for c in conversations for _ in c.questions]
+    categories = [q.category for c in conversations for q in c.questions]
     scores: dict[str, list[float]] = {}
     for label, params in settings.items():
         layer = _layer(memory, params)
@@ -115,27 +148,38 @@ def locomo_scores(memory: Memory, data: str | Path, settings: Mapping[str, Hybri
             for c in conversations
             for q in c.questions
         ]  # fmt: skip
-    return scores, folds
+    layer = _layer(memory, HybridParams())
+    keyword = [
+        evidence_recall(q.evidence, [h.memory.source_ids for h in layer.search(
+            Scope(f"locomo-{c.sample_id}"), q.question, k=10, strategy=Strategy.KEYWORD)], 10)
+        for c in conversations
+        for q in c.questions
+    ]  # fmt: skip
+    return scores, folds, categories, keyword
 
 
 def longmemeval_scores(
     memory: Memory, data: str | Path, settings: Mapping[str, HybridParams]
-) -> tuple[Scores, list[str], list[str]]:
-    """Turn recall@10 of every scored LongMemEval question under every setting, its type and its half."""
+) -> tuple[Scores, list[str], list[str], list[float]]:
+    """Turn recall@10 of every scored LongMemEval question under every setting, each question's id and
+    type, and its turn recall@10 with plain BM25."""
     cases = [c for c in load_longmemeval(data) if c.evidence_turns]
     for case in cases:
         longmemeval.ingest(memory, case, "turn")
-    scores: dict[str, list[float]] = {}
-    for label, params in settings.items():
+
+    def recalls(params: HybridParams, strategy: Strategy = Strategy.HYBRID) -> list[float]:
         layer = _layer(memory, params)
         rows = []
         for case in cases:
             where = MemoryFilter(as_of=visible_until(case.asked_at))
-            hits = layer.search(Scope(longmemeval.user_of(case)), case.question, k=10, where=where)
+            hits = layer.search(Scope(longmemeval.user_of(case)), case.question, k=10, where=where, strategy=strategy)
             ranked = [h.memory.source_ids[0] for h in hits if h.memory.source_ids]
             rows.append(score_case(case, ranked)["turn_recall@10"])
-        scores[label] = rows
-    return scores, [c.question_type for c in cases], ["even" if i % 2 == 0 else "odd" for i in range(len(cases))]
+        return rows
+
+    scores = {label: recalls(params) for label, params in settings.items()}
+    keyword = recalls(HybridParams(), Strategy.KEYWORD)
+    return scores, [c.question_id for c in cases], [c.question_type for c in cases], keyword
 
 
 def run(
@@ -151,17 +195,25 @@ def run(
     ) as memory:  # fmt: skip
         started = time.perf_counter()
         if locomo_data is not None:
-            scores, conversations = locomo_scores(memory, locomo_data, settings)
-            result["locomo"] = {"data": Path(locomo_data).name, "questions": len(conversations),
-                                "in_sample": in_sample(scores),
-                                "leave_one_conversation_out": held_out(scores, conversations)}  # fmt: skip
+            scores, conversations, categories, keyword = locomo_scores(memory, locomo_data, settings)
+            result["locomo"] = {
+                "data": Path(locomo_data).name, "questions": len(conversations), "in_sample": in_sample(scores),
+                "in_sample_by_category": group_means(next(iter(scores.values())), categories),
+                "leave_one_conversation_out": held_out(scores, conversations, categories),
+                "keyword": {"recall@10": round(_mean(keyword), 4), "by_category": group_means(keyword, categories)},
+            }  # fmt: skip
             if progress:
                 progress(f"LoCoMo: {len(settings)} settings x {len(conversations)} questions")
         if longmemeval_data is not None:
-            scores, types, halves = longmemeval_scores(memory, longmemeval_data, settings)
-            result["longmemeval"] = {"data": Path(longmemeval_data).name, "questions": len(types),
-                                     "in_sample": in_sample(scores), "split_half": held_out(scores, halves),
-                                     "leave_one_type_out": held_out(scores, types)}  # fmt: skip
+            scores, ids, types, keyword = longmemeval_scores(memory, longmemeval_data, settings)
+            halves = ["even" if i % 2 == 0 else "odd" for i in range(len(ids))]
+            result["longmemeval"] = {
+                "data": Path(longmemeval_data).name, "questions": len(types), "in_sample": in_sample(scores),
+                "in_sample_by_type": group_means(next(iter(scores.values())), types),
+                "leave_one_question_out": held_out(scores, ids, types, list_folds=False),
+                "split_half": held_out(scores, halves, types), "leave_one_type_out": held_out(scores, types, types),
+                "keyword": {"recall@10": round(_mean(keyword), 4), "by_type": group_means(keyword, types)},
+            }  # fmt: skip
             if progress:
                 progress(f"LongMemEval: {len(settings)} settings x {len(types)} questions")
         result["store"] = memory.store.url.split("://")[0]

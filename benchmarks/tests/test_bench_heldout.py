@@ -44,6 +44,18 @@ def test_held_out_scores_each_fold_with_the_setting_chosen_without_it() -> None:
     assert heldout.held_out({}, []) == {"estimate": 0.0, "folds": []}
 
 
+def test_held_out_reports_the_spread_over_folds_and_the_mean_of_each_group() -> None:
+    # one question per fold (leave one question out): "a" is chosen for every fold but the last
+    scores = {"a": [1.0, 1.0, 0.5, 0.0], "b": [0.0, 0.0, 0.0, 1.0]}
+    result = heldout.held_out(scores, ["q1", "q2", "q3", "q4"], ["x", "x", "y", "y"], list_folds=False)
+    assert "folds" not in result
+    assert result["chosen"] == {"a": 4}
+    assert result["spread"] == {"min": 0.0, "median": 0.75, "max": 1.0}
+    assert result["by_group"] == {"x": 1.0, "y": 0.25}
+    assert result["estimate"] == pytest.approx(0.625)
+    assert heldout.group_means([1.0, 0.0, 0.5], ["b", "a", "b"]) == {"b": 0.75, "a": 0.0}
+
+
 def test_the_command_estimates_both_benchmarks(locomo_file: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     lme_file = tmp_path / "lme.json.gz"
@@ -59,6 +71,14 @@ def test_the_command_estimates_both_benchmarks(locomo_file: Path, tmp_path: Path
     lme = result["longmemeval"]
     assert lme["questions"] == 1 and lme["in_sample"]["default"] == 1.0
     assert [f["fold"] for f in lme["leave_one_type_out"]["folds"]] == ["single-session-user"]
+    assert lme["leave_one_question_out"]["by_group"] == {"single-session-user": 1.0}
+    assert set(lme["keyword"]["by_type"]) == {"single-session-user"}
+    assert set(loco["keyword"]["by_category"]) == set(loco["leave_one_conversation_out"]["by_group"])
+    assert (
+        0.0
+        <= loco["leave_one_conversation_out"]["spread"]["min"]
+        <= loco["leave_one_conversation_out"]["spread"]["max"]
+    )
     assert (tmp_path / "heldout.json").exists()
 
 

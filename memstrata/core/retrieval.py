@@ -143,7 +143,7 @@ class CandidateFacts:
 
     `speaker_of`: the speaker (or a linked name) of each candidate; `time_of`: its event time;
     `session_of`: the conversation session it came from; `role_of`: "user" or "assistant" for
-    conversation turns; `windows`: the periods the query names (`core.temporal.query_windows`, resolved
+    conversation turns; `windows`: the periods the query names (`core.temporal.read_windows`, resolved
     against the time the search happens at); `periods_of`: the periods a candidate's own text names,
     resolved against its time; `timed`: whether its text states a time (`core.temporal.states_time`).
     """

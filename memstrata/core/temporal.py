@@ -29,7 +29,7 @@ import calendar
 import heapq
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -56,10 +56,11 @@ _TIME_WORDS = frozenset("yesterday today tonight tomorrow recently ago fortnight
 """Words that state a time on their own; a month name counts in a pair ("in March", "March 3")."""
 _PERIODS = frozenset("week weekend month year night morning evening summer winter spring fall autumn".split())
 _MODIFIERS = frozenset("last next this past previous coming".split())
-_COUNTS = frozenset("one two three few".split())
-_UNITS = frozenset("days weeks months years".split())
+_COUNTS = frozenset("a an one two three four five six seven eight nine ten eleven twelve few several couple".split())
+_UNITS = frozenset("days weeks months years hours decades".split())
 _PREPOSITIONS = frozenset("in since during early late mid by until".split())
-_PAIR_WORDS = _MODIFIERS | _UNITS | _MONTHS | {"may"}
+_UNIT_SINGULAR = frozenset("day week month year hour decade".split())
+_PAIR_WORDS = _MODIFIERS | _UNITS | _UNIT_SINGULAR | _MONTHS | {"may"}
 """One of the two words of every pair `_states_time_pair` accepts."""
 _TOKEN = re.compile(r"[a-z]+|\d+")
 _NUMBER = re.compile(r"\d+(?:st|nd|rd|th)?")
@@ -67,7 +68,7 @@ _DAY_OF_MONTH = re.compile(r"\bon the [0-3]?\d(?:st|nd|rd|th)\b")
 _ASKS_WHEN = re.compile(
     r"\b(?:when|what (?:date|day|time|year|month)|which (?:date|day|year|month|week)"
     r"|how long (?:ago|has|have|had|did|was)"
-    r"|how many (?:days|weeks|months|years) (?:ago|before|after|had|have|has|did|passed|between|since|was|were))\b",
+    r"|how many (?:days|weeks|months|years|hours))\b",
     re.IGNORECASE,
 )
 
@@ -94,6 +95,9 @@ class Mention(Protocol):
     @property
     def granularity(self) -> str: ...
 
+    @property
+    def span(self) -> tuple[int, int]: ...
+
 
 def _period_end(mention: Mention) -> datetime:
     start = mention.start
@@ -106,7 +110,22 @@ def _period_end(mention: Mention) -> datetime:
         return start + timedelta(days=days)
     if mention.granularity == "year":
         return start.replace(year=start.year + 1)
+    if mention.granularity == "season":
+        return _add_months(start, 3)
     return start + timedelta(days=1)
+
+
+def _add_months(when: datetime, months: int) -> datetime:
+    """The first of the month `months` after `when`'s month (seasons and months start on the first)."""
+    index = when.year * 12 + when.month - 1 + months
+    return when.replace(year=index // 12, month=index % 12 + 1, day=1)
+
+
+def is_calendar_date(text: str) -> bool:
+    """Whether a date expression names its day on the calendar ("8 May 2023", "May 8", "2023-05-08") rather
+    than by its distance from now ("two months ago", "last Friday")."""
+    tokens = _TOKEN.findall(text.casefold())
+    return any(t in _MONTHS or t == "may" or _is_year(t) for t in tokens)
 
 
 def mention_window(mention: Mention, now: datetime) -> TimeWindow:
@@ -114,7 +133,7 @@ def mention_window(mention: Mention, now: datetime) -> TimeWindow:
     end = _period_end(mention)
     if mention.granularity in ("day", "minute"):
         distance = abs(now - mention.start)
-        slack = max(DAY_SLACK, distance * DISTANCE_SLACK)
+        slack = DAY_SLACK if is_calendar_date(mention.text) else max(DAY_SLACK, distance * DISTANCE_SLACK)
         return TimeWindow(mention.start.replace(hour=0, minute=0), end, slack, mention.text)
     return TimeWindow(mention.start, end, PERIOD_SLACK, mention.text)
 
@@ -124,6 +143,122 @@ def query_windows(mentions: Sequence[Mention], now: datetime) -> list[TimeWindow
     by default: "what did I buy on Friday" = the last Friday). Windows after `now` are kept: a search
     for plans ("next week") matches memories dated then."""
     return [mention_window(m, now) for m in mentions]
+
+
+_UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "fortnight": 14, "month": 30, "year": 365}
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "several": 3}  # fmt: skip
+_RELATIVE_TO = re.compile(
+    r"(?:\b(?P<count>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)"
+    r"|\b(?:the|that|last))?\s*\b(?P<unit>day|week|weekend|fortnight|month|year)s?\s+"
+    r"(?P<relation>before|after|prior to|following|of)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+"""The words before a date that place a period relative to it: "the week before", "two days after",
+"the weekend of"."""
+_PLACED = re.compile(r"^\s*(?:before|after|prior to|following)\s+(?:the\s+)?$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.IGNORECASE)
+_AND = re.compile(r"^\s*(?:and|to|until|till|through|-|–)\s*(?:the\s+)?$", re.IGNORECASE)
+_SEASON_YEAR = re.compile(r"\b(?P<season>spring|summer|fall|autumn|winter)(?:,?\s+of)?,?\s+(?P<year>(?:19|20)\d\d)\b",
+                          re.IGNORECASE)  # fmt: skip
+_BARE_YEAR = re.compile(r"(?<![\w-])(?:19|20)\d\d(?![\w-])")
+_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+
+def read_windows(query: str, mentions: Sequence[Mention], now: datetime) -> list[TimeWindow]:
+    """The periods a query names: its resolved date expressions (`mentions`, with their spans in `query`)
+    read as English relates them, resolved against `now`.
+
+    * a season or a year named on its own ("in the summer of 2022", "in 2021") is that season or year;
+    * a period placed relative to a date ("the week before 16 November", "two days after May 3", "the
+      weekend of 24 June") is that period: the unit just before or after the date (or around it, for
+      "of"), or, with a count, the day that many units away, give or take `DISTANCE_SLACK` of the distance;
+    * "between X and Y" / "from X to Y" is the one period from X to the end of Y."""
+    if not query:
+        return query_windows(mentions, now)
+    spans = _named_spans(query, [(*m.span, mention_window(m, now)) for m in mentions], now)
+    windows: list[TimeWindow] = []
+    skip = -1
+    for n, (at, until, window) in enumerate(spans):
+        if n <= skip:
+            continue
+        following = query[until : spans[n + 1][0]] if n + 1 < len(spans) else ""
+        if following and _BETWEEN.search(query[:at]) and _AND.match(following):
+            after = spans[n + 1][2]
+            first = _in_year_of(window, after)
+            text = query[at : spans[n + 1][1]]
+            windows.append(TimeWindow(first.start, max(first.end, after.end), first.slack, text))
+            skip = n + 1
+            continue
+        if following and _PLACED.match(following) and not is_calendar_date(window.text):
+            continue  # "last weekend before April 10": the next date, placed by these words, is the period
+        windows.append(relative_window(query[max(0, at - 40) : at], window))
+    return windows
+
+
+Span = tuple[int, int, TimeWindow]
+
+
+def _named_spans(query: str, spans: list[Span], now: datetime) -> list[Span]:
+    """The resolved expressions' spans plus the seasons of a named year and the bare years of `query`, in
+    reading order."""
+    zone = now.tzinfo
+    for match in _SEASON_YEAR.finditer(query):  # the year written decides the season ("the summer of 2021")
+        spans = [item for item in spans if _free(match.span(), [item[:2]])]
+        begins = datetime(int(match["year"]), _SEASON_START[match["season"].casefold()], 1, tzinfo=zone)
+        spans.append((*match.span(), TimeWindow(begins, _add_months(begins, 3), PERIOD_SLACK, match[0])))
+    taken = [(at, until) for at, until, _ in spans]
+    for match in _BARE_YEAR.finditer(query):
+        if _free(match.span(), taken):
+            begins = datetime(int(match[0]), 1, 1, tzinfo=zone)
+            ends = begins.replace(year=begins.year + 1)
+            spans.append((*match.span(), TimeWindow(begins, ends, PERIOD_SLACK, match[0])))
+    return sorted(spans, key=lambda item: item[0])
+
+
+def _in_year_of(window: TimeWindow, other: TimeWindow) -> TimeWindow:
+    """`window` moved into `other`'s year when its own text names no year ("between August 11 and August 15
+    2023": the year written once stands for both)."""
+    if any(_is_year(t) for t in _TOKEN.findall(window.text)) or not any(
+        _is_year(t) for t in _TOKEN.findall(other.text)
+    ):
+        return window
+    shift = other.start.year - window.start.year
+    try:
+        return replace(window, start=window.start.replace(year=window.start.year + shift),
+                       end=window.end.replace(year=window.end.year + shift))  # fmt: skip
+    except ValueError:  # 29 February
+        return window
+
+
+def _free(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
+    return all(span[1] <= start or span[0] >= end for start, end in taken)
+
+
+def relative_window(before: str, window: TimeWindow) -> TimeWindow:
+    """`window` as placed by the words `before` it ("the week before", "two days after"; see
+    `read_windows`), or `window` itself when they place nothing."""
+    match = _RELATIVE_TO.search(before)
+    if match is None:
+        return window
+    unit = match["unit"].casefold()
+    relation = match["relation"].casefold()
+    text = f"{match[0].strip()} {window.text}"
+    length = timedelta(days=_UNIT_DAYS[unit])
+    count = match["count"]
+    if count is not None:
+        number = int(count) if count.isdigit() else _COUNT_WORDS[count.casefold()]
+        distance = length * number
+        day = window.start - distance if relation in ("before", "prior to") else window.end + distance
+        if relation == "of":
+            return window
+        return TimeWindow(day, day + timedelta(days=1), max(DAY_SLACK, distance * DISTANCE_SLACK), text)
+    if relation == "of":
+        middle = window.start + (window.end - window.start) / 2
+        return TimeWindow(middle - length / 2, middle + length / 2, PERIOD_SLACK, text)
+    if relation in ("before", "prior to"):
+        return TimeWindow(window.start - length, window.start, PERIOD_SLACK, text)
+    return TimeWindow(window.end, window.end + length, PERIOD_SLACK, text)
 
 
 def window_match(when: datetime, window: TimeWindow) -> float:
@@ -178,8 +313,8 @@ def _states_time_pair(first: str, second: str) -> bool:
     """Two words that state a time together: "last week", "few days", "in May", "May 8"."""
     if second in _PERIODS:
         return first in _MODIFIERS
-    if second in _UNITS:
-        return first in _COUNTS
+    if second in _UNITS or second in _UNIT_SINGULAR:
+        return first in _COUNTS or first.isdigit()
     if second.isdigit():
         return first in _MONTHS or first == "may"
     return (second in _MONTHS or second == "may") and first in _PREPOSITIONS

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import scoring
 from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
-from ..core.temporal import TimeWindow, asks_when, query_windows
+from ..core.temporal import TimeWindow, asks_when, read_windows
 from ..core.text import words
 from ..embedders.base import Embedder, Vectors
 from ..errors import InvalidInput, MemoryNotFound
@@ -530,7 +530,7 @@ def _params_of(strategy: Strategy, params: HybridParams) -> HybridParams:
 
 def _query_windows(query: str, now: datetime, params: HybridParams) -> list[TimeWindow]:
     """The periods the query names, resolved against the search's time (none when the time boost is off)."""
-    return query_windows(find_dates(query, now, prefer="past"), now) if params.time_boost else []
+    return read_windows(query, find_dates(query, now, prefer="past", seasons=True), now) if params.time_boost else []
 
 
 def _rank(

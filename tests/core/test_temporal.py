@@ -57,6 +57,53 @@ def test_no_date_no_window() -> None:
     assert query_windows("Which event happened first, the road trip or the lens?", NOW) == []
 
 
+def read(query: str, now: datetime = NOW) -> list[tuple[datetime, datetime, timedelta]]:
+    """A query's windows as a search reads them (seasons included), as (start, end, slack)."""
+    found = find_dates(query, now, prefer="past", seasons=True)
+    return [(w.start, w.end, w.slack) for w in temporal.read_windows(query, found, now)]
+
+
+def day(year: int, month: int, number: int) -> datetime:
+    return datetime(year, month, number, tzinfo=UTC)
+
+
+def test_a_calendar_date_keeps_the_day_slack_however_far_from_now() -> None:
+    # "on 8 May 2021" names its day; only dates given by their distance ("two years ago") are loose
+    (window,) = query_windows("What did I do on 8 May 2021?", NOW)
+    assert window.slack == DAY_SLACK
+    (loose,) = query_windows("What did I do two years ago?", NOW)
+    assert loose.slack > timedelta(days=100)
+    assert temporal.is_calendar_date("May 8") and not temporal.is_calendar_date("last Friday")
+
+
+def test_seasons_and_years_named_on_their_own_are_that_season_or_year() -> None:
+    assert read("What did we do in the summer of 2021?") == [(day(2021, 6, 1), day(2021, 9, 1), PERIOD_SLACK)]
+    assert read("Which state did I visit in summer 2021?") == [(day(2021, 6, 1), day(2021, 9, 1), PERIOD_SLACK)]
+    assert read("How often did I go to the beach in 2022?") == [(day(2022, 1, 1), day(2023, 1, 1), PERIOD_SLACK)]
+    assert read("Where did I go last summer?") == [(day(2022, 6, 1), day(2022, 9, 1), PERIOD_SLACK)]
+    assert read("What did I do on 3 May 2022?") == [(day(2022, 5, 3), day(2022, 5, 4), DAY_SLACK)]  # no extra year
+
+
+def test_a_period_placed_relative_to_a_date() -> None:
+    assert read("Where was Tim the week before 16 November 2022?") == [
+        (day(2022, 11, 9), day(2022, 11, 16), PERIOD_SLACK)
+    ]
+    assert read("What did I do the day after May 3, 2022?") == [(day(2022, 5, 4), day(2022, 5, 5), PERIOD_SLACK)]
+    ((start, end, slack),) = read("Which puppy did she get two weeks before August 11, 2022?")
+    assert (start, end) == (day(2022, 7, 28), day(2022, 7, 29)) and DAY_SLACK < slack < timedelta(days=3)
+    # "last weekend" is not read against now when it is placed before a date
+    assert read("What did Maria do last weekend before April 10, 2023?") == [
+        (day(2023, 4, 3), day(2023, 4, 10), PERIOD_SLACK)
+    ]
+
+
+def test_between_two_dates_is_one_period_and_the_year_written_once_holds_for_both() -> None:
+    assert read("Where was John between August 11 and August 15 2022?") == [
+        (day(2022, 8, 11), day(2022, 8, 16), DAY_SLACK)
+    ]
+    assert len(read("What did I buy on 3 May 2022 and on 9 May 2022?")) == 2  # not a range
+
+
 def test_window_match_is_one_inside_and_falls_linearly_outside() -> None:
     window = TimeWindow(datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 5, 2, tzinfo=UTC), timedelta(days=2))
     assert window_match(datetime(2023, 5, 1, 12, tzinfo=UTC), window) == 1.0
@@ -86,6 +133,7 @@ def test_boost_raises_candidates_of_the_named_period_only() -> None:
         pytest.param("What did Melanie paint?", False, id="what"),
         pytest.param("How many weddings did I attend?", False, id="how-many-things"),
         pytest.param("How long is the hike?", False, id="how-long-is"),
+        pytest.param("How many days did I spend in Japan in total?", True, id="how-many-days"),
     ],
 )
 def test_asks_when(query: str, expected: bool) -> None:
@@ -102,6 +150,8 @@ def test_asks_when(query: str, expected: bool) -> None:
         pytest.param("Painting is my favourite way to relax", False, id="none"),
         pytest.param("The other team played better", False, id="other-team"),
         pytest.param("I may go, or I may not", False, id="may-verb"),
+        pytest.param("I've had them for four years now", True, id="duration"),
+        pytest.param("It took 10 days to get here", True, id="digit-duration"),
     ],
 )
 def test_states_time(text: str, expected: bool) -> None:
