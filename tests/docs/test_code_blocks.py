@@ -4,7 +4,7 @@
   tests/integrations/test_docs.py); placeholders a reader fills in (a server URL, an API key, a
   database URL, their own LLM call) are given real values;
 * sh/bash — each `memstrata ...` line parses with the real CLI, each `make X` is a Makefile target,
-  each `pip install 'memstrata[extra]'` names a real extra;
+  each `pip install 'memstrata-ai[extra]'` names a real extra;
 * json — parses (an export document as one); sql — names only functions and tables the Postgres schema defines;
 * the architecture tree — every module and package it names exists.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pytest
 
 from memstrata import cli
 from memstrata.embedders.hashing import HashingEmbedder
+from tests.docs.test_install_lines import install_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -64,13 +64,11 @@ def shell_commands(body: str) -> Iterator[list[str]]:
 @pytest.mark.parametrize(("page", "body"), [*blocks("sh"), *blocks("bash")])
 def test_shell_blocks_name_real_commands(page: str, body: str) -> None:
     targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), flags=re.MULTILINE))
-    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     for words in shell_commands(body):
         if words[0] == "make":
             assert set(words[1:]) <= targets, f"{page}: {words}"
         elif words[:2] == ["pip", "install"]:
-            named = set(re.findall(r"memstrata\[([\w,]+)\]", " ".join(words)))
-            assert named and all(set(n.split(",")) <= extras for n in named), f"{page}: {words}"
+            assert install_problems(shlex.join(words[2:])) == [], f"{page}: {words}"
         else:
             assert words[0] == "memstrata", f"{page}: unchecked command {words}"
             cli.build_parser().parse_args(words[1:])  # exits (fails the test) on a wrong option

@@ -16,13 +16,13 @@ target's; any other is refused).
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from ... import namespaces
+from ...distribution import installed_version
 from ...embedders.base import Embedder
 from ...errors import InvalidInput
 from ...export_format import (
@@ -154,7 +154,4 @@ def _with_agent(record: MemoryRecord, source_user: str) -> MemoryRecord:
 
 
 def _version() -> str:
-    try:
-        return importlib.metadata.version("memstrata")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version() or "unknown"
