@@ -24,7 +24,9 @@ def register(commands: Any) -> None:
         help="sqlite (temporary file, default), postgres (throwaway database), citus (throwaway schema on Citus) "
         "or a store URL",
     )  # fmt: skip
-    locomo.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
+    locomo.add_argument(
+        "--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy], help="retrieval strategy"
+    )
     locomo.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
     locomo.add_argument("--mode", default="turns", choices=["turns", "extracted", "both"],
                         help="store every turn, only extracted memories, or both")  # fmt: skip
@@ -39,7 +41,9 @@ def register(commands: Any) -> None:
         "--store", default=argparse.SUPPRESS,
         help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
     )  # fmt: skip
-    lme.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
+    lme.add_argument(
+        "--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy], help="retrieval strategy"
+    )
     lme.add_argument("--granularity", default="turn", choices=["turn", "session"],
                      help="store every turn (default) or every session as one memory")  # fmt: skip
     lme.add_argument("--limit", type=int, help="use only the first N scored questions")
@@ -326,8 +330,8 @@ def _register_scale(kinds: Any) -> None:
     latency.add_argument("--users", type=int, default=1, help="users to spread them over (default 1)")
     latency.add_argument("--queries", type=int, default=200, help="sampled search queries (default 200)")
     latency.add_argument("--context-queries", type=int, default=50, help="context() calls timed (default 50)")
-    latency.add_argument("--k", type=int, default=10)
-    latency.add_argument("--seed", type=int, default=7)
+    latency.add_argument("--k", type=int, default=10, help="hits per search (default 10)")
+    latency.add_argument("--seed", type=int, default=7, help="seed of the synthetic corpus and queries (default 7)")
     latency.add_argument(
         "--no-defer-index", action="store_true",
         help="keep Postgres' HNSW index during the bulk load (default: rebuild it after)",
@@ -350,12 +354,14 @@ def _register_scale(kinds: Any) -> None:
     scale = kinds.add_parser("scale", help="latency curves: sizes x layouts x stores (runs `bench latency`)")
     scale.add_argument("--out", default=DEFAULT_RESULTS, help=f"result directory (default {DEFAULT_RESULTS})")
     scale.add_argument("--name", default="scale", help="result file name (default scale)")
-    scale.add_argument("--stores", default="sqlite,postgres")
-    scale.add_argument("--layouts", default="one_user,many_users")
-    scale.add_argument("--sizes", default="1000,10000,100000,1000000")
+    scale.add_argument("--stores", default="sqlite,postgres", help="comma-separated stores (default sqlite,postgres)")
+    scale.add_argument(
+        "--layouts", default="one_user,many_users", help="comma-separated data layouts (default one_user,many_users)"
+    )
+    scale.add_argument("--sizes", default="1000,10000,100000,1000000", help="comma-separated store sizes in memories")
     scale.add_argument("--max-memories", type=int, help="skip sizes above this")
-    scale.add_argument("--queries", type=int, default=200)
-    scale.add_argument("--context-queries", type=int, default=50)
+    scale.add_argument("--queries", type=int, default=200, help="timed searches per point (default 200)")
+    scale.add_argument("--context-queries", type=int, default=50, help="context() calls timed per point (default 50)")
     scale.add_argument("--timeout", type=float, help="seconds allowed per point")
     scale.add_argument("--resume", action="store_true", help="keep finished points of an earlier run")
     scale.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -374,18 +380,22 @@ def _register_scale(kinds: Any) -> None:
     peers.set_defaults(handler=cmd_peers)
 
     plots = kinds.add_parser("plots", help="PNG charts from scale.json and peers.json")
-    plots.add_argument("--results", default=DEFAULT_RESULTS)
-    plots.add_argument("--out", default="benchmarks/plots")
+    plots.add_argument(
+        "--results", default=DEFAULT_RESULTS, help=f"result directory to read (default {DEFAULT_RESULTS})"
+    )
+    plots.add_argument("--out", default="benchmarks/plots", help="directory for the plots (default benchmarks/plots)")
     plots.set_defaults(handler=cmd_plots)
 
     tables = kinds.add_parser("tables", help="Markdown tables of scale.json and peers.json (for BENCHMARKS.md)")
-    tables.add_argument("--results", default=DEFAULT_RESULTS)
+    tables.add_argument(
+        "--results", default=DEFAULT_RESULTS, help=f"result directory to read (default {DEFAULT_RESULTS})"
+    )
     tables.set_defaults(handler=cmd_tables)
 
     every = kinds.add_parser("all", help="every benchmark of BENCHMARKS.md, one result file each")
     every.add_argument("--data", help="LoCoMo file (locomo and peers steps are skipped without it)")
     every.add_argument("--longmemeval", help="LongMemEval file (its steps are skipped without it)")
-    every.add_argument("--out", default=DEFAULT_RESULTS)
+    every.add_argument("--out", default=DEFAULT_RESULTS, help=f"result directory (default {DEFAULT_RESULTS})")
     every.add_argument("--quick", action="store_true", help="smoke sizes (1k memories, 2 conversations)")
     every.add_argument("--max-memories", type=int, help="cap the scale curves (default: up to 1M)")
     every.add_argument("--stores", default="sqlite,postgres", help="stores of the scale curves")
