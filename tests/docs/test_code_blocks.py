@@ -69,9 +69,28 @@ def test_shell_blocks_name_real_commands(page: str, body: str) -> None:
             assert set(words[1:]) <= targets, f"{page}: {words}"
         elif words[:2] == ["pip", "install"]:
             assert install_problems(shlex.join(words[2:])) == [], f"{page}: {words}"
+        elif words[:2] == ["docker", "compose"]:
+            check_compose_command(page, words[2:])
+        elif words[0] == "cp":
+            assert (ROOT / words[1]).is_file(), f"{page}: {words}"
         else:
             assert words[0] == "memstrata", f"{page}: unchecked command {words}"
             cli.build_parser().parse_args(words[1:])  # exits (fails the test) on a wrong option
+
+
+def check_compose_command(page: str, words: list[str]) -> None:
+    """`docker compose up/logs/exec ...` names services of compose.yaml; a `memstrata` command run in a
+    service parses with the real CLI."""
+    import yaml
+
+    services = set(yaml.safe_load((ROOT / "compose.yaml").read_text())["services"])
+    assert words[0] in {"up", "down", "logs", "exec", "ps", "build", "pull", "restart"}, f"{page}: {words}"
+    if words[0] == "exec":  # exec SERVICE COMMAND...
+        assert words[1] in services, f"{page}: {words}"
+        if words[2] == "memstrata":
+            cli.build_parser().parse_args(words[3:])
+    else:
+        assert {w for w in words[1:] if not w.startswith("-")} <= services, f"{page}: {words}"
 
 
 # -- json, sql, the architecture tree ------------------------------------------------------------
