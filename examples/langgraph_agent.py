@@ -1,6 +1,6 @@
 """A LangGraph agent whose long-term memory is memstrata.
 
-    pip install 'memstrata[langgraph]'
+    pip install 'memstrata-ai[langgraph]'
     python examples/langgraph_agent.py [path/to/memories.db]
 
 Three sessions, each in a new process-like setup (a new `Memory` on the same SQLite file, a new

@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, overload
 
 import anyio.to_thread
+import httpx
 
 from .buffer import Buffer, Turn
-from .client import MemoryClient
+from .client import DEFAULT_URL, MemoryClient
 from .embedders.base import Embedder
+from .errors import InvalidInput
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
 from .filters import SearchFilter
@@ -55,12 +57,70 @@ async def _in_thread(function: Callable[..., T], /, *args: Any, **kwargs: Any) -
     return await anyio.to_thread.run_sync(functools.partial(function, *args, **kwargs))
 
 
+def _wrapped(cls: type[T], value: object, *, argument: str, changed: Sequence[str], hint: str) -> T:
+    """`value` when it is a `cls` given alone; else a clear error (a store URL passed as the object to
+    wrap, or an object to wrap together with arguments that would open another one)."""
+    if not isinstance(value, cls):
+        raise InvalidInput(f"{argument} is a {cls.__name__} to wrap, not a {type(value).__name__} ({value!r}); {hint}")
+    if changed:
+        given = ", ".join(changed)
+        raise InvalidInput(f"give either {argument} or the arguments of {cls.__name__}(...), not both: {given}")
+    return value
+
+
 class AsyncMemory:
     """`await memory.add(...)`, `await memory.search(...)`: every `Memory` method, awaitable."""
 
-    def __init__(self, memory: Memory | None = None, **kwargs: Any) -> None:
-        """Wrap `memory`, or build a `Memory` from `kwargs`."""
-        self.sync: Memory = memory if memory is not None else Memory(**kwargs)
+    def __init__(
+        self,
+        memory: Memory | None = None,
+        *,
+        store: Store | str | Path | None = None,
+        embedder: Embedder | str | None = None,
+        llm: LLMClient | str | None = None,
+        buffer: Buffer | str | None = None,
+        extractor: Extractor | None = None,
+        policy: LifecyclePolicy | None = None,
+        clock: Clock = utcnow,
+        track_access: bool = True,
+        settings: Settings | None = None,
+    ) -> None:
+        """Open a `Memory` from the arguments of `Memory(...)`, or wrap `memory`."""
+        if memory is None:
+            self.sync: Memory = Memory(
+                store=store,
+                embedder=embedder,
+                llm=llm,
+                buffer=buffer,
+                extractor=extractor,
+                policy=policy,
+                clock=clock,
+                track_access=track_access,
+                settings=settings,
+            )
+            return
+        changed = [
+            name
+            for name, value, default in (
+                ("store", store, None),
+                ("embedder", embedder, None),
+                ("llm", llm, None),
+                ("buffer", buffer, None),
+                ("extractor", extractor, None),
+                ("policy", policy, None),
+                ("clock", clock, utcnow),
+                ("track_access", track_access, True),
+                ("settings", settings, None),
+            )
+            if value != default
+        ]
+        self.sync = _wrapped(
+            Memory,
+            memory,
+            argument="memory",
+            changed=changed,
+            hint="open a store with AsyncMemory(store='sqlite:///memories.db')",
+        )
 
     async def aclose(self) -> None:
         await _in_thread(self.sync.close)
@@ -407,9 +467,38 @@ class AsyncMemory:
 class AsyncMemoryClient:
     """Every `MemoryClient` method, awaitable: a memstrata server from async code."""
 
-    def __init__(self, client: MemoryClient | None = None, **kwargs: Any) -> None:
-        """Wrap `client`, or build a `MemoryClient` from `kwargs`."""
-        self.sync: MemoryClient = client if client is not None else MemoryClient(**kwargs)
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        http_client: httpx.Client | None = None,
+        client: MemoryClient | None = None,
+    ) -> None:
+        """Open a `MemoryClient` from the arguments of `MemoryClient(...)`, or wrap `client`."""
+        if client is None:
+            if isinstance(base_url, MemoryClient):
+                raise InvalidInput("a MemoryClient to wrap goes in client=..., not positionally")
+            self.sync: MemoryClient = MemoryClient(base_url, api_key=api_key, timeout=timeout, http_client=http_client)
+            return
+        changed = [
+            name
+            for name, value, default in (
+                ("base_url", base_url, DEFAULT_URL),
+                ("api_key", api_key, None),
+                ("timeout", timeout, 30.0),
+                ("http_client", http_client, None),
+            )
+            if value != default
+        ]
+        self.sync = _wrapped(
+            MemoryClient,
+            client,
+            argument="client",
+            changed=changed,
+            hint="pass the server as AsyncMemoryClient('http://host:8420')",
+        )
 
     async def aclose(self) -> None:
         await _in_thread(self.sync.close)

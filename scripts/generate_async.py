@@ -1,7 +1,10 @@
 """Generate memstrata/aio.py: the async flavours of `Memory`, `MemoryClient` and `MemoryAPI`.
 
 Each public method of the synchronous class becomes a coroutine with the same parameters, defaults
-and return type, whose body runs the one synchronous implementation in a worker thread. Writing the
+and return type, whose body runs the one synchronous implementation in a worker thread. The
+constructor takes the synchronous constructor's parameters too (`AsyncMemory(store=...)`,
+`AsyncMemoryClient("http://...", api_key=...)`), plus the object to wrap instead: `AsyncMemory(memory)`
+(Memory takes keywords only, so the positional slot is free) and `AsyncMemoryClient(client=...)`. Writing the
 methods out (instead of a `setattr` loop) lets mypy see every signature: `await memory.serach(...)`
 is a type error. tests/unit/test_api_protocol.py fails when aio.py is not what this script writes.
 
@@ -40,10 +43,12 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, overload
 
 import anyio.to_thread
+import httpx
 
 from .buffer import Buffer, Turn
-from .client import MemoryClient
+from .client import DEFAULT_URL, MemoryClient
 from .embedders.base import Embedder
+from .errors import InvalidInput
 from .export_format import ExportDocument
 from .extraction.base import Candidate, Extractor
 from .filters import SearchFilter
@@ -75,6 +80,19 @@ T = TypeVar("T")
 
 async def _in_thread(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     return await anyio.to_thread.run_sync(functools.partial(function, *args, **kwargs))
+
+
+def _wrapped(cls: type[T], value: object, *, argument: str, changed: Sequence[str], hint: str) -> T:
+    """`value` when it is a `cls` given alone; else a clear error (a store URL passed as the object to
+    wrap, or an object to wrap together with arguments that would open another one)."""
+    if not isinstance(value, cls):
+        raise InvalidInput(
+            f"{argument} is a {cls.__name__} to wrap, not a {type(value).__name__} ({value!r}); {hint}"
+        )
+    if changed:
+        given = ", ".join(changed)
+        raise InvalidInput(f"give either {argument} or the arguments of {cls.__name__}(...), not both: {given}")
+    return value
 '''
 
 FACADE = '''
@@ -82,9 +100,7 @@ FACADE = '''
 class {name}:
     """{doc}"""
 
-    def __init__(self, {wrapped_arg}: {wrapped} | None = None, **kwargs: Any) -> None:
-        """Wrap `{wrapped_arg}`, or build a `{wrapped}` from `kwargs`."""
-        self.sync: {wrapped} = {wrapped_arg} if {wrapped_arg} is not None else {wrapped}(**kwargs)
+{init}
 
     async def aclose(self) -> None:
         await _in_thread(self.sync.close)
@@ -163,20 +179,73 @@ def _protocol(tree: ast.Module) -> str:
     return "\n".join(lines) + "\n\n".join(methods) + "\n"
 
 
+def _init(tree: ast.Module, class_name: str, wrapped_arg: str, hint: str) -> str:
+    """The async facade's `__init__`: the sync constructor's parameters plus `wrapped_arg`, the object to
+    wrap (first positional when the sync constructor takes keywords only, else keyword-only)."""
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    args = init.args
+    own = ast.arg(wrapped_arg, ast.parse(f"{class_name} | None", mode="eval").body)
+    none = ast.Constant(None)
+    positional = [a.arg for a in args.posonlyargs + args.args][1:]
+    if positional:  # the slot is taken: the object to wrap is a keyword
+        signature = ast.arguments(
+            posonlyargs=args.posonlyargs,
+            args=args.args,
+            kwonlyargs=[*args.kwonlyargs, own],
+            kw_defaults=[*args.kw_defaults, none],
+            defaults=args.defaults,
+        )
+    else:
+        signature = ast.arguments(
+            posonlyargs=[],
+            args=[args.args[0], own],
+            kwonlyargs=args.kwonlyargs,
+            kw_defaults=args.kw_defaults,
+            defaults=[none],
+        )
+    names = positional + [a.arg for a in args.kwonlyargs]
+    defaults = [ast.unparse(d) for d in args.defaults] + [ast.unparse(d) for d in args.kw_defaults if d is not None]
+    default_of = dict(zip(names, defaults, strict=True))
+    changed = ", ".join(f"({name!r}, {name}, {default_of[name]})" for name in names)
+    misplaced = (
+        [
+            f"            if isinstance({positional[0]}, {class_name}):",
+            f'                raise InvalidInput("a {class_name} to wrap goes in {wrapped_arg}=..., not positionally")',
+        ]
+        if positional
+        else []
+    )
+    lines = [
+        f"    def __init__({ast.unparse(signature)}) -> None:",
+        f'        """Open a `{class_name}` from the arguments of `{class_name}(...)`, or wrap `{wrapped_arg}`."""',
+        f"        if {wrapped_arg} is None:",
+        *misplaced,
+        f"            self.sync: {class_name} = {class_name}({_call_arguments(args)})",
+        "            return",
+        f"        changed = [name for name, value, default in ({changed},) if value != default]",
+        f"        self.sync = _wrapped({class_name}, {wrapped_arg}, argument={wrapped_arg!r}, changed=changed,",
+        f"                             hint={hint!r})",
+    ]
+    return "\n".join(lines)
+
+
 def render() -> str:
     memory = ast.parse((PACKAGE / "memory.py").read_text())
     client = ast.parse((PACKAGE / "client.py").read_text())
     api = ast.parse((PACKAGE / "api.py").read_text())
     text = HEADER
     text += FACADE.format(
-        name="AsyncMemory", wrapped="Memory", wrapped_arg="memory",
+        name="AsyncMemory",
         doc="`await memory.add(...)`, `await memory.search(...)`: every `Memory` method, awaitable.",
-    )  # fmt: skip
+        init=_init(memory, "Memory", "memory", "open a store with AsyncMemory(store='sqlite:///memories.db')"),
+    )
     text += "\n" + _class_methods(memory, "Memory") + "\n"
     text += FACADE.format(
-        name="AsyncMemoryClient", wrapped="MemoryClient", wrapped_arg="client",
+        name="AsyncMemoryClient",
         doc="Every `MemoryClient` method, awaitable: a memstrata server from async code.",
-    )  # fmt: skip
+        init=_init(client, "MemoryClient", "client", "pass the server as AsyncMemoryClient('http://host:8420')"),
+    )
     text += "\n" + _class_methods(client, "MemoryClient") + "\n"
     text += _protocol(api)
     text += '\n\n__all__ = ["AsyncMemory", "AsyncMemoryAPI", "AsyncMemoryClient"]\n'

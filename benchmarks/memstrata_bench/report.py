@@ -13,6 +13,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from memstrata.distribution import DISTRIBUTION
+
 
 def comma_list(raw: str) -> list[str]:
     """The non-empty, stripped parts of a comma-separated option value ("sqlite, postgres" -> two names)."""
@@ -51,7 +53,7 @@ def machine_info() -> dict[str, Any]:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "load_avg": os.getloadavg() if hasattr(os, "getloadavg") else None,
-        "memstrata": _version("memstrata"),
+        "memstrata": _version(DISTRIBUTION),
         "numpy": _version("numpy"),
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }

@@ -189,7 +189,7 @@ class RedisBuffer:
         with `timeout` seconds for connecting and for each command, and two quick retries.
         `wait_replicas` > 0 acknowledges a write only once that many replicas hold it (module doc)."""
         if redis is None:
-            raise ConfigurationError("the Redis buffer needs the redis package: pip install 'memstrata[redis]'")
+            raise ConfigurationError("the Redis buffer needs the redis package: pip install 'memstrata-ai[redis]'")
         self.url = redact_url(url)
         self.ttl_seconds = check_ttl(ttl_seconds)
         self.prefix = check_prefix(prefix)

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 
+from ..distribution import DISTRIBUTION, installed_version
 from ..errors import BackendError, MemstrataError, NotFound, UsageError
 from . import bench, db, lifecycle, memories, queue, server, store
 
@@ -46,6 +47,7 @@ def leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentP
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstrata", description="Layered long-term memory for AI agents.")
+    parser.add_argument("--version", action="version", version=version_text(), help="print the version and exit")
     add_global_options(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
@@ -54,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         # SUPPRESS: given after the command it wins; not given, the value before the command stays.
         add_global_options(leaf, default=argparse.SUPPRESS)
     return parser
+
+
+def version_text() -> str:
+    """`memstrata X.Y.Z (memstrata-ai)`: the installed distribution's version."""
+    version = installed_version() or "(not installed: running from a source tree)"
+    return f"memstrata {version} ({DISTRIBUTION})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,20 +4,53 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
 from ..memory import Memory
 from ..models import Scope
 from ..settings import Settings
+from ..storage import sqlite_path
 
 
-def open_memory(args: argparse.Namespace) -> Memory:
+def open_memory(args: argparse.Namespace, *, create: bool = False) -> Memory:
+    """The `Memory` of `--store` / `$MEMSTRATA_STORE`. Only commands that write (`create=True`) may
+    start a new SQLite file; the others refuse a missing one (`require_store`)."""
     settings = Settings()
-    return Memory(store=args.store or settings.store, embedder=args.embedder or settings.embedder, settings=settings)
+    url = store_url(args, settings)
+    if not create:
+        require_store(url, source=store_source(args))
+    return Memory(store=url, embedder=args.embedder or settings.embedder, settings=settings)
+
+
+def store_url(args: argparse.Namespace, settings: Settings | None = None) -> str:
+    return str(args.store or (settings or Settings()).store)
+
+
+def store_source(args: argparse.Namespace) -> str:
+    """Where the store URL came from, for error messages."""
+    if args.store:
+        return "--store"
+    return "$MEMSTRATA_STORE" if os.environ.get("MEMSTRATA_STORE") else "the default store"
+
+
+def require_store(url: str, *, source: str) -> None:
+    """Refuse a SQLite store whose file does not exist: opening it would create an empty store, so a
+    mistyped path would read as "no memories" (and leave a stray file). PostgreSQL URLs pass."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return
+    path = sqlite_path(url)
+    if path != ":memory:" and not Path(path).exists():
+        raise ConfigurationError(
+            f"no store at {path} ({source} {url}): check the path; commands that write "
+            "(add, learn, import, keys create, serve, mcp) create a new store"
+        )
 
 
 def add_scope_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ import psycopg
 
 from ..errors import StoreError, UsageError
 from ..settings import Settings
-from .common import print_json
+from .common import add_json_flag, print_json
 
 
 def register(commands: Any) -> None:
@@ -23,7 +23,7 @@ def register(commands: Any) -> None:
     )  # fmt: skip
     distribute.add_argument("--owner", help="owner connection URL (default: $MEMSTRATA_STORE_OWNER, else --store)")
     distribute.add_argument("--shards", type=int, default=32, help="shard count of the user tables (default 32)")
-    distribute.add_argument("--json", action="store_true")
+    add_json_flag(distribute)
     distribute.set_defaults(handler=cmd_distribute)
 
 

@@ -106,7 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(f"cannot read {args.file}: {exc.strerror}") from None
-    with open_memory(args) as memory, progress_bar(args, "import", "memories") as progress:
+    with open_memory(args, create=True) as memory, progress_bar(args, "import", "memories") as progress:
         report = memory.import_user(raw, scope=args.user, progress=progress)
     emit(args, report, lambda: (
         f"imported into {report.user_id}: {report.memories_written} memories written, "

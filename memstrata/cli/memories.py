@@ -9,57 +9,63 @@ from typing import Any
 from ..errors import InvalidInput
 from ..filters import SearchFilter
 from ..layers.semantic import Strategy
+from ..models import MemoryKind
 from .common import add_scope_arguments, open_memory, print_json, scope_of
 from .value_flags import add_value_flags, value_from_args
 
 
 def register(commands: Any) -> None:
     add = commands.add_parser("add", help="store a memory verbatim")
-    add.add_argument("content")
-    add.add_argument("--kind", default="fact")
+    add.add_argument("content", help="the text to store")
+    add.add_argument("--kind", default="fact", help="memory kind: " + ", ".join(MemoryKind) + " (default fact)")
     add.add_argument("--metadata", help="JSON object")
-    add.add_argument("--importance", type=float, default=0.5)
+    add.add_argument("--importance", type=float, default=0.5, help="how much the memory matters, 0 to 1 (default 0.5)")
     add_scope_arguments(add)
     add.set_defaults(handler=cmd_add)
 
     search = commands.add_parser("search", help="search memories")
-    search.add_argument("query")
-    search.add_argument("-k", type=int, default=10)
-    search.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
-    search.add_argument("--threshold", type=float)
+    search.add_argument("query", help="what to look for")
+    search.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
+    search.add_argument(
+        "--strategy",
+        default=Strategy.HYBRID.value,
+        choices=[s.value for s in Strategy],
+        help="retrieval (default hybrid)",
+    )
+    search.add_argument("--threshold", type=float, help="leave out hits scoring below this")
     add_value_flags(search, SearchFilter)
     add_scope_arguments(search)
     search.set_defaults(handler=cmd_search)
 
     get = commands.add_parser("get", help="show one memory")
-    get.add_argument("memory_id")
+    get.add_argument("memory_id", help="the memory's id")
     add_scope_arguments(get)
     get.set_defaults(handler=cmd_get)
 
     list_ = commands.add_parser("list", help="list memories")
-    list_.add_argument("--limit", type=int, default=50)
+    list_.add_argument("--limit", type=int, default=50, help="how many, newest first (default 50)")
     add_value_flags(list_, SearchFilter)
     add_scope_arguments(list_)
     list_.set_defaults(handler=cmd_list)
 
     forget = commands.add_parser("forget", help="delete a memory and scrub its text from history")
-    forget.add_argument("memory_id")
+    forget.add_argument("memory_id", help="the memory's id")
     add_scope_arguments(forget)
     forget.set_defaults(handler=cmd_forget)
 
     learn = commands.add_parser("learn", help="extract what is worth remembering from a message and store it")
-    learn.add_argument("message")
+    learn.add_argument("message", help="a message of the user, as said")
     add_scope_arguments(learn)
     learn.set_defaults(handler=cmd_learn)
 
     context = commands.add_parser("context", help="the prompt block for a query, within a token budget")
-    context.add_argument("query")
-    context.add_argument("--max-tokens", type=int, default=1000)
+    context.add_argument("query", help="what the prompt is about")
+    context.add_argument("--max-tokens", type=int, default=1000, help="token budget of the block (default 1000)")
     add_scope_arguments(context)
     context.set_defaults(handler=cmd_context)
 
     history = commands.add_parser("history", help="show the change history of a memory")
-    history.add_argument("memory_id")
+    history.add_argument("memory_id", help="the memory's id")
     add_scope_arguments(history)
     history.set_defaults(handler=cmd_history)
 
@@ -77,7 +83,7 @@ def _metadata(raw: str | None) -> dict[str, Any] | None:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
+    with open_memory(args, create=True) as memory:
         record = memory.add(
             args.content, scope=scope_of(args), kind=args.kind, metadata=_metadata(args.metadata),
             importance=args.importance,
@@ -139,7 +145,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
+    with open_memory(args, create=True) as memory:
         result = memory.learn(args.message, scope=scope_of(args))
     if args.json:
         print_json(list(result.operations))

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from tqdm import tqdm
 
@@ -20,11 +21,20 @@ def add_progress_flags(parser: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def progress_bar(args: argparse.Namespace, label: str, unit: str) -> Iterator[Callable[[int, int], None]]:
-    """A `progress(done, total)` callback drawing one bar; a no-op when progress is off."""
+    """A `progress(done, total)` callback drawing one bar; a no-op when progress is off.
+
+    The bar is drawn from the first report on, with its total: work that reports nothing (a
+    consolidation with nothing eligible, a dry run, an import with nothing new) leaves no bar stuck
+    at zero on the terminal."""
     shown = sys.stderr.isatty() if args.progress is None else bool(args.progress)
-    bar = tqdm(desc=label, unit=unit, file=sys.stderr, disable=not shown, dynamic_ncols=True, leave=True)
+    bars: list[tqdm[Any]] = []
 
     def advance(done: int, total: int) -> None:
+        if not shown:
+            return
+        if not bars:
+            bars.append(tqdm(desc=label, unit=unit, total=total, file=sys.stderr, dynamic_ncols=True, leave=True))
+        bar = bars[0]
         if bar.total != total:
             bar.reset(total=total)
         bar.update(done - bar.n)
@@ -32,4 +42,5 @@ def progress_bar(args: argparse.Namespace, label: str, unit: str) -> Iterator[Ca
     try:
         yield advance
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import open_memory, print_json
+from .common import add_json_flag, open_memory, print_json
 
 
 def register(commands: Any) -> None:
     queue = commands.add_parser("queue", help="background learning queue")
     actions = queue.add_subparsers(dest="action", required=True, metavar="ACTION")
     status = actions.add_parser("status", help="counts per status and the failures with their errors")
-    status.add_argument("--json", action="store_true")
+    add_json_flag(status)
     status.set_defaults(handler=cmd_status)
     work = actions.add_parser("work", help="run pending jobs now")
-    work.add_argument("--limit", type=int, default=100)
-    work.add_argument("--json", action="store_true")
+    work.add_argument("--limit", type=int, default=100, help="at most this many jobs (default 100)")
+    add_json_flag(work)
     work.set_defaults(handler=cmd_work)
 
 

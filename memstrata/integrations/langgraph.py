@@ -12,7 +12,7 @@ reserved shared owner (`langgraph_items.py` has the whole mapping, docs/langgrap
 Each operation of a batch reads the state before the batch's writes, and puts are applied last,
 the last put of a (namespace, key) winning — as in LangGraph's own stores.
 
-Needs the `langgraph` extra: `pip install 'memstrata[langgraph]'`.
+Needs the `langgraph` extra: `pip install 'memstrata-ai[langgraph]'`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ try:
     )
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "memstrata.integrations.langgraph needs LangGraph: pip install 'memstrata[langgraph]'", name=exc.name
+        "memstrata.integrations.langgraph needs LangGraph: pip install 'memstrata-ai[langgraph]'", name=exc.name
     ) from exc
 
 import anyio.to_thread

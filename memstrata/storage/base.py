@@ -91,6 +91,17 @@ class Item:
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """One session of a user as the episode log shows it: how many current episodes it has and when
+    the first and the last were written."""
+
+    session_id: str
+    episodes: int
+    first_at: datetime
+    last_at: datetime
+
+
 @runtime_checkable
 class Store(Protocol):
     """Persistence for memories, their history, vectors, full text, and per-user items."""
@@ -154,6 +165,11 @@ class Store(Protocol):
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
         """`(vector_search(...), keyword_search(...))` read from one snapshot, in one round trip
         where the backend can: what a hybrid search needs, without paying for two reads."""
+        ...
+
+    def list_sessions(self, user_id: str, *, limit: int = 100, offset: int = 0) -> list[SessionRow]:
+        """The user's sessions: the distinct session ids of current episodes, the most recently active
+        first (ties by id), with their episode counts; a page of `limit` from `offset`."""
         ...
 
     def delete(self, user_id: str, ids: Sequence[str], events: Sequence[HistoryEvent] = ()) -> int:

@@ -60,10 +60,10 @@ def _cipher_classes() -> tuple[Any, type[Exception]]:
     try:
         from cryptography.exceptions import InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-    except ImportError as exc:  # pragma: no cover - part of memstrata[encryption]
+    except ImportError as exc:  # pragma: no cover - part of memstrata-ai[encryption]
         raise ConfigurationError(
             "an encrypted PostgreSQL store (MEMSTRATA_MASTER_KEY) needs the cryptography package: "
-            "pip install 'memstrata[encryption]'"
+            "pip install 'memstrata-ai[encryption]'"
         ) from exc
     return AESGCM, InvalidTag
 

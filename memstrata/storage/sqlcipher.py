@@ -109,7 +109,8 @@ def _driver() -> Any:
         from sqlcipher3 import dbapi2
     except ImportError:
         raise ConfigurationError(
-            "an encrypted store (MEMSTRATA_STORE_KEY) needs the sqlcipher3 driver: pip install 'memstrata[encryption]'"
+            "an encrypted store (MEMSTRATA_STORE_KEY) needs the sqlcipher3 driver: "
+            "pip install 'memstrata-ai[encryption]'"
         ) from None
     return dbapi2
 

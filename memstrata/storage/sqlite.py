@@ -40,6 +40,7 @@ from .base import (
     MemoryFilter,
     NewItem,
     ScoredRow,
+    SessionRow,
     Vector,
     check_ids,
     check_item,
@@ -542,6 +543,20 @@ class SQLiteStore:
         )
         rows = self._read(lambda c: c.execute(sql, (*w.params, limit, offset)).fetchall())
         return [_record(r) for r in rows]
+
+    def list_sessions(self, user_id: str, *, limit: int = 100, offset: int = 0) -> list[SessionRow]:
+        check_page(limit, offset)
+        w = _Where(user_id, MemoryFilter(kinds=(MemoryKind.EPISODE,)))
+        sql = (
+            "SELECT m.session_id, count(*), min(m.created_at), max(m.created_at) FROM memories m "
+            f"WHERE {w.sql} AND m.session_id IS NOT NULL GROUP BY m.session_id "
+            "ORDER BY max(m.created_at) DESC, m.session_id LIMIT ? OFFSET ?"
+        )
+        rows = self._read(lambda c: c.execute(sql, (*w.params, limit, offset)).fetchall())
+        return [
+            SessionRow(r[0], int(r[1]), datetime.fromtimestamp(r[2], UTC), datetime.fromtimestamp(r[3], UTC))
+            for r in rows
+        ]
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
         w = _Where(user_id, where)

@@ -4,7 +4,7 @@
   tests/integrations/test_docs.py); placeholders a reader fills in (a server URL, an API key, a
   database URL, their own LLM call) are given real values;
 * sh/bash — each `memstrata ...` line parses with the real CLI, each `make X` is a Makefile target,
-  each `pip install 'memstrata[extra]'` names a real extra;
+  each `pip install 'memstrata-ai[extra]'` names a real extra;
 * json — parses (an export document as one); sql — names only functions and tables the Postgres schema defines;
 * the architecture tree — every module and package it names exists.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pytest
 
 from memstrata import cli
 from memstrata.embedders.hashing import HashingEmbedder
+from tests.docs.test_install_lines import install_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -64,16 +64,33 @@ def shell_commands(body: str) -> Iterator[list[str]]:
 @pytest.mark.parametrize(("page", "body"), [*blocks("sh"), *blocks("bash")])
 def test_shell_blocks_name_real_commands(page: str, body: str) -> None:
     targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), flags=re.MULTILINE))
-    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     for words in shell_commands(body):
         if words[0] == "make":
             assert set(words[1:]) <= targets, f"{page}: {words}"
         elif words[:2] == ["pip", "install"]:
-            named = set(re.findall(r"memstrata\[([\w,]+)\]", " ".join(words)))
-            assert named and all(set(n.split(",")) <= extras for n in named), f"{page}: {words}"
+            assert install_problems(shlex.join(words[2:])) == [], f"{page}: {words}"
+        elif words[:2] == ["docker", "compose"]:
+            check_compose_command(page, words[2:])
+        elif words[0] == "cp":
+            assert (ROOT / words[1]).is_file(), f"{page}: {words}"
         else:
             assert words[0] == "memstrata", f"{page}: unchecked command {words}"
             cli.build_parser().parse_args(words[1:])  # exits (fails the test) on a wrong option
+
+
+def check_compose_command(page: str, words: list[str]) -> None:
+    """`docker compose up/logs/exec ...` names services of compose.yaml; a `memstrata` command run in a
+    service parses with the real CLI."""
+    import yaml
+
+    services = set(yaml.safe_load((ROOT / "compose.yaml").read_text())["services"])
+    assert words[0] in {"up", "down", "logs", "exec", "ps", "build", "pull", "restart"}, f"{page}: {words}"
+    if words[0] == "exec":  # exec SERVICE COMMAND...
+        assert words[1] in services, f"{page}: {words}"
+        if words[2] == "memstrata":
+            cli.build_parser().parse_args(words[3:])
+    else:
+        assert {w for w in words[1:] if not w.startswith("-")} <= services, f"{page}: {words}"
 
 
 # -- json, sql, the architecture tree ------------------------------------------------------------
@@ -109,8 +126,9 @@ def python_of(page: str) -> list[str]:
 
 def test_python_blocks_are_all_run() -> None:
     pages = {p.values[0] for p in blocks("python")}
-    # search.md runs in tests/docs/test_search_doc.py
-    assert pages <= RUN_WITH_THEIR_PAGE | {"conversation.md", "privacy.md", "server.md", "postgres.md", "search.md"}
+    # search.md runs in tests/docs/test_search_doc.py, async.md in tests/docs/test_async_doc.py
+    others = {"conversation.md", "privacy.md", "server.md", "postgres.md", "search.md", "async.md"}
+    assert pages <= RUN_WITH_THEIR_PAGE | others
 
 
 def run_blocks(sources: list[str], namespace: dict[str, Any], replace: dict[str, str] | None = None) -> None:

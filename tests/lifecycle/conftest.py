@@ -159,7 +159,7 @@ def redis_buffer() -> Iterator[RedisFixture]:
     try:
         import redis
     except ImportError:
-        service_missing("the redis package is not installed (pip install 'memstrata[redis]')")
+        service_missing("the redis package is not installed (pip install 'memstrata-ai[redis]')")
         raise
     from memstrata.buffer.redis import RedisBuffer
 

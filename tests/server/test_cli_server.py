@@ -90,6 +90,7 @@ def test_keys_create_with_a_role_and_a_grant(store_url: str, capsys: pytest.Capt
     ],
 )
 def test_keys_errors(store_url: str, argv: list[str], error: type[Exception]) -> None:
+    open_store(store_url).close()  # an existing store: `keys revoke` refuses a missing one before looking
     with pytest.raises(error):
         run(["--store", store_url, *argv])
 

@@ -57,5 +57,6 @@ def test_learn_and_context(run) -> None:
     ids=["empty", "bad-user", "bad-metadata", "bad-k"],
 )
 def test_bad_input_exits_2_with_a_clear_message(run, argv: tuple[str, ...], code: int, message: str) -> None:
+    run("add", "Alice likes tea", "--user", "alice")  # the store exists: a search of a missing one is refused first
     got, _, err = run(*argv)
     assert got == code and message in err

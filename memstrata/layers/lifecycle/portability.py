@@ -17,7 +17,6 @@ target's; any other is refused).
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import namespaces
+from ...distribution import installed_version
 from ...embedders.base import Embedder
 from ...errors import InvalidInput
 from ...export_format import (
@@ -193,7 +193,4 @@ def _with_agent(record: MemoryRecord, source_user: str) -> MemoryRecord:
 
 
 def _version() -> str:
-    try:
-        return importlib.metadata.version("memstrata")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version() or "unknown"

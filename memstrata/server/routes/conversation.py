@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel, Field
 
 from ..deps import MemoryDep, Reader, Writer
 from ..routing import ShapedRoute
@@ -39,6 +41,37 @@ def add_messages(
 ) -> list[TurnOut]:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=session_id)
     return [TurnOut.of(t) for t in memory.add_messages([m.to_dict() for m in body.messages], scope=scope)]
+
+
+class SessionListItem(BaseModel):
+    session_id: str
+    episodes: int = Field(description="the session's current episodes (messages in the episode log)")
+    first_at: datetime = Field(description="when its first episode was written")
+    last_at: datetime = Field(description="when its last episode was written")
+
+
+class SessionPage(BaseModel):
+    items: list[SessionListItem]
+    next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
+
+
+@router.get("/sessions", tags=["sessions"], summary="The user's sessions, most recently active first")
+def list_sessions(
+    user_id: str,
+    caller: Reader,
+    memory: MemoryDep,
+    limit: Annotated[int, Query(ge=1, le=500, description="sessions per page")] = 50,
+    offset: Annotated[int, Query(ge=0, description="sessions to skip")] = 0,
+) -> SessionPage:
+    """Every session of the user's episode log, with its episode count and first/last times, from one
+    grouped query (not from a page of episodes): a user with many episodes still sees every session."""
+    scope = caller.scope(user_id)
+    rows = memory.store.list_sessions(scope.user_id, limit=limit + 1, offset=offset)
+    items = [
+        SessionListItem(session_id=r.session_id, episodes=r.episodes, first_at=r.first_at, last_at=r.last_at)
+        for r in rows[:limit]
+    ]
+    return SessionPage(items=items, next_offset=offset + limit if len(rows) > limit else None)
 
 
 @router.get("/sessions/{session_id}", tags=["sessions"], summary="A session's recent turns and rolling summary")

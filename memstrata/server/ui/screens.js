@@ -1,7 +1,7 @@
 // The Web UI's screens beyond memories/search/profile: users overview, timeline, context, sessions,
 // procedures, entities with their memories, metrics. Each loads when its tab is opened.
 
-import { $, api, describe, el, emptyRow, fmtDate, showStatus, userPath } from "./core.js";
+import { $, api, describe, el, emptyRow, fmtDate, PAGE, showStatus, userPath } from "./core.js";
 import { drawTimeline } from "./timeline.js";
 
 const COUNT_CAP = 500;
@@ -64,23 +64,25 @@ async function loadContext(event) {
 }
 
 // -- sessions --------------------------------------------------------------------------
-async function loadSessions() {
-  const params = new URLSearchParams({ limit: "500", kinds: "episode" });
-  const page = await api("GET", userPath(`/memories?${params}`));
-  const sessions = new Map();
-  for (const episode of page.items) {
-    const id = episode.session_id || "(no session)";
-    const entry = sessions.get(id) || { turns: 0, last: episode.created_at };
-    entry.turns += 1;
-    sessions.set(id, entry);
-  }
+// One grouped query on the server (GET .../sessions): every session, however many episodes the user has.
+let sessionOffset = 0;
+
+async function loadSessions(more = false) {
   const list = $("session-list");
-  list.replaceChildren();
-  for (const [id, entry] of sessions) {
-    list.append(el("li", {}, el("button", { type: "button", class: "link", "data-session": id, text: id,
-      onclick: () => openSession(id) }), ` · ${entry.turns} episodes · last ${fmtDate(entry.last)}`));
+  if (!more) {
+    sessionOffset = 0;
+    list.replaceChildren();
   }
-  if (!sessions.size) list.append(el("li", { class: "muted", text: "No sessions yet." }));
+  const params = new URLSearchParams({ limit: String(PAGE), offset: String(sessionOffset) });
+  const page = await api("GET", userPath(`/sessions?${params}`));
+  for (const session of page.items) {
+    list.append(el("li", {}, el("button", { type: "button", class: "link", "data-session": session.session_id,
+      text: session.session_id, onclick: () => openSession(session.session_id) }),
+      ` · ${session.episodes} episodes · last ${fmtDate(session.last_at)}`));
+  }
+  if (!list.children.length) list.append(el("li", { class: "muted", text: "No sessions yet." }));
+  sessionOffset = page.next_offset ?? sessionOffset;
+  $("more-sessions").hidden = page.next_offset === null;
 }
 
 async function openSession(id) {
@@ -176,13 +178,14 @@ export const SCREENS = {
   users: loadUsers,
   timeline: loadTimeline,
   context: () => loadContext(),
-  sessions: loadSessions,
+  sessions: () => loadSessions(),
   procedures: () => loadProcedures(),
   entities: loadEntities,
   metrics: loadMetrics,
 };
 
 export function wireScreens() {
+  $("more-sessions").addEventListener("click", () => loadSessions(true).catch((e) => showStatus(`Error: ${e.message}`, true)));
   $("context-form").addEventListener("submit", (event) => loadContext(event).catch((e) => showStatus(`Error: ${e.message}`, true)));
   $("procedure-form").addEventListener("submit", (event) => loadProcedures(event).catch((e) => showStatus(`Error: ${e.message}`, true)));
 }

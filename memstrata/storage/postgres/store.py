@@ -32,12 +32,13 @@ from psycopg_pool import ConnectionPool
 
 from ...core.keyword_statistics import statistics_change
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
-from ...models import HistoryEvent, MemoryRecord, utcnow
+from ...models import HistoryEvent, MemoryKind, MemoryRecord, utcnow
 from ..base import (
     Item,
     MemoryFilter,
     NewItem,
     ScoredRow,
+    SessionRow,
     Vector,
     check_ids,
     check_item,
@@ -392,6 +393,18 @@ class PostgresStore:
             w = q.Where(user_id, codec.filter(where))
             cur.execute(q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset])
             return [codec.record_from_row(row) for row in cur.fetchall()]
+
+    def list_sessions(self, user_id: str, *, limit: int = 100, offset: int = 0) -> list[SessionRow]:
+        check_page(limit, offset)
+        with self.transaction(user_id) as cur:
+            w = q.Where(user_id, MemoryFilter(kinds=(MemoryKind.EPISODE,)))  # no sealed column is compared
+            cur.execute(
+                "SELECT m.session_id, count(*), min(m.created_at), max(m.created_at) FROM memories m "
+                f"WHERE {w.sql} AND m.session_id IS NOT NULL GROUP BY m.session_id "
+                "ORDER BY max(m.created_at) DESC, m.session_id LIMIT %s OFFSET %s",
+                [*w.params, limit, offset],
+            )
+            return [SessionRow(r[0], int(r[1]), r[2], r[3]) for r in cur.fetchall()]
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
         with self.transaction(user_id) as cur:
