@@ -126,7 +126,10 @@ def register(kinds: Any) -> None:
 
     heldout = kinds.add_parser("heldout", help="held-out estimates of the ranking settings (LoCoMo, LongMemEval)")
     heldout.add_argument("--locomo", help="LoCoMo file: leave-one-conversation-out recall@10")
-    heldout.add_argument("--longmemeval", help="LongMemEval file: leave-one-question-out, split-half and leave-one-type-out turn recall@10")
+    heldout.add_argument(
+        "--longmemeval",
+        help="LongMemEval file: leave-one-question-out, split-half and leave-one-type-out turn recall@10",
+    )
     heldout.add_argument(
         "--store", default=argparse.SUPPRESS, help="sqlite (temporary file, default), postgres or a URL"
     )
