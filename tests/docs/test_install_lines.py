@@ -28,8 +28,21 @@ OPTIONS_WITH_VALUE = {"--python", "-p", "--index-url", "-i", "--extra-index-url"
 SPEC = re.compile(r"^(?P<name>[A-Za-z0-9._-]+|\.|\./)(?:\[(?P<extras>[\w,-]+)\])?$")
 
 
+HISTORICAL = {"benchmarks-history.md"}
+"""Pages that record past experiments as they were run (commands of their day), not instructions."""
+
+
+def is_repository_directory(name: str) -> bool:
+    """A directory of this repository with its own project file, such as `benchmarks` (`pip install -e benchmarks`)."""
+    return (ROOT / name.rstrip("/") / "pyproject.toml").is_file()
+
+
 def reader_files() -> list[Path]:
-    docs = [p for p in sorted((ROOT / "docs").rglob("*")) if p.is_file() and p.suffix in {".md", ".txt"}]
+    docs = [
+        p
+        for p in sorted((ROOT / "docs").rglob("*"))
+        if p.is_file() and p.suffix in {".md", ".txt"} and p.name not in HISTORICAL
+    ]
     examples = [p for p in sorted((ROOT / "examples").rglob("*")) if p.is_file() and p.suffix != ".pyc"]
     return [ROOT / "README.md", *docs, *examples]
 
@@ -54,6 +67,8 @@ def install_problems(arguments: str) -> list[str]:
             continue  # -q, -U, -e/--editable (the path follows)
         named += 1
         spec = SPEC.match(word)
+        if spec is not None and spec["name"] not in {NAME, ".", "./"} and is_repository_directory(spec["name"]):
+            continue
         if spec is None or spec["name"] not in {NAME, ".", "./"}:
             problems.append(f"{word!r} is not {NAME} nor a path install of the repository")
             continue

@@ -33,4 +33,4 @@ def test_recorded_time_example_runs(
         monkeypatch.delenv(key)
     exec(compile(block, "docs/search.md", "exec"), {})
     believed, now = capsys.readouterr().out.strip().splitlines()
-    assert (believed, now) == ("['Alice lives in Madrid']", "['Alice lives in Berlin']")
+    assert (believed, now) == ("['The user lives in Madrid.']", "['The user lives in Berlin.']")

@@ -192,6 +192,7 @@ REQUESTS: dict[str, Request] = {
     "GET /v1/users/{user_id}/entities": lambda s: {},
     "GET /v1/users/{user_id}/entities/{name}": lambda s: {},
     "GET /v1/users/{user_id}/procedures": lambda s: {"params": {"task": "pack"}},
+    "GET /v1/users/{user_id}/sessions": lambda s: {},
     "GET /v1/users/{user_id}/sessions/{session_id}": lambda s: {},
     "GET /v1/users/{user_id}/profile": lambda s: {},
     "POST /v1/users/{user_id}/context": lambda s: {"json": {"query": "locker code"}},
