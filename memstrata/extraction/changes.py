@@ -65,7 +65,8 @@ _SYNONYMS = (
 _TRAILING_SUBJECT_WORDS = frozenset({"number", "address", "date", "time", "day"})
 """Second words that do not name a kind of their own: "phone number" is about the phone, "launch date" the launch."""
 _VAGUE = frozenset(
-    "i we you he she they it this that thing things one stuff plan plans time day date way place something everything lot".split()
+    "i we you he she they it this that thing things one stuff plan plans time day date way place something"
+    " everything lot".split()
 )
 """Subjects that name nothing particular: "my plan is now to ..." says nothing about which plan."""
 _OTHER_OWNER = re.compile(r"(?:\b(?:his|her|their|your)|\b(?!user\b)\w+ s) $")

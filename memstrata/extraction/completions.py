@@ -87,7 +87,7 @@ def _verb_and_core(task: str) -> tuple[str | None, frozenset[str]]:
     words = _words(task)
     if not words:
         return None, frozenset()
-    verb, rest = (("follow", words) if words[0] in _FOLLOW else (words[0], words[1:]))
+    verb, rest = ("follow", words) if words[0] in _FOLLOW else (words[0], words[1:])
     if verb == "follow" and rest[:1] == ["up"]:
         rest = rest[1:]
     core = frozenset(_stem(w) for w in rest if w not in _NOT_CORE and not w.isdigit() and len(w) > 1)
@@ -130,8 +130,6 @@ def closed_items(text: str, items: Sequence[str]) -> list[int]:
 def closes(text: str | None, item: str | None) -> bool:
     """Does `text` report the one open item `item` done?"""
     return bool(text and item) and closed_items(text or "", [item or ""]) == [0]
-
-
 
 
 def completion(message: Message, items: Sequence[str], *, name: str | None = None) -> Candidate | None:

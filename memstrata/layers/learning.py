@@ -5,9 +5,9 @@ For each candidate an extractor proposes, `Reconciler` compares it with the user
 LLM when one is configured): a superseded memory keeps its text and history and gets `valid_to` +
 a successor link. Valid time is the message's `at`, so an older statement never retires a newer
 one. A user message that reports one of the user's open items done ("I called the dentist") closes it:
-the item is retired, with history, in favour of a memory saying it is done. A user message that only retracts something ("I no longer live in Madrid") is stored as a
-retraction that retires what it names. Entities mentioned are upserted and linked; recognizable
-slots update the user's profile facts.
+the item is retired, with history, in favour of a memory saying it is done. A user message that only
+retracts something ("I no longer live in Madrid") is stored as a retraction that retires what it names.
+Entities mentioned are upserted and linked; recognizable slots update the user's profile facts.
 """
 
 from __future__ import annotations
