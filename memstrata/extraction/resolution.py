@@ -7,8 +7,10 @@
 - SUPERSEDE: same subject and single-valued attribute with a new value ("lives in Paris" ->
   "lives in Berlin"), the same object with the opposite polarity ("likes tea" -> "hates tea"), or the
   same value said again later in other words (the later wording becomes current), or a statement
-  that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`);
-  `target_ids` are the memories to retire.
+  that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`),
+  a value of the same subject and attribute said again with an update cue ("we moved the launch to
+  May" retires "the launch is on April 10": `changes`), or an open item the candidate reports done
+  ("I called the dentist" closes "call the dentist": `completions`); `target_ids` are the memories to retire.
 - ADD: anything else.
 
 The rule that matters most: an unrelated fact never retires another. Multi-valued attributes
@@ -37,6 +39,8 @@ from typing import Any
 from ..models import MemoryKind, content_hash
 from . import diet
 from .base import STATEMENT, Candidate, is_multi_valued
+from .changes import change_retires
+from .completions import closed_items, closes
 from .switches import switch_retires
 
 DUPLICATE_SIMILARITY = 0.95
@@ -195,6 +199,7 @@ def decide(
             conflicts.append(memory)
         elif verdict == "retracted" and memory.metadata.get("attribute") == RETRACTION:
             conflicts.append(memory)  # "I live in Madrid again" ends an older "no longer lives in Madrid"
+    conflicts += [m for m in closed_tasks(new, existing) if m not in conflicts and not _said_after(m, stated_at)]
     later = [m for m in conflicts if _said_after(m, stated_at)] + replaced_later
     if later:
         return history_of(later, [m for m in conflicts if m not in later], "said before the memory that contradicts it")
@@ -207,6 +212,24 @@ def decide(
         if memory.kind == candidate.kind and _near_duplicate(new, _slot_of_memory(memory)):
             return Decision(DecisionKind.NOOP, (memory.id,), f"near duplicate (similarity {memory.similarity:.2f})")
     return Decision(DecisionKind.ADD, (), "new information")
+
+
+_CLOSING = frozenset({"event", "note", STATEMENT})
+"""Attributes of a statement that may report an open item done ("I called the dentist")."""
+
+
+def closed_tasks(new: _Slot, existing: Sequence[ExistingMemory]) -> list[ExistingMemory]:
+    """The user's open items (task memories) that the candidate's sentence reports done (`completions`)."""
+    if new.attribute not in _CLOSING or new.subject != "user" or not new.value:
+        return []
+    tasks = [m for m in existing if m.kind is MemoryKind.TASK and _is_open_item(m)]
+    values = [_slot_of_memory(m).value or normalize_value(m.content) or "" for m in tasks]
+    return [tasks[i] for i in closed_items(new.value, values)]
+
+
+def _is_open_item(memory: ExistingMemory) -> bool:
+    meta = memory.metadata or {}
+    return meta.get("attribute") == "task" and _subject(meta.get("subject")) == "user"
 
 
 def history_of(later: Sequence[ExistingMemory], older: Sequence[ExistingMemory], reason: str) -> Decision:
@@ -245,6 +268,8 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
+    if new.subject == old.subject and _changeable(new, old) and change_retires(new.value, _said(memory, old)):
+        return "retire"  # "we moved the launch to May" retires "the launch is on April 10"
     if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
         return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
     if new.attribute == old.attribute and new.attribute in _RESTATABLE and new.subject == old.subject:
@@ -262,6 +287,26 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     ):
         return "retracted"
     return "keep"
+
+
+_CHANGING = frozenset({"event", "plan", "note", STATEMENT})
+"""Free-text attributes whose sentence may state a value that a later change replaces (`changes`)."""
+
+
+def _changeable(new: _Slot, old: _Slot) -> bool:
+    """May a change said by `new` retire `old`? Both state values (an event, a plan, a statement or a
+    one-value slot such as "email"); never a task, a taste, a habit or a retraction."""
+    return all(
+        slot.attribute is not None
+        and slot.attribute != RETRACTION
+        and (slot.attribute in _CHANGING or not is_multi_valued(slot.attribute))
+        for slot in (new, old)
+    )
+
+
+def _said(memory: ExistingMemory, old: _Slot) -> str:
+    """What a stored memory states, for `changes`: its slot value and its text, normalized."""
+    return " ".join(part for part in (old.value, normalize_value(memory.content)) if part)
 
 
 def _retracts(memory: ExistingMemory, old: _Slot, retracted: Sequence[str]) -> bool:
@@ -407,6 +452,8 @@ def _related(
     new, old = _slot_of_candidate(candidate), _slot_of_memory(memory)
     if _compare(new, memory, retracted) == "retire":
         return True
+    if memory.kind is MemoryKind.TASK and _is_open_item(memory) and new.attribute in _CLOSING:
+        return closes(new.value, old.value)  # "I called the dentist" closes "call the dentist"
     topical = _shared_topic(candidate, new, memory, old, retracted)
     if new.attribute is not None and old.attribute is not None:
         if not _same_slot(new, old):

@@ -4,9 +4,10 @@ For each candidate an extractor proposes, `Reconciler` compares it with the user
 *current* memories and applies one decision (NOOP / SUPERSEDE / HISTORY / ADD; by rules, or by the
 LLM when one is configured): a superseded memory keeps its text and history and gets `valid_to` +
 a successor link. Valid time is the message's `at`, so an older statement never retires a newer
-one. A user message that only retracts something ("I no longer live in Madrid") is stored as a
-retraction that retires what it names. Entities mentioned are upserted and linked; recognizable
-slots update the user's profile facts.
+one. A user message that reports one of the user's open items done ("I called the dentist") closes it:
+the item is retired, with history, in favour of a memory saying it is done. A user message that only
+retracts something ("I no longer live in Madrid") is stored as a retraction that retires what it names.
+Entities mentioned are upserted and linked; recognizable slots update the user's profile facts.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from ..extraction.base import (
     ProfileSlot,
     extract_reported,
 )
+from ..extraction.completions import completion
 from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
 from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
+from ..storage.base import MemoryFilter
 from ..storage.fence import fenced
 from ..storage.user_lock import user_lock
 from .entities import EntityMemory
@@ -48,6 +51,9 @@ _IMPORTANCE = {
     "open_item": 0.6,
     "event": 0.6,
 }
+
+_OPEN_ITEMS_READ = 200
+"""The most open items a message reporting something done is compared with."""
 
 __all__ = ["DecisionKind", "LearnResult", "LearningMemory", "Operation"]
 
@@ -105,14 +111,21 @@ class LearningMemory:
         with user_lock(self.semantic.store, scope.user_id):
             names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
             steps = [(candidate, _said_in(candidate, messages)) for candidate in candidates]
-            retractions = [m for m in messages if _retractions(m) and not any(said is m for _, said in steps)]
+            unread = [m for m in messages if m.role == "user" and not any(said is m for _, said in steps)]
+            completions = self._completions(scope, unread, known_name) if unread else []
+            retractions = [m for m in unread if _retractions(m) and not any(said is m for _, said in completions)]
             operations = []
             for index, (candidate, message) in enumerate(steps):
                 step = _Step(index, progress, tuple(source_ids))
                 if step.due:
                     operations.append(self._learn_one(scope, candidate, message, step, names))
                     step.done()
-            for index, message in enumerate(retractions, len(steps)):
+            for index, (candidate, message) in enumerate(completions, len(steps)):
+                step = _Step(index, progress, tuple(source_ids))
+                if step.due:
+                    operations.append(self._learn_one(scope, candidate, message, step, names))
+                    step.done()
+            for index, message in enumerate(retractions, len(steps) + len(completions)):
                 step = _Step(index, progress, tuple(source_ids))
                 if step.due:
                     operations.append(self._retract(scope, message, step))
@@ -135,6 +148,18 @@ class LearningMemory:
                                                   retracted=retracted, names=names)  # fmt: skip
         self._link(scope, candidate, operation.memory)
         return operation
+
+    def _completions(
+        self, scope: Scope, messages: Sequence[Message], known_name: str | None
+    ) -> list[tuple[Candidate, Message]]:
+        """For user messages nothing else was read from that report one of the user's open items done
+        ("I called the dentist"), the memory that closes it (`completions.completion`)."""
+        where = MemoryFilter(kinds=(MemoryKind.TASK,), agent_id=scope.agent_id,
+                             metadata={"subject": "user", "attribute": "task"})  # fmt: skip
+        tasks = self.semantic.store.list_memories(scope.user_id, where, limit=_OPEN_ITEMS_READ)
+        items = [str(r.metadata.get("value") or r.content) for r in tasks]
+        found = [(completion(m, items, name=known_name), m) for m in messages] if items else []
+        return [(candidate, message) for candidate, message in found if candidate is not None]
 
     def _stored(self, scope: Scope, step: _Step) -> Operation | None:
         """The step's memory, when an earlier run of its queued job stored it."""
