@@ -19,7 +19,10 @@ def known_names(store: Store, user_id: str) -> tuple[str, ...]:
     item = store.get_item(user_id, namespaces.PROFILE, NAME_KEY)
     if item is None:
         return ()
-    values = [item.value.get("value"), *(p.get("value") for p in item.value.get("previous") or [] if isinstance(p, dict))]
+    values = [
+        item.value.get("value"),
+        *(p.get("value") for p in item.value.get("previous") or [] if isinstance(p, dict)),
+    ]
     return tuple(dict.fromkeys(v.strip() for v in values if isinstance(v, str) and v.strip()))
 
 

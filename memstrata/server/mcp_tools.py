@@ -158,7 +158,9 @@ def learn(
     known_name: Annotated[
         str | None,
         Field(
-            default=None, min_length=1, max_length=120,
+            default=None,
+            min_length=1,
+            max_length=120,
             description="the user's name, if known: remembered as their profile name when none is known yet, so "
             "questions naming the user find what was learned about them",
         ),
