@@ -155,6 +155,11 @@ class CandidateFacts:
     windows: Sequence[TimeWindow] = ()
     periods_of: Mapping[str, Sequence[TimeWindow]] = field(default_factory=dict)
     timed: Mapping[str, bool] = field(default_factory=dict)
+    about_user: Mapping[str, bool] = field(default_factory=dict)
+    """For a query that names the memory owner (`names_the_user`): whether each candidate is about the user
+    (`is_about_user`); those get `1 + role_boost`. Empty for every other query."""
+    superseded: Mapping[str, bool] = field(default_factory=dict)
+    """Whether each candidate was no longer current at the search's time (only seen with `include_superseded`)."""
 
 
 # -- index text ---------------------------------------------------------------
@@ -308,6 +313,85 @@ def boost_speakers(
     return {i: s * (1.0 + boost) if speaker_of.get(i) in named else s for i, s in scores.items()}
 
 
+# -- the memory owner's own names ---------------------------------------------
+
+SELF_TERMS = "the user"
+"""How learned memories name their owner ("The user lives in Porto.")."""
+_SELF_SUBJECT = re.compile(r"^\W*(?:the user|user)\b(?!['\u2019]s)", re.IGNORECASE)
+
+
+def _name_spans(query: str, name: str) -> list[tuple[int, int]]:
+    """Where `name` occurs in `query` as the name of the user: whole words, possessive included, and not
+    followed by a capitalized word that is not part of `name` ("Maya Chen" is someone else than "Maya")."""
+    spans = []
+    pattern = rf"(?<![\w'])({re.escape(name)})(?:['\u2019]s)?(?![\w'])"
+    for found in re.finditer(pattern, query, flags=re.IGNORECASE):
+        rest = query[found.end() :]
+        after = re.match(r"\s+([A-Z][\w'-]*)", rest)
+        if after and after.group(1).casefold() not in {w.casefold() for w in name.split()} | {"i"}:
+            continue  # another person who shares the first name ("Maya Chen" when the user is "Maya")
+        spans.append((found.start(), found.end()))
+    return spans
+
+
+def user_names_in(query: str, names: Iterable[str]) -> list[str]:
+    """The memory owner's known `names` that `query` names as the user (longest first; "Maya Rossi" before
+    "Maya"). Only the owner's names count: a conversation between other named people is not affected."""
+    found = []
+    taken: list[tuple[int, int]] = []
+    for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+        spans = [s for s in _name_spans(query, name) if not any(a <= s[0] < b for a, b in taken)]
+        if spans:
+            found.append(name)
+            taken += spans
+    return found
+
+
+def names_the_user(query: str, names: Iterable[str]) -> bool:
+    return bool(user_names_in(query, names))
+
+
+def as_about_user(query: str, names: Iterable[str]) -> str:
+    """`query` with the owner's names replaced by "the user" ("where does Maya live?" -> "where does the user
+    live?", "Maya's mother" -> "the user's mother"), the way learned memories name their owner: the keyword
+    and the vector side then match "The user lives in Porto." Unchanged when the query names no known name."""
+    out = query
+    for name in user_names_in(query, names):
+        spans = _name_spans(out, name)
+        for start, end in reversed(spans):
+            possessive = out[start:end].casefold().endswith(("'s", "\u2019s"))
+            out = out[:start] + SELF_TERMS + ("'s" if possessive else "") + out[end:]
+    return out
+
+
+def is_about_user(text: str, role: str | None, names: Iterable[str]) -> bool:
+    """Whether a memory's subject is its owner: the user's own conversation turn, or a text that starts with
+    "The user" or one of the owner's names, not in the possessive ("Maya lives in Porto", not "Maya's mother
+    lives in Montreal", which is about the mother)."""
+    if role == "user":
+        return True
+    if _SELF_SUBJECT.match(text):
+        return True
+    head = text.lstrip(" \t\n\"'-*")
+    for name in names:
+        name = name.strip()
+        if name and head[: len(name)].casefold() == name.casefold():
+            rest = head[len(name) :]
+            if not rest or (not rest[0].isalnum() and not rest.startswith(("'s", "\u2019s"))):
+                return True
+    return False
+
+
+SUPERSEDED_FACTOR = 0.8
+"""A memory that was no longer current at the search's time keeps this share of its score, so that the current
+memory ranks above a superseded one of similar relevance (with `include_superseded`)."""
+
+
+def penalize_superseded(scores: Mapping[str, float], superseded: Mapping[str, bool]) -> dict[str, float]:
+    """Multiply the score of every superseded candidate by `SUPERSEDED_FACTOR`."""
+    return {i: s * SUPERSEDED_FACTOR if superseded.get(i) else s for i, s in scores.items()}
+
+
 # -- the whole ranking --------------------------------------------------------
 
 
@@ -349,9 +433,11 @@ def hybrid_rank(
     if p.when_boost and asks_when(query):
         boosted = boost_timed(boosted, known.timed, p.when_boost)
     boosted = boost_role(boosted, known.role_of, asked_role(query) if p.role_boost else None, p.role_boost)
+    boosted = boost_speakers(boosted, {i: "user" for i, yes in known.about_user.items() if yes}, {"user"}, p.role_boost)
     if p.latest_boost and asks_for_latest(query):
         boosted = prefer_latest(boosted, known.time_of, p.latest_boost)
     boosted = share_session_scores(boosted, known.session_of, p.session_weight)
+    boosted = penalize_superseded(boosted, known.superseded)
     penalty = p.session_penalty if p.session_penalty and asks_across_sessions(query) else 0.0
     ranked = diversify(rank_scores(boosted), known.session_of, penalty)
     if limit is not None:

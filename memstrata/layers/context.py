@@ -16,6 +16,9 @@ Packing (`core/budget.py`) never exceeds `max_tokens` (counted with the real off
 `core/tokens.py`) and follows `PRIORITY`: the live conversation (recent turns, then the summary) is
 packed first, so it survives every budget; when the budget is short, lower-priority parts lose
 items, then disappear, first.
+The memories part holds the hits `core.context_rank` selects: never filler turns ("Thanks, that's all
+for now."), learned facts and preferences before raw turns for a question asking for advice or a plan, and
+only hits scoring at least a share of the best one, so a large budget does not pack every memory.
 Same store state, same query, same budget: same text.
 """
 
@@ -27,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from ..buffer import Turn
+from ..core import context_rank
 from ..core.budget import Block, pack
 from ..core.text import content_terms
 from ..core.tokens import TokenCounter, default_counter
@@ -126,6 +130,17 @@ def render_entity(entity: Entity) -> str:
 
 def is_relevant(hit: SearchHit, min_similarity: float) -> bool:
     return hit.scores.get("keyword", 0.0) > 0.0 or hit.scores.get("semantic", -1.0) >= min_similarity
+
+
+def _candidate(hit: SearchHit) -> context_rank.Candidate:
+    """What the context selection (`core.context_rank`) reads of a search hit."""
+    return context_rank.Candidate(
+        score=hit.score,
+        keyword=hit.scores.get("keyword", 0.0) > 0.0,
+        similarity=hit.scores.get("semantic"),
+        episode=hit.memory.kind is MemoryKind.EPISODE,
+        text=hit.memory.content,
+    )
 
 
 def merge_hits(groups: Iterable[Sequence[SearchHit]]) -> list[SearchHit]:
@@ -264,8 +279,12 @@ class ContextAssembler:
             if not self._has(target, kinds):  # a lookup is far cheaper than a search that finds nothing
                 continue
             hits = self.semantic.search(target, query, k=k, strategy=Strategy.HYBRID, where=MemoryFilter(kinds=kinds))
-            groups.append([h for h in hits if h.memory.id not in exclude and is_relevant(h, self.min_similarity)])
-        return merge_hits(groups)
+            groups.append([h for h in hits if h.memory.id not in exclude])
+        merged = merge_hits(groups)
+        chosen = context_rank.select(
+            [_candidate(h) for h in merged], self.min_similarity, advice=context_rank.asks_for_advice(query)
+        )
+        return [merged[i] for i in chosen]
 
     def _entities(self, user_id: str, query: str | None, text: str) -> list[Entity]:
         mentioned = self.entities.mentioned_in(user_id, text)

@@ -36,6 +36,7 @@ from ..storage.base import MemoryFilter
 from ..storage.fence import fenced
 from ..storage.user_lock import user_lock
 from .entities import EntityMemory
+from .known_names import known_names
 from .profile import ProfileMemory
 from .reconcile import Operation, Reconciler, retraction_metadata, user_names
 from .semantic import NewMemory, SemanticMemory
@@ -109,6 +110,7 @@ class LearningMemory:
         else:  # a re-run reads the recorded plan: the extractor that made it is not known then
             candidates = [candidate_of(entry) for entry in progress.planned(lambda: [plan_entry(c) for c in extract()])]
         with user_lock(self.semantic.store, scope.user_id):
+            self._record_known_name(scope, known_name)
             names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
             steps = [(candidate, _said_in(candidate, messages)) for candidate in candidates]
             unread = [m for m in messages if m.role == "user" and not any(said is m for _, said in steps)]
@@ -133,6 +135,14 @@ class LearningMemory:
         fallbacks = [extraction.fallback_reason, *(op.fallback_reason for op in operations)]
         reason = next((r for r in fallbacks if r), None)
         return LearnResult(tuple(operations), tuple(candidates), extractor=extraction.extractor, fallback_reason=reason)
+
+    def _record_known_name(self, scope: Scope, known_name: str | None) -> None:
+        """Remember the caller's `known_name` as the user's profile name when none is known yet, so that later
+        queries naming the user find what was learned about "the user" (`layers.known_names`). A name the user
+        stated or that is already recorded is kept: the caller's guess does not overwrite it."""
+        name = " ".join(known_name.split()) if isinstance(known_name, str) else ""
+        if name and not known_names(self.semantic.store, scope.user_id):
+            self.profiles.set_fact(scope.user_id, "identity", "name", name, source="known_name")
 
     def _learn_one(
         self, scope: Scope, candidate: Candidate, message: Message, step: _Step, names: tuple[str, ...]

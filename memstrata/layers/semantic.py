@@ -15,7 +15,17 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..core import scoring
-from ..core.retrieval import CandidateFacts, HybridParams, hybrid_rank, named_speakers, without_names
+from ..core.retrieval import (
+    CandidateFacts,
+    HybridParams,
+    as_about_user,
+    hybrid_rank,
+    is_about_user,
+    named_speakers,
+    names_the_user,
+    user_names_in,
+    without_names,
+)
 from ..core.temporal import TimeWindow, asks_when, read_windows
 from ..core.text import words
 from ..embedders.base import Embedder, Vectors
@@ -40,6 +50,7 @@ from . import derived
 from .access import AccessRecorder
 from .clock import Clock
 from .context_vector import with_context
+from .known_names import known_names
 from .time_cues import TimeCues
 
 _V = TypeVar("_V")
@@ -420,13 +431,22 @@ class SemanticMemory:
         where = _scoped(where or MemoryFilter(), scope)
         at = where.current_at(self.clock())
         where = replace(where, as_of=at)
-        read = query[:MAX_READ_QUERY_CHARS]
-        semantic, keyword = self._candidates(scope, query, strategy, where, max(k, self.params.depth))
         fused = strategy not in (Strategy.KEYWORD, Strategy.SEMANTIC)
+        owner = known_names(self.store, scope.user_id) if fused else ()
+        about_owner = names_the_user(query[:MAX_READ_QUERY_CHARS], owner)
+        # A query naming the user: the keyword side searches without the name (every memory is the user's, and
+        # they call the user by the name or "the user"), the vector side with "the user" in its place, and the
+        # ranking lifts the memories about the user (`core.retrieval.is_about_user`).
+        keywords = without_names(query, user_names_in(query[:MAX_READ_QUERY_CHARS], owner)) if about_owner else query
+        query = as_about_user(query, owner) if about_owner else query
+        read = query[:MAX_READ_QUERY_CHARS]
+        depth = max(k, self.params.depth)
+        semantic, keyword = self._candidates(scope, keywords, strategy, where, depth, vector_text=query)
         windows = _query_windows(read, at, _params_of(strategy, self.params)) if fused else []
         hits = _rank(
             strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
             named=frozenset(w.casefold() for w in words(read)), windows=windows, cues=self._time_cues,
+            owner=owner if about_owner else None,
         )  # fmt: skip
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
@@ -436,12 +456,20 @@ class SemanticMemory:
         return hits
 
     def _candidates(
-        self, scope: Scope, query: str, strategy: Strategy, where: MemoryFilter, depth: int
+        self,
+        scope: Scope,
+        query: str,
+        strategy: Strategy,
+        where: MemoryFilter,
+        depth: int,
+        *,
+        vector_text: str | None = None,
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
-        """`(vector, keyword)` candidates of a search as of `where.as_of`."""
+        """`(vector, keyword)` candidates of a search as of `where.as_of`; the vector side searches with
+        `vector_text` when given, else with `query`."""
         if strategy is Strategy.KEYWORD:
             return [], self.store.keyword_search(scope.user_id, query, where, limit=depth)
-        text = query[:MAX_EMBEDDED_QUERY_CHARS]
+        text = (vector_text if vector_text is not None else query)[:MAX_EMBEDDED_QUERY_CHARS]
         if strategy is Strategy.SEMANTIC:
             return self.store.vector_search(scope.user_id, self.embedder.embed_query(text), where, limit=depth), []
         params = _params_of(strategy, self.params)
@@ -545,11 +573,13 @@ def _rank(
     named: AbstractSet[str] = frozenset(),
     windows: Sequence[TimeWindow] = (),
     cues: TimeCues | None = None,
+    owner: Sequence[str] | None = None,
 ) -> list[SearchHit]:
     """Order candidates by `strategy`; every hit keeps its raw and normalized component scores.
 
     `windows` are the periods the query names (`_query_windows`); `cues` the layer's remembered answers
-    about what candidates' texts say about time (default: read afresh)."""
+    about what candidates' texts say about time (default: read afresh); `owner` the memory owner's known names
+    when the query names the user (its memories about the user then rise)."""
     records = {row.record.id: row.record for row in [*keyword, *semantic]}
     sem = [(r.record.id, r.score) for r in semantic]
     kw = [(r.record.id, r.score) for r in keyword]
@@ -572,6 +602,10 @@ def _rank(
         windows=windows,
         periods_of=_Lazy(records, cues.periods) if windows else {},
         timed=timed if chosen.when_boost and asks_when(query) else {},
+        about_user={i: is_about_user(r.content, _text(r.metadata.get("role")), owner) for i, r in records.items()}
+        if owner is not None
+        else {},
+        superseded={i: r.valid_to is not None and r.valid_to <= now for i, r in records.items()},
     )
     ranked = hybrid_rank(kw, sem, query=query, params=chosen, facts=facts)
     hits = []

@@ -155,11 +155,21 @@ def learn(
         list[MessageIn],
         Field(min_length=1, max_length=50, description="what was said, oldest first; role defaults to user"),
     ],
+    known_name: Annotated[
+        str | None,
+        Field(
+            default=None,
+            min_length=1,
+            max_length=120,
+            description="the user's name, if known: remembered as their profile name when none is known yet, so "
+            "questions naming the user find what was learned about them",
+        ),
+    ] = None,
 ) -> LearnResult:
     """Learn durable memories from conversation messages: extracts facts, preferences, events and tasks,
     skips what is already known, and supersedes a memory when the user states a new value for it (the old
     one stays in history). Prefer this over add_memory for anything the user said in conversation."""
-    result = b.memory.learn([m.to_dict() for m in messages], scope=b.scope)
+    result = b.memory.learn([m.to_dict() for m in messages], scope=b.scope, known_name=known_name)
     return LearnResult(
         operations=[
             OperationOut(event=op.event.value, memory=memory_out(op.memory, b.tenant),

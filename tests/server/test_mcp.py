@@ -15,6 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from memstrata import namespaces
 from memstrata.memory import Memory
 from memstrata.storage.base import MemoryFilter
 
@@ -309,3 +310,19 @@ def test_http_profile_entities_procedures_sessions_and_export(server: Server) ->
     assert [t.uri_template for t in r["templates"]] == ["memstrata://user/{section}"]
     assert r["resource"].contents[0].text.strip().startswith("{")
     assert "Last talked about: Porto" in r["context_resource"].contents[0].text  # the ended session's topics
+
+
+def test_http_learn_takes_the_users_known_name_and_search_resolves_it(server: Server) -> None:
+    async def steps(client: Client) -> Any:
+        await client.call_tool(
+            "learn", {"messages": [{"content": "I live in Porto."}, {"content": "My mother lives in Montreal."}],
+                      "known_name": "Maya"},
+        )  # fmt: skip
+        return await client.call_tool("search_memories", {"query": "where does Maya live?", "k": 3})
+
+    headers = {"Authorization": f"Bearer {server.keys.admin}", "X-Memstrata-User": "maya"}
+    found = anyio.run(http_session, server.url, headers, steps)
+    name = server.memory.store.get_item("acme:maya", namespaces.PROFILE, "identity:name")
+    assert name is not None and name.value["value"] == "Maya"
+    hits = found.structured_content["hits"]
+    assert "Porto" in hits[0]["memory"]["content"], hits

@@ -1,0 +1,119 @@
+"""Which search hits become context, and in what order (pure functions, no I/O).
+
+A search ranks memories for a query; `context()` then decides which of them are worth prompt space:
+
+* Filler turns (greetings, thanks, acknowledgements: "Thanks, that's all for now.", "ok", "Got it.") are
+  never context: they say nothing an agent could use, yet a hybrid search finds them through the common
+  words they share with any question ("now", "for", "what").
+* For a question that asks for advice or a plan ("plan a dinner", "what should I cook tonight?"), what
+  is known about the user (learned facts and preferences) outranks what was only said in passing (raw
+  conversation turns): the hit score of a long-term memory is multiplied by `1 + ADVICE_PRIOR`, and such
+  a memory counts as relevant from a lower similarity (`ADVICE_SIMILARITY_SHARE` of the usual floor),
+  since advice draws on facts that share no word with the question (a peanut allergy for a dinner).
+* The context stays selective at any budget: a hit whose score is below `RELATIVE_FLOOR` times the best
+  hit's score is left out, so a large `max_tokens` does not pack every memory the user has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .text import words
+
+ADVICE_PRIOR = 0.5
+"""Long-term memories (facts, preferences, events...) of an advice question score `1 + ADVICE_PRIOR` times more."""
+ADVICE_SIMILARITY_SHARE = 0.5
+"""For an advice question, a long-term memory counts as relevant from this share of the similarity floor."""
+RELATIVE_FLOOR = 0.3
+"""A hit scoring below this share of the best hit's score is not context."""
+
+FILLER_WORDS = frozenset(
+    """
+    a all also alright am and any anything appreciate appreciated are awesome bye cheers cool d did do done
+    else enough everything excellent fantastic fine for from good goodbye got great ha haha happy hello help
+    helpful hey hi hmm i i'm is it it's just k kind lot ll lovely m me more morning afternoon evening much
+    my nice no noted now of oh ok okay perfect please pleasure re really right s see so sound sounds super
+    sure t thank thanks that that's the there thx to too ty understood very ve wonderful wow yeah yep yes
+    you your yup welcome will would what's up day night later bit again all's well that'd be
+    """.split()
+)
+"""Words a filler turn is made of: social talk that carries no fact, preference, request or plan."""
+
+_ADVICE = re.compile(
+    r"\b(?:plan(?:s|ning)?|suggest(?:ion|ions)?|recommend(?:ation|ations)?|advi[cs]e|ideas?|tips?|"
+    r"should (?:i|we|he|she|they)|what (?:can|could) (?:i|we)|help me (?:choose|pick|decide|find|plan)|"
+    r"(?:choose|pick|decide|organi[sz]e|prepare|arrange|book) (?:a|an|the|some|my|our|what|where)|"
+    r"what to|where to|which (?:one|restaurant|gift|book|place)|cook|recipe|menu|gift|present for)\b",
+    re.IGNORECASE,
+)
+
+
+def is_filler(text: str) -> bool:
+    """Whether a text is only social talk: every word it has is a `FILLER_WORDS` word (so a turn with no
+    word at all, e.g. "👍", is filler too). "Thanks, the dentist is on Friday" is not filler."""
+    return all(word in FILLER_WORDS for word in words(text))
+
+
+def asks_for_advice(query: str) -> bool:
+    """Whether the query asks for a suggestion, recommendation or plan ("plan a dinner for Maya", "what
+    should I cook tonight?", "any restaurant ideas?")."""
+    return bool(_ADVICE.search(query))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the selection knows about one hit: its search `score`, whether it shares a keyword with the query,
+    its cosine `similarity` (None when the vector side did not find it), whether it is a raw conversation turn
+    (`episode`) and its `text`."""
+
+    score: float
+    keyword: bool
+    similarity: float | None
+    episode: bool
+    text: str
+
+
+def context_score(candidate: Candidate, *, advice: bool) -> float:
+    """The score a hit is ranked by in the context: its search score, with the advice prior on long-term memories."""
+    prior = 1.0 + ADVICE_PRIOR if advice and not candidate.episode else 1.0
+    return max(candidate.score, 0.0) * prior
+
+
+def is_relevant(candidate: Candidate, min_similarity: float, *, advice: bool) -> bool:
+    """A hit is relevant when it shares a keyword with the query or is similar enough to it (a lower bar for
+    the long-term memories of an advice question); filler is never relevant."""
+    if is_filler(candidate.text):
+        return False
+    floor = min_similarity * ADVICE_SIMILARITY_SHARE if advice and not candidate.episode else min_similarity
+    return candidate.keyword or (candidate.similarity is not None and candidate.similarity >= floor)
+
+
+def select(candidates: Sequence[Candidate], min_similarity: float, *, advice: bool) -> list[int]:
+    """Indexes of the candidates that are context, best first: the relevant ones (`is_relevant`) whose
+    `context_score` is at least `RELATIVE_FLOOR` times the best one's. Ties keep the given order."""
+    scored = [
+        (context_score(c, advice=advice), i)
+        for i, c in enumerate(candidates)
+        if is_relevant(c, min_similarity, advice=advice)
+    ]
+    if not scored:
+        return []
+    best = max(score for score, _ in scored)
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [i for score, i in scored if score >= RELATIVE_FLOOR * best]
+
+
+__all__ = [
+    "ADVICE_PRIOR",
+    "ADVICE_SIMILARITY_SHARE",
+    "FILLER_WORDS",
+    "RELATIVE_FLOOR",
+    "Candidate",
+    "asks_for_advice",
+    "context_score",
+    "is_filler",
+    "is_relevant",
+    "select",
+]

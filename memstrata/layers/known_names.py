@@ -1,0 +1,29 @@
+"""The names a user is known by: what a query may call the memory owner instead of "the user".
+
+They are the value of the user's `identity:name` profile fact and the values it replaced (a corrected name
+still names the same person). The fact is set by what the user says ("my name is Maya", through learning's
+profile slots) or by the `known_name` a caller passes to `learn` when the profile has no name yet.
+"""
+
+from __future__ import annotations
+
+from .. import namespaces
+from ..storage.base import Store
+
+NAME_KEY = "identity:name"
+"""The profile item that holds the user's name."""
+
+
+def known_names(store: Store, user_id: str) -> tuple[str, ...]:
+    """The user's known names, the current one first (empty when none is known)."""
+    item = store.get_item(user_id, namespaces.PROFILE, NAME_KEY)
+    if item is None:
+        return ()
+    values = [
+        item.value.get("value"),
+        *(p.get("value") for p in item.value.get("previous") or [] if isinstance(p, dict)),
+    ]
+    return tuple(dict.fromkeys(v.strip() for v in values if isinstance(v, str) and v.strip()))
+
+
+__all__ = ["NAME_KEY", "known_names"]
