@@ -36,6 +36,7 @@ context, written-out date), with the same pure function that computed them when 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -124,17 +125,25 @@ def apply_write(
     held = recent  # rows of the user's tail before this write
     tailed = _tailed(conn, user_key, [rowid for rowid, _ in removed]) if recent else set()
     for rowid in tailed:
-        recent -= conn.execute("DELETE FROM keyword_recent WHERE user_key = ? AND memory = ?", (user_key, rowid)).rowcount
+        recent -= conn.execute(
+            "DELETE FROM keyword_recent WHERE user_key = ? AND memory = ?", (user_key, rowid)
+        ).rowcount
     merged = [(rowid, terms) for rowid, terms in removed if rowid not in tailed]  # in keyword_postings
     # Sorted by term (a str key sorts fast; the sort is stable, so a term's memories stay in write
     # order), so consecutive statements touch neighbouring b-tree pages.
     deleted = [(user_key, term, rowid) for rowid, terms in merged for term in terms.frequencies]
-    deleted.sort(key=itemgetter(1))
-    conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
+    if deleted:
+        deleted.sort(key=itemgetter(1))
+        conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
     postings = sum(len(t.frequencies) for _, t in added)
     if recent + postings <= TAIL_ROWS:
-        tail = [(user_key, rowid, *posting, t.length) for rowid, t in added for posting in t.frequencies.items()]
-        insert_rows(conn, "INSERT INTO keyword_recent (user_key, memory, term, frequency, length)", tail)
+        # One statement per memory: its terms and frequencies go as one JSON object (a float's repr
+        # reads back as the same float), unpacked by SQLite, not bound one value at a time.
+        conn.executemany(
+            "INSERT INTO keyword_recent (user_key, memory, term, frequency, length) "
+            "SELECT ?, ?, key, value, ? FROM json_each(?)",
+            [(user_key, rowid, t.length, json.dumps(t.frequencies)) for rowid, t in added],
+        )
         change = statistics_change(((t.frequencies, t.length) for _, t in merged), ())
     else:  # the tail and this write go to keyword_postings together
         rows = [
@@ -194,10 +203,9 @@ def _apply_documents(conn: sqlite3.Connection, user_key: int, change: Statistics
         [(user_key, term, n) for term, n in change.documents.items()],
         "ON CONFLICT (user_key, term) DO UPDATE SET documents = documents + excluded.documents",
     )
-    conn.executemany(
-        "DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0",
-        [(user_key, term) for term, n in change.documents.items() if n < 0],
-    )
+    fell = [(user_key, term) for term, n in change.documents.items() if n < 0]
+    if fell:
+        conn.executemany("DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0", fell)
 
 
 ROWS_PER_STATEMENT = 50
