@@ -311,5 +311,5 @@ def ranked_sql(plan: SearchPlan) -> str:
 def ranked_params(plan: SearchPlan) -> list[object]:
     """The parameters of `ranked_sql(plan)`."""
     pairs = [value for pair in zip(plan.terms, plan.idfs, strict=True) for value in pair]
-    one = [plan.average_length, *pairs, plan.user_key]
+    one: list[object] = [plan.average_length, *pairs, plan.user_key]
     return one * 2 if plan.tail else one
