@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -146,8 +147,10 @@ def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
         terms, count = _column_terms(text)
         length += count
-        for term in terms:
-            frequencies[term] = frequencies.get(term, 0.0) + weight
+        # Counted in C, then weighted: the weights are multiples of 0.5, so weight * n equals n
+        # additions of the weight exactly, and the terms keep their first-seen order.
+        for term, n in Counter(terms).items():
+            frequencies[term] = frequencies.get(term, 0.0) + weight * n
     return KeywordTerms(frequencies, length)
 
 

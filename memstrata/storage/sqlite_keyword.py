@@ -12,6 +12,16 @@ written in the transaction of the memory write that changes them:
   reads one contiguous range of one b-tree and never a memory's row.
 * `keyword_documents` (user_key, term, documents): how many of the user's memories hold each term.
 
+Postings of small writes go to a tail first (migration 6): `keyword_recent` (user_key, memory, term,
+frequency, length), keyed by memory, so one memory's postings are appended side by side instead of
+landing on a page of `keyword_postings` per term (a one-memory write to a 400-memory user dirtied ~75
+pages of the write-ahead log, against ~21 before per-user statistics). `keyword_documents` counts the
+memories of `keyword_postings` only; a search adds the tail's own counts, read from the user's tail
+(at most `TAIL_ROWS` rows), and ranks both. When a write would take the user's tail past `TAIL_ROWS`
+rows, the tail and the write's postings are merged into `keyword_postings` in term order (a batch
+bigger than the tail goes there directly). A memory's postings are wholly in one of the two tables, so
+each memory is ranked over the same postings, with the same statistics, as with one table.
+
 So a user's ranking depends on that user's memories only: no other user's memories change a term's
 IDF or the average length (FTS5's `bm25()` counts every row of the file). `core.bm25` has the formula;
 `ranked_sql` sums it in SQL over the postings of the looked-up terms, with IDFs bound as parameters.
@@ -26,6 +36,7 @@ context, written-out date), with the same pure function that computed them when 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -65,7 +76,25 @@ CREATE TABLE keyword_documents (
 ) WITHOUT ROWID;
 """
 
-USER_TABLES = ("keyword_postings", "keyword_documents", "keyword_users")
+TAIL_TABLE = """
+ALTER TABLE keyword_users ADD COLUMN recent INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE keyword_recent (
+    user_key INTEGER NOT NULL,
+    memory INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    frequency REAL NOT NULL,
+    length INTEGER NOT NULL,
+    PRIMARY KEY (user_key, memory, term)
+) WITHOUT ROWID;
+"""
+"""Migration 6: the postings tail and how many rows of it each user has (`keyword_users.recent`)."""
+
+TAIL_ROWS = 1000
+"""Most postings a user's tail holds (LoCoMo: ~60 postings a turn with its context, so ~16 turns). A
+search reads the whole tail of the user; a merge rewrites the pages of `keyword_postings` its terms
+fall on, once for every write the tail took."""
+
+USER_TABLES = ("keyword_postings", "keyword_recent", "keyword_documents", "keyword_users")
 """The tables holding a user's keyword index (what `erase` deletes besides the memories)."""
 
 
@@ -83,32 +112,87 @@ def apply_write(
     removed, added = list(removed), list(added)
     if not removed and not added:
         return
-    change = statistics_change(
-        ((t.frequencies, t.length) for _, t in removed), ((t.frequencies, t.length) for _, t in added)
-    )
     # One statement gives the user's key (a new user gets one) and adds the change to the totals.
-    user_key, documents = conn.execute(
+    user_key, documents, recent = conn.execute(
         "INSERT INTO keyword_users (user_id, documents, tokens) VALUES (?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET documents = documents + excluded.documents, "
-        "tokens = tokens + excluded.tokens RETURNING user_key, documents",
-        (user_id, change.memories, change.tokens),
+        "tokens = tokens + excluded.tokens RETURNING user_key, documents, recent",
+        (user_id, len(added) - len(removed), sum(t.length for _, t in added) - sum(t.length for _, t in removed)),
     ).fetchone()
+    if documents <= 0:  # the user's last memory is gone: so are its postings and term counts
+        erase(conn, user_id)
+        return
+    held = recent  # rows of the user's tail before this write
+    tailed = _tailed(conn, user_key, [rowid for rowid, _ in removed]) if recent else set()
+    for rowid in tailed:
+        recent -= conn.execute(
+            "DELETE FROM keyword_recent WHERE user_key = ? AND memory = ?", (user_key, rowid)
+        ).rowcount
+    merged = [(rowid, terms) for rowid, terms in removed if rowid not in tailed]  # in keyword_postings
     # Sorted by term (a str key sorts fast; the sort is stable, so a term's memories stay in write
     # order), so consecutive statements touch neighbouring b-tree pages.
-    deleted = [(user_key, term, rowid) for rowid, terms in removed for term in terms.frequencies]
-    deleted.sort(key=itemgetter(1))
-    conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
-    inserted = list(
-        chain.from_iterable(
-            zip(repeat(user_key), t.frequencies, repeat(rowid), t.frequencies.values(), repeat(t.length))
-            for rowid, t in added
+    deleted = [(user_key, term, rowid) for rowid, terms in merged for term in terms.frequencies]
+    if deleted:
+        deleted.sort(key=itemgetter(1))
+        conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
+    postings = sum(len(t.frequencies) for _, t in added)
+    if recent + postings <= TAIL_ROWS:
+        # One statement per memory: its terms and frequencies go as one JSON object (a float's repr
+        # reads back as the same float), unpacked by SQLite, not bound one value at a time.
+        conn.executemany(
+            "INSERT INTO keyword_recent (user_key, memory, term, frequency, length) "
+            "SELECT ?, ?, key, value, ? FROM json_each(?)",
+            [(user_key, rowid, t.length, json.dumps(t.frequencies)) for rowid, t in added],
         )
-    )  # (user_key, term, memory, frequency, length), the tuples made by zip
-    inserted.sort(key=itemgetter(1))
-    insert_rows(conn, "INSERT INTO keyword_postings (user_key, term, memory, frequency, length)", inserted)
+        change = statistics_change(((t.frequencies, t.length) for _, t in merged), ())
+    else:  # the tail and this write go to keyword_postings together
+        rows = [
+            *conn.execute(
+                "SELECT user_key, term, memory, frequency, length FROM keyword_recent WHERE user_key = ?", (user_key,)
+            ),
+            *chain.from_iterable(
+                zip(repeat(user_key), t.frequencies, repeat(rowid), t.frequencies.values(), repeat(t.length))
+                for rowid, t in added
+            ),
+        ]  # (user_key, term, memory, frequency, length)
+        if recent:
+            conn.execute("DELETE FROM keyword_recent WHERE user_key = ?", (user_key,))
+        rows.sort(key=itemgetter(1))
+        insert_rows(conn, "INSERT INTO keyword_postings (user_key, term, memory, frequency, length)", rows)
+        change = _merge_change(merged, rows)
+        postings = recent = 0
     _apply_documents(conn, user_key, change)
-    if documents <= 0:  # the user's last memory is gone: so are its postings and term counts
-        conn.execute("DELETE FROM keyword_users WHERE user_key = ?", (user_key,))
+    if recent + postings != held:
+        conn.execute("UPDATE keyword_users SET recent = ? WHERE user_key = ?", (recent + postings, user_key))
+
+
+def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> set[int]:
+    """Those of the memories `rowids` whose postings are in the user's tail."""
+    found: set[int] = set()
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        found.update(
+            row[0]
+            for row in conn.execute(
+                f"SELECT DISTINCT memory FROM keyword_recent WHERE user_key = ? AND memory IN ({marks})",
+                (user_key, *chunk),
+            )
+        )
+    return found
+
+
+def _merge_change(removed: Sequence[IndexedMemory], rows: Sequence[tuple[object, ...]]) -> StatisticsChange:
+    """The change of `keyword_documents` from removing the postings of `removed` and adding `rows`
+    (user_key, term, memory, ...; one row per memory and term)."""
+    removed_terms = StatisticsChange(0, 0, {})
+    if removed:
+        removed_terms = statistics_change(((t.frequencies, t.length) for _, t in removed), ())
+    counts: dict[str, int] = dict(removed_terms.documents)
+    for row in rows:
+        term = str(row[1])
+        counts[term] = counts.get(term, 0) + 1
+    return StatisticsChange(0, 0, {term: n for term, n in sorted(counts.items()) if n})
 
 
 def _apply_documents(conn: sqlite3.Connection, user_key: int, change: StatisticsChange) -> None:
@@ -119,10 +203,9 @@ def _apply_documents(conn: sqlite3.Connection, user_key: int, change: Statistics
         [(user_key, term, n) for term, n in change.documents.items()],
         "ON CONFLICT (user_key, term) DO UPDATE SET documents = documents + excluded.documents",
     )
-    conn.executemany(
-        "DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0",
-        [(user_key, term) for term, n in change.documents.items() if n < 0],
-    )
+    fell = [(user_key, term) for term, n in change.documents.items() if n < 0]
+    if fell:
+        conn.executemany("DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0", fell)
 
 
 ROWS_PER_STATEMENT = 50
@@ -160,23 +243,25 @@ def erase(conn: sqlite3.Connection, user_id: str) -> None:
 @dataclass(frozen=True, slots=True)
 class SearchPlan:
     """The looked-up terms of one search (in query order, repeats kept), with their IDFs from the
-    user's own statistics, the user's average memory length, and the user's key."""
+    user's own statistics, the user's average memory length, the user's key, and whether the user's
+    tail holds postings."""
 
     user_key: int
     terms: list[str]
     idfs: list[float]
     average_length: float
+    tail: bool = False
 
 
 def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], budget: int | None) -> SearchPlan | None:
     """What a search of `terms` ranks (`core.bm25.keyword_plan` over the user's statistics), or None
     when the user has no memories or no term is left."""
     user = conn.execute(
-        "SELECT user_key, documents, tokens FROM keyword_users WHERE user_id = ?", (user_id,)
+        "SELECT user_key, documents, tokens, recent FROM keyword_users WHERE user_id = ?", (user_id,)
     ).fetchone()
     if not terms or user is None or user[1] <= 0:
         return None
-    user_key, total, tokens = int(user[0]), int(user[1]), int(user[2])
+    user_key, total, tokens, recent = int(user[0]), int(user[1]), int(user[2]), int(user[3])
     distinct = sorted(set(terms))
     marks = ", ".join("?" * len(distinct))
     documents = dict(
@@ -185,29 +270,46 @@ def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], bu
             (user_key, *distinct),
         ).fetchall()
     )
+    if recent:  # the tail's memories are counted from the tail itself
+        for term, count in conn.execute(
+            f"SELECT term, count(*) FROM keyword_recent WHERE user_key = ? AND term IN ({marks}) GROUP BY term",
+            (user_key, *distinct),
+        ):
+            documents[term] = documents.get(term, 0) + count
     kept = bm25.keyword_plan(terms, documents, total, budget=budget)
     if not kept:
         return None
-    return SearchPlan(user_key, kept, [bm25.idf(total, documents.get(t, 0)) for t in kept], tokens / total)
+    idfs = [bm25.idf(total, documents.get(t, 0)) for t in kept]
+    return SearchPlan(user_key, kept, idfs, tokens / total, tail=bool(recent))
+
+
+def _score(table: str) -> str:
+    """Each (memory, BM25 term score) of the looked-up terms' postings in `table` (the formula of
+    `core.bm25`); params: average length, (term, idf) pairs, user_key. CROSS JOIN keeps the terms
+    outside, so each term reads one range of the table's primary key (of the user's tail, a scan)."""
+    return f"""
+    SELECT p.memory AS memory,
+           q.idf * p.frequency * {bm25.K1 + 1}
+               / (p.frequency + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * p.length / ?)) AS score
+    FROM (SELECT column1 AS term, column2 AS idf FROM (VALUES {{terms}})) q
+    CROSS JOIN {table} p
+    WHERE p.user_key = ? AND p.term = q.term"""
 
 
 def ranked_sql(plan: SearchPlan) -> str:
-    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (the formula
-    of `core.bm25`, summed over the terms; a repeated term counts each time), as (memory, rank). Params:
-    `ranked_params`. CROSS JOIN keeps the terms outside, so each term reads one range of the postings'
-    primary key."""
+    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (summed
+    over the terms; a repeated term counts each time), as (memory, rank), from `keyword_postings` and,
+    when it holds any, the user's tail. Params: `ranked_params`."""
     terms = ", ".join("(?, ?)" for _ in plan.terms)
-    return f"""
-    SELECT p.memory AS memory,
-           sum(q.idf * p.frequency * {bm25.K1 + 1}
-               / (p.frequency + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * p.length / ?))) AS rank
-    FROM (SELECT column1 AS term, column2 AS idf FROM (VALUES {terms})) q
-    CROSS JOIN keyword_postings p
-    WHERE p.user_key = ? AND p.term = q.term
-    GROUP BY p.memory"""
+    parts = [_score("keyword_postings").format(terms=terms)]
+    if plan.tail:
+        parts.append(_score("keyword_recent").format(terms=terms))
+    scored = " UNION ALL ".join(parts)
+    return f"SELECT p.memory AS memory, sum(p.score) AS rank FROM ({scored}) p GROUP BY p.memory"
 
 
 def ranked_params(plan: SearchPlan) -> list[object]:
     """The parameters of `ranked_sql(plan)`."""
     pairs = [value for pair in zip(plan.terms, plan.idfs, strict=True) for value in pair]
-    return [plan.average_length, *pairs, plan.user_key]
+    one: list[object] = [plan.average_length, *pairs, plan.user_key]
+    return one * 2 if plan.tail else one

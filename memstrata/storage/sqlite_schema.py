@@ -207,11 +207,18 @@ def m005_keyword_user_keys(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_keyword_tail(conn: sqlite3.Connection) -> None:
+    """A tail for the postings of small writes (`sqlite_keyword.TAIL_TABLE`), empty: every posting
+    stays where it is, so every ranking stays the same."""
+    run_script(conn, sqlite_keyword.TAIL_TABLE)
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_initial,
     m002_lookup_indexes,
     m003_erasure_generations,
     m004_keyword_statistics,
     m005_keyword_user_keys,
+    m006_keyword_tail,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

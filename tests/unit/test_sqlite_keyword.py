@@ -54,7 +54,9 @@ def _records(user_id: str, texts: list[str], start: int = 0) -> list[MemoryRecor
 
 
 def _kept(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:
-    """The statistics and postings the store keeps, per user."""
+    """The statistics and postings the store keeps, per user: those of `keyword_postings` and of the tail
+    together (a term's count is `keyword_documents`' plus the tail's memories holding it). Checks that
+    no memory has postings in both tables and that `keyword_users.recent` counts the user's tail."""
     totals = {u: (n, t) for u, n, t in conn.execute("SELECT user_id, documents, tokens FROM keyword_users")}
     names = dict(conn.execute("SELECT user_key, user_id FROM keyword_users"))
     documents = {
@@ -64,7 +66,17 @@ def _kept(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:
         (names[k], t, m): (f, n)
         for k, t, m, f, n in conn.execute("SELECT user_key, term, memory, frequency, length FROM keyword_postings")
     }
-    return totals, documents, postings
+    merged = {(u, m) for u, _, m in postings}
+    tail = {
+        (names[k], t, m): (f, n)
+        for k, m, t, f, n in conn.execute("SELECT user_key, memory, term, frequency, length FROM keyword_recent")
+    }
+    assert not merged & {(u, m) for u, _, m in tail}
+    for user, term, _ in tail:
+        documents[(user, term)] = documents.get((user, term), 0) + 1
+    recent = dict(conn.execute("SELECT user_id, recent FROM keyword_users"))
+    assert recent == {u: sum(1 for key in tail if key[0] == u) for u in recent}
+    return totals, documents, postings | tail
 
 
 def _recounted(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:

@@ -18,7 +18,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -159,15 +159,22 @@ class PostgresStore:
         self.close()
 
     @contextmanager
-    def transaction(self, user_id: str | None) -> Iterator[psycopg.Cursor[Any]]:
+    def transaction(self, user_id: str | None, *, pipeline: bool = False) -> Iterator[psycopg.Cursor[Any]]:
         """A cursor in one transaction on a pooled connection, with `app.user_id` set to `user_id`.
 
         Every method runs through this. It is public for raw SQL under row-level security (reports,
         EXPLAIN); as the application role such SQL still sees only `user_id`'s rows.
         `None` sets no user: user tables then look empty. psycopg errors become `StoreError`.
+        `pipeline`: statements are sent without waiting for their answers (psycopg's pipeline mode),
+        from BEGIN to COMMIT; the transaction waits only where it reads a result.
         """
         try:
-            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            with (
+                self._pool.connection() as conn,
+                conn.pipeline() if pipeline else nullcontext(),
+                conn.transaction(),
+                conn.cursor() as cur,
+            ):
                 if user_id is not None:
                     cur.execute(set_local("app.user_id", user_id))
                 yield cur
@@ -181,12 +188,12 @@ class PostgresStore:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     @contextmanager
-    def _write(self, user_id: str) -> Iterator[psycopg.Cursor[Any]]:
+    def _write(self, user_id: str, *, pipeline: bool = False) -> Iterator[psycopg.Cursor[Any]]:
         """A write transaction for `user_id` under the user's advisory lock held shared (erasure holds it
         exclusively: an erasure waits for writes in flight, whose rows it then deletes, and a write
         waits for an erasure in flight). Refused (`UserErased`) when the user was erased since the
-        current unit of work fenced it (storage/fence.py)."""
-        with self.transaction(user_id) as cur:
+        current unit of work fenced it (storage/fence.py). `pipeline`: as in `transaction`."""
+        with self.transaction(user_id, pipeline=pipeline) as cur:
             cur.execute(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id])
             if expected_generation(user_id) is not None:
                 cur.execute(_GENERATION, [fence_key(user_id)])
@@ -321,7 +328,10 @@ class PostgresStore:
             check_item(namespace, key, value)
         array = [] if vectors is None else self._vector_rows(records, vectors)
         with_vector = len(array)
-        with self._write(user_id) as cur:
+        # Pipelined: the writes after the stored terms are read go out together with COMMIT, so a save
+        # waits for the server about three times (lock and fence, stored terms, commit), not once per
+        # statement.
+        with self._write(user_id, pipeline=True) as cur:
             codec = self._writing(cur, user_id)
             for namespace, key, value in items:
                 _put_item(cur, codec, user_id, namespace, key, value)
