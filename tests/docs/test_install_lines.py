@@ -134,3 +134,14 @@ def test_version_flag_prints_the_installed_version(capsys: pytest.CaptureFixture
         cli.build_parser().parse_args(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out.strip() == f"memstrata {PROJECT['version']} ({NAME})"
+
+
+def test_every_project_of_the_repository_depends_on_this_distribution() -> None:
+    """`benchmarks/pyproject.toml` (and any other project file here) names memstrata by the distribution the
+    repository builds: a bare `memstrata` requirement installs the unrelated PyPI project over the checkout."""
+    requirement_name = re.compile(r"^[A-Za-z0-9._-]+")
+    for path in sorted(ROOT.glob("*/pyproject.toml")):
+        requirements = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}).get("dependencies", [])
+        names = [m.group(0) for r in requirements if (m := requirement_name.match(r))]
+        wrong = [n for n in names if n.lower().replace("_", "-") in {"memstrata", "memstrata-ai"} and n != NAME]
+        assert wrong == [], f"{path.relative_to(ROOT)} requires {wrong}, not {NAME}"
