@@ -41,6 +41,21 @@ from .semantic import NewMemory, SemanticMemory
 
 log = logging.getLogger(__name__)
 
+MAX_TRACKED_SESSIONS = 10_000
+"""Sessions whose last queued fold one `Conversation` remembers (oldest forgotten first)."""
+
+
+def fold_is_due(before: int, after: int, since_queued: int, *, window_size: int, summary_threshold: int) -> bool:
+    """Whether an append that took a session's buffered window from `before` to `after` turns queues its fold.
+
+    Once, when the window first overflows (one pending fold a session); and again whenever the window is
+    still over its size after another `summary_threshold` turns since the last queued fold, so a fold that
+    failed for good (a summary refused on every attempt) is queued anew instead of never again."""
+    if after <= window_size:
+        return False
+    return before <= window_size or since_queued >= summary_threshold
+
+
 Clock = Callable[[], datetime]
 
 _PAGE = 500
@@ -193,12 +208,15 @@ class Conversation:
         summary_threshold: int = 8,
         fallback: bool = False,
         fold_later: Callable[[Scope], object] | None = None,
+        fold_waiting: Callable[[Scope, object], bool] | None = None,
     ) -> None:
         """`fallback=True`: when the buffer fails, log a warning and serve turns from the episode log
         (nothing is lost: every message is in the log first). Otherwise raise `BufferUnavailable`.
 
         `fold_later(scope)`: queue the session's summary fold instead of folding on the conversation
-        path (for a slow summarizer, such as an LLM); the queued job calls `fold_from_log`."""
+        path (for a slow summarizer, such as an LLM); the queued job calls `fold_from_log`.
+        `fold_waiting(scope, job)`: whether the fold job `fold_later` returned still waits to run (an
+        overdue fold is queued again only when it does not)."""
         if not isinstance(window_size, int) or window_size < 1:
             raise InvalidInput(f"window_size must be a positive integer, got {window_size!r}")
         if not isinstance(summary_threshold, int) or not 1 <= summary_threshold <= window_size:
@@ -220,6 +238,9 @@ class Conversation:
         self._down_until = 0.0
         self._executor: ThreadPoolExecutor | None = None
         self._generations: dict[str, int] = {}
+        self.fold_waiting = fold_waiting
+        self._folds: dict[tuple[str, str], tuple[int, object]] = {}
+        """Per session: turns appended since its last queued fold, and that fold's job id."""
 
     # -- writes ------------------------------------------------------------------------------
     def add_message(
@@ -258,11 +279,36 @@ class Conversation:
         turns = [turn_from_record(r) for r in records]
         window = self._append(scope, turns)
         if self.fold_later is not None:
-            if window is None or len(window) - len(turns) <= self.window_size < len(window):
-                self.fold_later(scope)  # once, when the window first overflows: one pending fold a session
+            self._queue_fold_if_due(scope, window, len(turns))
         elif window is None or len(window) > self.window_size:
             self._fold(scope)
         return turns
+
+    def _queue_fold_if_due(self, scope: Scope, window: list[Turn] | None, added: int) -> None:
+        """Queue the session's fold when `fold_is_due`; an overdue fold is queued again only when the one
+        queued before (remembered in this process) no longer waits, so a session has one pending fold."""
+        assert self.fold_later is not None
+        key = (scope.user_id, scope.require_session())
+        with self._locks_guard:
+            since, queued = self._folds.pop(key, (0, None))
+        since += added
+        due = window is None or fold_is_due(
+            len(window) - added,
+            len(window),
+            since,
+            window_size=self.window_size,
+            summary_threshold=self.summary_threshold,
+        )
+        overdue = window is not None and len(window) - added > self.window_size
+        if due and overdue and queued is not None and self.fold_waiting is not None:
+            due = not self.fold_waiting(scope, queued)
+            since = 0 if not due else since
+        if due:
+            queued, since = self.fold_later(scope), 0
+        with self._locks_guard:
+            self._folds[key] = (since, queued)
+            while len(self._folds) > MAX_TRACKED_SESSIONS:
+                self._folds.pop(next(iter(self._folds)))
 
     # -- buffer health -----------------------------------------------------------------------
     def _buffer_usable(self) -> bool:

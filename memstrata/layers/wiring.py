@@ -13,6 +13,7 @@ from typing import Any
 
 from ..buffer import Buffer, buffer_fallback, open_buffer
 from ..embedders.base import Embedder
+from ..errors import NotFound
 from ..extraction.base import Extractor
 from ..llm.base import LLMClient
 from ..messages import to_messages
@@ -29,7 +30,7 @@ from .procedures import ProceduralMemory
 from .profile import ProfileMemory
 from .semantic import SemanticMemory
 from .user_context import UserContextUpdater
-from .work_queue import LEARN, MAINTAIN, Job, JobProgress, WorkQueue
+from .work_queue import LEARN, MAINTAIN, PENDING, Job, JobProgress, WorkQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +93,16 @@ def build_layers(
     def fold_later(scope: Scope) -> str:  # an LLM fold is a model call: off the conversation path
         return queue.enqueue(scope, kind=FOLD)
 
+    def fold_waiting(scope: Scope, job_id: object) -> bool:
+        try:
+            return queue.job(scope.user_id, str(job_id)).status == PENDING
+        except NotFound:
+            return False
+
     conversation = Conversation(
         store=store, semantic=semantic, buffer=opened, clock=clock, summarizer=summarizer,
         window_size=settings.window_size, summary_threshold=settings.summary_threshold,
-        fallback=buffer_fallback(buffer), fold_later=fold_later if llm is not None else None,
+        fallback=buffer_fallback(buffer), fold_later=fold_later if llm is not None else None, fold_waiting=fold_waiting,
     )  # fmt: skip
     user_context = UserContextUpdater(store=store, clock=clock, llm=llm)
     lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)

@@ -125,6 +125,24 @@ def test_cut_off_summary_is_not_stored_and_the_fold_is_retried(fake: FakeLLMServ
     assert len(unfolded(memory)) == 3 and memory.queue_status().failures == []
 
 
+def test_a_fold_refused_on_every_attempt_is_queued_again_by_later_turns(
+    fake: FakeLLMServer, open_memory: Any
+) -> None:
+    refusal = "I'm sorry, but I can't help with that."
+    fake.script(refusal, refusal, refusal)
+    memory = open_memory(fake)
+    say(memory, range(1, 12))
+    for _ in range(3):
+        memory.process_queue()
+    [failure] = memory.queue_status().failures
+    assert failure["status"] == "failed"  # the queue gave up on this fold
+    fake.script(SUMMARY, SUMMARY)  # 19 unfolded turns: two chunks to fold
+    say(memory, range(12, 20))  # another summary_threshold turns: the overdue fold is queued anew
+    assert memory.process_queue() == 1
+    assert memory.session_summary(scope=SESSION) == SUMMARY
+    assert len(unfolded(memory)) <= 10
+
+
 def test_cut_off_summary_asked_again_is_stored_whole(fake: FakeLLMServer, open_memory: Any) -> None:
     fake.script(truncated("The user visited Porto with"), SUMMARY)
     memory = open_memory(fake)
