@@ -11,7 +11,7 @@ slots update the user's profile facts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,6 @@ from ..extraction.base import (
 )
 from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
-from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..storage.fence import fenced
 from ..storage.user_lock import user_lock
@@ -71,14 +70,14 @@ class LearnResult:
 class LearningMemory:
     def __init__(
         self, *, semantic: SemanticMemory, entities: EntityMemory, profiles: ProfileMemory, extractor: Extractor,
-        llm: Callable[[], LLMClient | None] | None = None,
+        reconciler: Reconciler,
     ) -> None:  # fmt: skip
-        """`llm` returns the LLM that reconciles candidates; by default the extractor's own LLM, if any."""
+        """`extractor` proposes the candidates; `reconciler` decides what each does to the stored memories."""
         self.semantic = semantic
         self.entities = entities
         self.profiles = profiles
         self.extractor = extractor
-        self.reconciler = Reconciler(semantic, llm=llm or (lambda: getattr(extractor, "llm", None)))
+        self.reconciler = reconciler
 
     @fenced
     def learn(
