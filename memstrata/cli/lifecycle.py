@@ -79,10 +79,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 def cmd_compact(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        compact = getattr(memory.store, "compact", None)
-        if compact is None:
-            raise InvalidInput(f"the store {memory.store.url} cannot be compacted")
-        print_json(compact())
+        print_json(memory.store.compact())
     return 0
 
 

@@ -41,7 +41,7 @@ from .conversation import Conversation
 from .entities import Entity, EntityMemory
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
-from .semantic import SemanticMemory, Strategy
+from .semantic import QueryVectors, SemanticMemory, Strategy
 from .user_context import UserContextUpdater
 
 PARTS = ("profile", "memories", "entities", "procedures", "pending", "topics", "summary", "recent")
@@ -170,6 +170,9 @@ class ContextAssembler:
         semantic: SemanticMemory,
         conversation: Conversation,
         user_context: UserContextUpdater,
+        profiles: ProfileMemory,
+        entities: EntityMemory,
+        procedures: ProceduralMemory,
         counter: TokenCounter | None = None,
         min_similarity: float = MIN_SIMILARITY,
     ) -> None:
@@ -178,9 +181,9 @@ class ContextAssembler:
         self.user_context = user_context
         self.counter = counter or default_counter()
         self.min_similarity = min_similarity
-        self.profiles = ProfileMemory(store=semantic.store, clock=semantic.clock)
-        self.entities = EntityMemory(store=semantic.store, clock=semantic.clock)
-        self.procedures = ProceduralMemory(semantic=semantic)
+        self.profiles = profiles
+        self.entities = entities
+        self.procedures = procedures
 
     def build(
         self,
@@ -206,7 +209,8 @@ class ContextAssembler:
         )
         about = self.user_context.get(scope.user_id) if {"profile", "pending", "topics"} & wanted else {}
         by_priority = sorted(names, key=PRIORITY.index)
-        blocks = [self._block(name, scope, query, recent, about, max_tokens) for name in by_priority]
+        vectors = self.semantic.query_vectors()  # every search of this query shares its embedding
+        blocks = [self._block(name, scope, query, recent, about, max_tokens, vectors) for name in by_priority]
         packing = pack([b for b in blocks if b is not None], max_tokens, self.counter.count_many, display=names)
         parts = tuple(ContextPart(p.name, p.text, p.tokens, p.items, p.total_items) for p in packing.parts)
         return Context(packing.text, packing.tokens, max_tokens, parts, packing.dropped)
@@ -219,6 +223,7 @@ class ContextAssembler:
         recent: list[Turn],
         about: dict[str, Any],
         budget: int,
+        vectors: QueryVectors,
     ) -> Block | None:
         user_id = scope.user_id
         if name == "profile":
@@ -226,7 +231,7 @@ class ContextAssembler:
         if name == "memories":
             if query is None:
                 return None
-            hits = self._memory_hits(scope, query, search_depth(budget), {t.id for t in recent})
+            hits = self._memory_hits(scope, query, search_depth(budget), {t.id for t in recent}, vectors)
             return Block(
                 "memories", MEMORIES_HEADER, [render_memory(h.memory) for h in hits], empty=NO_MEMORIES,
                 order=[h.memory.created_at.timestamp() for h in hits],
@@ -235,7 +240,9 @@ class ContextAssembler:
             text = " ".join([query or "", *(t.content for t in recent)])
             return Block("entities", ENTITIES_HEADER, [render_entity(e) for e in self._entities(user_id, query, text)])
         if name == "procedures":
-            return Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query)) if query else None
+            return (
+                Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query, vectors)) if query else None
+            )
         if name == "pending":
             items = [_one_line(str(i)) for i in about.get("open_items") or []]
             return Block("pending", PENDING_HEADER, items, separator="; ", inline=True)
@@ -272,13 +279,18 @@ class ContextAssembler:
         where = MemoryFilter(kinds=kinds, agent_id=scope.agent_id)  # one row answers it; a count reads them all
         return bool(self.semantic.store.list_memories(scope.user_id, where, limit=1))
 
-    def _memory_hits(self, scope: Scope, query: str, k: int, exclude: set[str]) -> list[SearchHit]:
+    def _memory_hits(
+        self, scope: Scope, query: str, k: int, exclude: set[str], vectors: QueryVectors
+    ) -> list[SearchHit]:
         target = Scope(scope.user_id, agent_id=scope.agent_id)
         groups = []
         for kinds in (_LONG_TERM_KINDS, (MemoryKind.EPISODE,)):
             if not self._has(target, kinds):  # a lookup is far cheaper than a search that finds nothing
                 continue
-            hits = self.semantic.search(target, query, k=k, strategy=Strategy.HYBRID, where=MemoryFilter(kinds=kinds))
+            where = MemoryFilter(kinds=kinds)
+            hits = self.semantic.search(
+                target, query, k=k, strategy=Strategy.HYBRID, where=where, query_vectors=vectors
+            )
             groups.append([h for h in hits if h.memory.id not in exclude])
         merged = merge_hits(groups)
         chosen = context_rank.select(
@@ -291,7 +303,7 @@ class ContextAssembler:
         in_query = {e.key for e in self.entities.mentioned_in(user_id, query)} if query else set()
         return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[:MAX_ENTITIES]
 
-    def _procedure_lines(self, scope: Scope, query: str) -> list[str]:
+    def _procedure_lines(self, scope: Scope, query: str, vectors: QueryVectors) -> list[str]:
         wanted = set(content_terms(query))
         if not wanted:
             return []
@@ -299,7 +311,7 @@ class ContextAssembler:
         # agent-wide procedures live under a reserved scope: only a scope without an agent can skip early
         if scope.agent_id is None and not self._has(own, (MemoryKind.PROCEDURE,)):
             return []
-        found = self.procedures.for_task(scope, query, k=3)
+        found = self.procedures.for_task(scope, query, k=3, query_vectors=vectors)
         return [p.render() for p in found if wanted & set(content_terms(p.memory.content))]
 
 

@@ -12,7 +12,7 @@ Entities mentioned are upserted and linked; recognizable slots update the user's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,6 @@ from ..extraction.base import (
 from ..extraction.completions import completion
 from ..extraction.resolution import RETRACTION, DecisionKind
 from ..extraction.statements import retracted_phrases
-from ..llm.base import LLMClient
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..storage.base import MemoryFilter
 from ..storage.fence import fenced
@@ -78,14 +77,14 @@ class LearnResult:
 class LearningMemory:
     def __init__(
         self, *, semantic: SemanticMemory, entities: EntityMemory, profiles: ProfileMemory, extractor: Extractor,
-        llm: Callable[[], LLMClient | None] | None = None,
+        reconciler: Reconciler,
     ) -> None:  # fmt: skip
-        """`llm` returns the LLM that reconciles candidates; by default the extractor's own LLM, if any."""
+        """`extractor` proposes the candidates; `reconciler` decides what each does to the stored memories."""
         self.semantic = semantic
         self.entities = entities
         self.profiles = profiles
         self.extractor = extractor
-        self.reconciler = Reconciler(semantic, llm=llm or (lambda: getattr(extractor, "llm", None)))
+        self.reconciler = reconciler
 
     @fenced
     def learn(

@@ -12,7 +12,7 @@ from typing import Literal
 from ..errors import InvalidInput
 from ..models import MemoryKind, MemoryRecord, Scope, SearchHit, reserved_scope
 from ..storage.base import MemoryFilter
-from .semantic import NewMemory, SemanticMemory, Strategy
+from .semantic import NewMemory, QueryVectors, SemanticMemory, Strategy
 
 ProcedureType = Literal["instruction", "example"]
 
@@ -87,15 +87,21 @@ class ProceduralMemory:
             raise InvalidInput("an agent-wide procedure needs a scope with an agent_id")
         return agent_scope(scope.agent_id)
 
-    def for_task(self, scope: Scope, task: str, *, k: int = 3) -> list[Procedure]:
+    def for_task(
+        self, scope: Scope, task: str, *, k: int = 3, query_vectors: QueryVectors | None = None
+    ) -> list[Procedure]:
         """The k procedures most similar to `task`: the user's own and, when the scope names an agent,
-        the agent-wide ones (user's first on ties)."""
+        the agent-wide ones (user's first on ties). `query_vectors`: see `SemanticMemory.search`."""
         where = MemoryFilter(kinds=(MemoryKind.PROCEDURE,))
-        hits: list[SearchHit] = list(self.semantic.search(Scope(scope.user_id, agent_id=scope.agent_id), task, k=k,
-                                                          strategy=Strategy.HYBRID_WEIGHTED, where=where))  # fmt: skip
+        embed = query_vectors or self.semantic.query_vectors()
+        targets = [Scope(scope.user_id, agent_id=scope.agent_id)]
         if scope.agent_id is not None:
-            hits += self.semantic.search(agent_scope(scope.agent_id), task, k=k, strategy=Strategy.HYBRID_WEIGHTED,
-                                         where=where)  # fmt: skip
+            targets.append(agent_scope(scope.agent_id))
+        hits: list[SearchHit] = []
+        for target in targets:
+            hits += self.semantic.search(
+                target, task, k=k, strategy=Strategy.HYBRID_WEIGHTED, where=where, query_vectors=embed
+            )
         hits.sort(key=lambda h: -h.score)
         return [Procedure(h.memory) for h in hits[:k]]
 

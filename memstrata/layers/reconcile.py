@@ -78,20 +78,13 @@ class Operation:
 class Reconciler:
     """Decides and applies what a new memory does to the user's current ones (see module doc)."""
 
-    def __init__(self, semantic: SemanticMemory, *, llm: LLMSource | None = None, reader: Extractor | None = None):
+    def __init__(self, semantic: SemanticMemory, *, reader: Extractor, llm: LLMSource | None = None):
+        """`reader`: the extractor that reads a slot out of a memory stored as plain text; `llm` returns
+        the LLM that decides (None: the rules decide)."""
         self.semantic = semantic
+        self.reader = reader
         self.llm = llm or (lambda: None)
-        self._reader = reader
         self._slots: dict[str, dict[str, Any]] = {}
-
-    @property
-    def reader(self) -> Extractor:
-        """The rule extractor that reads a slot out of a memory stored as plain text."""
-        if self._reader is None:
-            from ..extraction.rules import RuleExtractor
-
-            self._reader = RuleExtractor()
-        return self._reader
 
     # -- one candidate -----------------------------------------------------------------------------
     def reconcile(

@@ -416,6 +416,7 @@ class SemanticMemory:
         threshold: float | None = None,
         where: MemoryFilter | None = None,
         decay_rate: float = scoring.DECAY_RATE,
+        query_vectors: QueryVectors | None = None,
     ) -> list[SearchHit]:
         """Rank the scope's memories for `query` as of a time T: `where.as_of`, else `where.recorded_as_of`,
         else the clock.
@@ -424,6 +425,9 @@ class SemanticMemory:
         they were added) is at or before T, that were not yet superseded at T (`valid_to` unset or
         after T) and not expired at T. T is also "now" for the query's date expressions ("last week",
         "two months ago" are resolved against T) and for `time_weighted` recency.
+
+        `query_vectors` (from `query_vectors()`): the query vectors shared by several searches of one
+        query, so that each text is embedded once among them.
         """
         query = validate_text(query, "query")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
@@ -441,7 +445,8 @@ class SemanticMemory:
         query = as_about_user(query, owner) if about_owner else query
         read = query[:MAX_READ_QUERY_CHARS]
         depth = max(k, self.params.depth)
-        semantic, keyword = self._candidates(scope, keywords, strategy, where, depth, vector_text=query)
+        embed = query_vectors or self.query_vectors()
+        semantic, keyword = self._candidates(scope, keywords, strategy, where, depth, embed, vector_text=query)
         windows = _query_windows(read, at, _params_of(strategy, self.params)) if fused else []
         hits = _rank(
             strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
@@ -455,6 +460,10 @@ class SemanticMemory:
             self.access.record(scope.user_id, [h.memory.id for h in hits], self.clock())
         return hits
 
+    def query_vectors(self) -> QueryVectors:
+        """A fresh cache of query vectors of this layer's embedder, for the searches of one query."""
+        return QueryVectors(self.embedder)
+
     def _candidates(
         self,
         scope: Scope,
@@ -462,6 +471,7 @@ class SemanticMemory:
         strategy: Strategy,
         where: MemoryFilter,
         depth: int,
+        embed: QueryVectors,
         *,
         vector_text: str | None = None,
     ) -> tuple[list[ScoredRow], list[ScoredRow]]:
@@ -471,19 +481,19 @@ class SemanticMemory:
             return [], self.store.keyword_search(scope.user_id, query, where, limit=depth)
         text = (vector_text if vector_text is not None else query)[:MAX_EMBEDDED_QUERY_CHARS]
         if strategy is Strategy.SEMANTIC:
-            return self.store.vector_search(scope.user_id, self.embedder.embed_query(text), where, limit=depth), []
+            return self.store.vector_search(scope.user_id, embed(text), where, limit=depth), []
         params = _params_of(strategy, self.params)
         plain = params.plain_vector_query and params.speaker_boost > 0
         known = self._speakers.get(scope.user_id, frozenset()) if plain else frozenset()
         embedded = _without_speakers(text, known) if plain else text
-        vector = self.embedder.embed_query(embedded)
+        vector = embed(embedded)
         semantic, keyword = self.store.hybrid_candidates(scope.user_id, vector, query, where, limit=depth)
         if plain:
             speakers = known | _speakers_of([*keyword, *semantic])
             self._remember_speakers(scope.user_id, speakers)
             wanted = _without_speakers(text, speakers)
             if wanted != embedded:  # the query names a speaker not known before this search
-                vector = self.embedder.embed_query(wanted)
+                vector = embed(wanted)
                 semantic = self.store.vector_search(scope.user_id, vector, where, limit=depth)
         return semantic, keyword
 
@@ -500,6 +510,21 @@ class SemanticMemory:
         if len(self._speakers) >= _REMEMBERED_USERS and user_id not in self._speakers:
             self._speakers.clear()
         self._speakers[user_id] = speakers
+
+
+class QueryVectors:
+    """Query vectors of one embedder, each distinct text embedded once: what the searches of one query
+    share (`context()` searches memories, episodes and procedures with the same query)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._vectors: dict[str, Vectors] = {}
+
+    def __call__(self, text: str) -> Vectors:
+        vector = self._vectors.get(text)
+        if vector is None:
+            vector = self._vectors[text] = self.embedder.embed_query(text)
+        return vector
 
 
 def embed_records(embedder: Embedder, records: Sequence[MemoryRecord], context_weight: float) -> Vectors:

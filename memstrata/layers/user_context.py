@@ -118,25 +118,18 @@ class UserContextUpdater:
         *,
         store: Store,
         clock: Clock,
+        extractor: Extractor,
         llm: LLMClient | None = None,
-        extractor: Extractor | None = None,
         max_facts: int = MAX_FACTS,
     ) -> None:
+        """`extractor` reads the facts, preferences and open items of a finished session."""
         self.store = store
         self.clock = clock
         self.llm = llm
-        self._extractor = extractor
+        self.extractor = extractor
         self.max_facts = max_facts
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
-
-    @property
-    def extractor(self) -> Extractor:
-        if self._extractor is None:
-            from ..extraction.rules import RuleExtractor
-
-            self._extractor = RuleExtractor()
-        return self._extractor
 
     def get(self, user_id: str) -> dict[str, Any]:
         """The user's context object (an empty one before the first session end)."""

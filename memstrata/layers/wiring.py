@@ -1,5 +1,11 @@
 """All wiring in one place: the layers of one `Memory`, built together from one set of collaborators.
 
+Every collaborator is built once, here, and passed to the layers that use it: no layer builds
+another layer, an extractor or a reconciler of its own. The extractors: `learn` uses the `extractor`
+given to `Memory` (default: `default_extractor`); reading the slot of a plain-text memory
+(reconciliation) and a finished session's facts (the user context) use that same extractor when one
+was given, else the one rule extractor built here (an LLM extractor would cost a model call per read).
+
 Nothing here is lazy. Building a layer does no I/O (a Redis buffer connects on its first command, an
 LLM client on its first call), so `Memory(...)` can build everything up front and every layer sees
 the same store, clock, buffer and LLM — erasure reaches the same buffer the conversation writes to.
@@ -15,6 +21,7 @@ from ..buffer import Buffer, buffer_fallback, open_buffer
 from ..embedders.base import Embedder
 from ..errors import NotFound
 from ..extraction.base import Extractor
+from ..extraction.rules import RuleExtractor
 from ..llm.base import LLMClient
 from ..messages import to_messages
 from ..models import Scope
@@ -28,6 +35,7 @@ from .learning import LearningMemory
 from .lifecycle import Lifecycle, LifecyclePolicy
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
+from .reconcile import Reconciler
 from .semantic import SemanticMemory
 from .user_context import UserContextUpdater
 from .work_queue import LEARN, MAINTAIN, PENDING, Job, JobProgress, WorkQueue
@@ -51,15 +59,13 @@ class Layers:
     """True when the buffer was opened from a spec here, so closing the Memory closes it."""
 
 
-def default_extractor(llm: LLMClient | None) -> Extractor:
-    """Rules offline; with an LLM, the LLM extractor with the rules as its fallback."""
-    from ..extraction.rules import RuleExtractor
-
+def default_extractor(llm: LLMClient | None, rules: Extractor) -> Extractor:
+    """`rules` offline; with an LLM, the LLM extractor with `rules` as its fallback."""
     if llm is None:
-        return RuleExtractor()
+        return rules
     from ..extraction.llm import LLMExtractor
 
-    return LLMExtractor(llm, fallback=RuleExtractor())
+    return LLMExtractor(llm, fallback=rules)
 
 
 def build_layers(
@@ -80,12 +86,16 @@ def build_layers(
     )  # fmt: skip
     profiles = ProfileMemory(store=store, clock=clock)
     entities = EntityMemory(store=store, clock=clock)
+    procedures = ProceduralMemory(semantic=semantic)
+    rules = RuleExtractor()
+    reader = extractor or rules  # reads plain-text memories and finished sessions (see module doc)
+    reconciler = Reconciler(semantic, llm=lambda: llm, reader=reader)  # the LLM decides when one is configured
     learning = LearningMemory(
         semantic=semantic,
         entities=entities,
         profiles=profiles,
-        extractor=extractor or default_extractor(llm),
-        llm=lambda: llm,  # reconciles each learned candidate when an LLM is configured
+        extractor=extractor or default_extractor(llm, rules),
+        reconciler=reconciler,
     )
     opened = open_buffer(buffer, ttl_seconds=settings.buffer_ttl_seconds, clock=clock)
     summarizer: Summarizer = LLMSummarizer(llm, clock=clock) if llm is not None else ExtractiveSummarizer()
@@ -104,7 +114,7 @@ def build_layers(
         window_size=settings.window_size, summary_threshold=settings.summary_threshold,
         fallback=buffer_fallback(buffer), fold_later=fold_later if llm is not None else None, fold_waiting=fold_waiting,
     )  # fmt: skip
-    user_context = UserContextUpdater(store=store, clock=clock, llm=llm)
+    user_context = UserContextUpdater(store=store, clock=clock, llm=llm, extractor=reader)
     lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)
     queue = WorkQueue(
         store=store,
@@ -113,9 +123,12 @@ def build_layers(
         retention=timedelta(days=settings.job_retention_days),
     )
     return Layers(
-        semantic=semantic, profiles=profiles, entities=entities, procedures=ProceduralMemory(semantic=semantic),
+        semantic=semantic, profiles=profiles, entities=entities, procedures=procedures,
         learning=learning, conversation=conversation, user_context=user_context,
-        context=ContextAssembler(semantic=semantic, conversation=conversation, user_context=user_context),
+        context=ContextAssembler(
+            semantic=semantic, conversation=conversation, user_context=user_context, profiles=profiles,
+            entities=entities, procedures=procedures,
+        ),
         lifecycle=lifecycle, queue=queue,
         owns_buffer=buffer is None or isinstance(buffer, str),
     )  # fmt: skip

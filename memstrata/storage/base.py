@@ -17,6 +17,7 @@ The one contract test suite in `tests/contract/` runs against every backend.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -62,6 +63,18 @@ class MemoryFilter:
     def current_at(self, now: datetime) -> datetime:
         """The valid time T "current" is judged at: `as_of`, else `recorded_as_of`, else `now`."""
         return self.as_of or self.recorded_as_of or now
+
+
+def current_at_sql(at: str, alias: str = "m") -> str:
+    """The rule "current at valid time T" as one SQL condition on the memories aliased `alias`, with T the
+    SQL expression `at` (a placeholder, a parameter, a column): not yet superseded (`valid_to` unset or
+    after T), already valid (`valid_from` unset or at/before T) and not expired at T. Both backends use
+    this rule; T is the store's clock (or the filter's `as_of`), never the database server's `now()`."""
+    return (
+        f"({alias}.valid_to IS NULL OR {alias}.valid_to > {at})"
+        f" AND ({alias}.valid_from IS NULL OR {alias}.valid_from <= {at})"
+        f" AND ({alias}.expires_at IS NULL OR {alias}.expires_at > {at})"
+    )
 
 
 NewItem = tuple[str, str, dict[str, Any]]
@@ -115,6 +128,22 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    def compact(self) -> dict[str, Any]:
+        """Rewrite the storage files so that no deleted text stays in them (`memstrata compact`);
+        return what was done (backend-specific figures)."""
+        ...
+
+    # -- concurrency and erasure ------------------------------------------
+    def user_lock(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold the user's reconciliation lock across processes while inside (`storage/user_lock.py`
+        adds the in-process lock around it). Not re-entrant: the caller makes it so."""
+        ...
+
+    def erasure_generation(self, user_id: str) -> int:
+        """How many times the user was erased (0 before the first erasure): the write fence of
+        `storage/fence.py`. `erase_user` raises it in the transaction that deletes the user's rows."""
+        ...
 
     # -- memories ---------------------------------------------------------
     def save(

@@ -25,9 +25,12 @@ import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import UserErased
+
+if TYPE_CHECKING:
+    from .base import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -42,10 +45,9 @@ def fence_key(user_id: str) -> str:
     return hashlib.sha256(user_id.encode("utf-8")).hexdigest()
 
 
-def generation_of(store: object, user_id: str) -> int:
-    """The user's current erasure generation (0 for a store that keeps none)."""
-    read = getattr(store, "erasure_generation", None)
-    return int(read(user_id)) if read is not None else 0
+def generation_of(store: Store, user_id: str) -> int:
+    """The user's current erasure generation (0 before the first erasure)."""
+    return int(store.erasure_generation(user_id))
 
 
 def expected_generation(user_id: str) -> int | None:
@@ -54,7 +56,7 @@ def expected_generation(user_id: str) -> int | None:
 
 
 @contextmanager
-def fence(store: object, user_id: str) -> Iterator[int]:
+def fence(store: Store, user_id: str) -> Iterator[int]:
     """Fence the writes of the enclosed work for `user_id` at the current erasure generation."""
     current = _FENCES.get()
     if user_id in current:

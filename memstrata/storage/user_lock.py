@@ -7,7 +7,7 @@ read-decide-write of a user runs under this lock:
 
 * in the process, a lock per (database URL, user), so threads of one server (and two `Memory`
   objects on one database) queue up; re-entered by the same thread, it is already held;
-* across processes, the store's own `user_lock(user_id)` when it has one: PostgreSQL holds a
+* across processes, the store's own `Store.user_lock(user_id)`: PostgreSQL holds a
   session-level advisory lock on a connection of its own (never one of the pool, which the locked
   work needs); SQLite locks a byte range of a `-locks` file beside the database (POSIX `lockf`).
 """
@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import Store
 
 Key = tuple[str, str]
 
@@ -44,19 +48,15 @@ def _local(key: Key) -> Iterator[None]:
 
 
 @contextmanager
-def user_lock(store: object, user_id: str) -> Iterator[None]:
+def user_lock(store: Store, user_id: str) -> Iterator[None]:
     """Hold the user's reconciliation lock (in this process, then across processes) while inside.
     Keyed by the store's URL, so two store objects on one database share it; re-entrant per thread."""
-    key = (str(getattr(store, "url", id(store))), user_id)
+    key = (store.url, user_id)
     held: set[Key] = _HELD.__dict__.setdefault("keys", set())
     if key in held:  # re-entered by the same thread: the outer call holds both locks
         yield
         return
-    with _local(key), ExitStack() as stack:
-        cross_process = getattr(store, "user_lock", None)
-        if cross_process is not None:
-            lock: AbstractContextManager[None] = cross_process(user_id)
-            stack.enter_context(lock)
+    with _local(key), store.user_lock(user_id):
         held.add(key)
         try:
             yield

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -327,3 +328,48 @@ def test_user_ids_lists_users_with_data(store: Store) -> None:
     put(store, ALICE, "a")
     store.put_item("carol", "profile", "k", {"v": 1})
     assert {"alice", "carol"} <= set(store.user_ids())
+
+
+def test_every_store_implements_the_whole_protocol(store: Store) -> None:
+    # The erasure fence and the user locks call these on any store: none is optional.
+    assert isinstance(store, Store)
+
+
+def test_erasure_generation_counts_erasures_of_that_user_only(store: Store) -> None:
+    assert store.erasure_generation("alice") == 0
+    put(store, ALICE, "alice before")
+    store.erase_user("alice")
+    assert store.erasure_generation("alice") == 1
+    assert store.erasure_generation("bob") == 0
+    put(store, ALICE, "alice again")
+    store.erase_user("alice")
+    assert store.erasure_generation("alice") == 2
+
+
+def test_user_lock_is_per_user_and_released_on_exit(store: Store) -> None:
+    taken: list[str] = []
+
+    def take(user_id: str) -> None:
+        with store.user_lock(user_id):
+            taken.append(user_id)
+
+    with store.user_lock("alice"):
+        other = threading.Thread(target=take, args=("bob",))  # another user's lock is free meanwhile
+        other.start()
+        other.join(10)
+        assert taken == ["bob"]
+    with pytest.raises(RuntimeError), store.user_lock("alice"):
+        raise RuntimeError("the locked work failed")
+    again = threading.Thread(target=take, args=("alice",))  # released, also after a failure
+    again.start()
+    again.join(10)
+    assert taken == ["bob", "alice"]
+
+
+def test_compact_leaves_the_data_in_place(store: Store) -> None:
+    record = put(store, ALICE, "kept through compaction")
+    forgotten = put(store, ALICE, "forgotten before compaction")
+    store.delete("alice", [forgotten.id])
+    report = store.compact()
+    assert isinstance(report, dict) and report
+    assert ids(store.get("alice", [record.id, forgotten.id])) == [record.id]

@@ -35,6 +35,8 @@ from .sql_functions import (
     M009_DROPPED,
     M009_FUNCTIONS,
     M011_FUNCTIONS,
+    M012_FUNCTIONS,
+    M012_REPLACED,
     USER_IDS,
 )
 
@@ -440,6 +442,17 @@ def copy_postings(cur: Cursor) -> None:
         last = (rows[-1][0], rows[-1][1])
 
 
+def m012_rpc_functions_as_of(cur: Cursor, ctx: Context) -> None:
+    """`match_memories` and `hybrid_memory_search` judge "current" at an `as_of` time the caller passes
+    (the store's clock; the server's `now()` by default), by the rule both backends share
+    (`storage.base.current_at_sql`). A new parameter is a new signature: the old functions are dropped."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    for old, _ in M012_REPLACED:
+        cur.execute(sql.SQL("DROP FUNCTION " + old))
+    for signature, statement in M012_FUNCTIONS:
+        _create_function(cur, ctx, signature, statement)
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -453,6 +466,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (9, "keyword terms computed in Python, BM25 with per-user statistics", m009_keyword_terms),
     (10, "per-user data keys (crypto-shredding)", m010_user_keys),
     (11, "keyword postings: BM25 ranked from a narrow table", m011_keyword_postings),
+    (12, "RPC functions judge currency at the caller's as_of", m012_rpc_functions_as_of),
 )
 LATEST = MIGRATIONS[-1][0]
 

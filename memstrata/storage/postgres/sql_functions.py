@@ -19,16 +19,26 @@ from __future__ import annotations
 
 from ...core import bm25
 from ...core.retrieval import KEYWORD_COLUMN_WEIGHTS
+from ..base import current_at_sql
 
 _CONTENT, _CONTEXT, _DATE = KEYWORD_COLUMN_WEIGHTS
 RANK_WEIGHTS = f"'{{0, {_DATE}, {_CONTEXT}, {_CONTENT}}}'::real[]"
 """ts_rank weights {D, C, B, A}: tsv holds content as A, context as B, the date as C (migrations.py),
 weighted like the SQLite store's bm25 columns (`KEYWORD_COLUMN_WEIGHTS`)."""
 
-CURRENT_ONLY = """
+CURRENT_AT_SERVER_NOW = """
       (m.valid_to IS NULL OR m.valid_to > now())
       AND (m.valid_from IS NULL OR m.valid_from <= now())
       AND (m.expires_at IS NULL OR m.expires_at > now())"""
+"""What migrations 3 to 11 installed: current at the database server's clock. Kept so that those
+migrations create what they created; migration 12 replaces it with `CURRENT_AS_OF`."""
+
+AS_OF = "as_of"
+AS_OF_PARAMETER = f",\n  {AS_OF} timestamptz DEFAULT now()"
+"""The time the RPC functions judge "current" at (since migration 12): the caller's clock, e.g. the
+store's injected clock; the database server's `now()` only when the caller passes none."""
+CURRENT_AS_OF = current_at_sql(AS_OF)
+"""The shared rule (`storage.base.current_at_sql`) at the caller's `as_of`."""
 
 OR_TSQUERY = """
 CREATE FUNCTION memstrata_or_tsquery(p_words text[]) RETURNS tsquery
@@ -236,12 +246,14 @@ BEGIN
 END
 $fn$"""
 
-MATCH_MEMORIES = f"""
+
+def _match_memories(as_of_parameter: str, current: str) -> str:
+    return f"""
 CREATE FUNCTION match_memories(
   query_embedding vector,
   match_threshold double precision DEFAULT 0.7,
   match_count integer DEFAULT 5,
-  p_user_id text DEFAULT NULL
+  p_user_id text DEFAULT NULL{as_of_parameter}
 ) RETURNS TABLE (id text, content text, metadata jsonb, similarity double precision)
 LANGUAGE plpgsql STABLE
 SET plan_cache_mode = force_custom_plan
@@ -257,7 +269,7 @@ BEGIN
     WITH nearest AS MATERIALIZED (
       SELECT m.id, m.content, m.metadata, m.embedding <=> query_embedding AS distance
       FROM memories m
-      WHERE m.user_id = v_user AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
+      WHERE m.user_id = v_user AND m.embedding IS NOT NULL AND {current}
       ORDER BY m.embedding <=> query_embedding
       LIMIT match_count
     )
@@ -267,6 +279,12 @@ BEGIN
     ORDER BY n.distance;
 END
 $fn$"""
+
+
+MATCH_MEMORIES = _match_memories("", CURRENT_AT_SERVER_NOW)
+"""As migration 3 installed it."""
+MATCH_MEMORIES_AS_OF = _match_memories(AS_OF_PARAMETER, CURRENT_AS_OF)
+"""Since migration 12: current at `as_of`."""
 
 HYBRID_MEMORY_SEARCH = f"""
 CREATE FUNCTION hybrid_memory_search(
@@ -296,13 +314,13 @@ BEGIN
          coalesce(array_agg(k.rank), '{{}}')
     INTO match_ids, match_similarities, match_ranks
     FROM memstrata_keyword_matches(p_user_id, q, NULL, query_embedding) k
-    WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")};
+    WHERE k.similarity IS NOT NULL AND {CURRENT_AT_SERVER_NOW.replace("m.", "k.")};
   RETURN QUERY
     WITH nearest AS MATERIALIZED (
       SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity,
              CASE WHEN q IS NOT NULL AND m.tsv @@ q THEN ts_rank({RANK_WEIGHTS}, m.tsv, q) ELSE 0 END AS rank
       FROM memories m
-      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
+      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_AT_SERVER_NOW}
       ORDER BY m.embedding <=> query_embedding
       LIMIT match_count
     ),
@@ -536,12 +554,14 @@ BEGIN
 END
 $fn$"""
 
-HYBRID_MEMORY_SEARCH_BM25 = f"""
+
+def _hybrid_memory_search(as_of_parameter: str, current: str, current_k: str) -> str:
+    return f"""
 CREATE FUNCTION hybrid_memory_search(
   query_terms text[],
   query_embedding vector,
   p_user_id text,
-  match_count integer DEFAULT 5
+  match_count integer DEFAULT 5{as_of_parameter}
 ) RETURNS TABLE (id text, content text, combined_score double precision)
 LANGUAGE plpgsql STABLE
 SET plan_cache_mode = force_custom_plan
@@ -566,12 +586,12 @@ BEGIN
          coalesce(array_agg(k.rank), '{{}}'), max(k.rank)
     INTO match_ids, match_similarities, match_ranks, best_rank
     FROM memstrata_keyword_matches(p_user_id, query_terms, NULL, query_embedding) k
-    WHERE k.similarity IS NOT NULL AND {CURRENT_ONLY.replace("m.", "k.")};
+    WHERE k.similarity IS NOT NULL AND {current_k};
   RETURN QUERY
     WITH nearest AS MATERIALIZED (
       SELECT m.id, 1 - (m.embedding <=> query_embedding) AS similarity
       FROM memories m
-      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {CURRENT_ONLY}
+      WHERE m.user_id = p_user_id AND m.embedding IS NOT NULL AND {current}
       ORDER BY m.embedding <=> query_embedding
       LIMIT match_count
     ),
@@ -593,6 +613,12 @@ BEGIN
     ORDER BY b.score DESC, b.id;
 END
 $fn$"""
+
+
+HYBRID_MEMORY_SEARCH_BM25 = _hybrid_memory_search("", CURRENT_AT_SERVER_NOW, CURRENT_AT_SERVER_NOW.replace("m.", "k."))
+"""As migration 9 installed it."""
+HYBRID_MEMORY_SEARCH_AS_OF = _hybrid_memory_search(AS_OF_PARAMETER, CURRENT_AS_OF, current_at_sql(AS_OF, "k"))
+"""Since migration 12: current at `as_of`."""
 
 M009_FUNCTIONS: tuple[tuple[str, str], ...] = (
     ("memstrata_bm25(text[], real[], integer, text[], double precision[], double precision)", BM25_SCORE),
@@ -618,10 +644,18 @@ DEFINER_FUNCTIONS = (
 )
 """EXECUTE revoked from PUBLIC; granted to the application role."""
 
+M012_REPLACED = (
+    ("match_memories(vector, double precision, integer, text)", MATCH_MEMORIES_AS_OF),
+    ("hybrid_memory_search(text[], vector, text, integer)", HYBRID_MEMORY_SEARCH_AS_OF),
+)
+"""(old signature, new CREATE statement) of migration 12: the RPC functions take `as_of`."""
+M012_FUNCTIONS = tuple((old.replace(")", ", timestamp with time zone)"), new) for old, new in M012_REPLACED)
+"""(signature, CREATE statement) of migration 12."""
+
 CURRENT_FUNCTIONS = (
-    "match_memories(vector, double precision, integer, text)",
     "memstrata_user_ids(integer)",
-    *(signature for signature, _ in M009_FUNCTIONS),
+    *(signature for signature, _ in M009_FUNCTIONS if not signature.startswith("hybrid_memory_search")),
+    *(signature for signature, _ in M012_FUNCTIONS),
 )
 """Every function the latest schema holds."""
 
