@@ -125,9 +125,7 @@ def test_cut_off_summary_is_not_stored_and_the_fold_is_retried(fake: FakeLLMServ
     assert len(unfolded(memory)) == 3 and memory.queue_status().failures == []
 
 
-def test_a_fold_refused_on_every_attempt_is_queued_again_by_later_turns(
-    fake: FakeLLMServer, open_memory: Any
-) -> None:
+def test_a_fold_refused_on_every_attempt_is_queued_again_by_later_turns(fake: FakeLLMServer, open_memory: Any) -> None:
     refusal = "I'm sorry, but I can't help with that."
     fake.script(refusal, refusal, refusal)
     memory = open_memory(fake)
