@@ -16,11 +16,12 @@ them, a plain value) as JSON-ready data.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from .buffer import Turn
 from .export_format import ExportDocument, HistoryEventJSON, MemoryJSON, Shape
@@ -488,6 +489,8 @@ def to_json(value: Any, rename: Rename = _same) -> Any:
     model = shape_of(value, rename)
     if model is not None:
         return model.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # no wire shape (e.g. `Candidate`)
+        return TypeAdapter(type(value)).dump_python(value, mode="json")
     if isinstance(value, list | tuple):
         return [to_json(v, rename) for v in value]
     if isinstance(value, dict):
