@@ -28,7 +28,14 @@ from .filters import SearchFilter
 from .layers.context import Context, ContextPart
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationOptions, ConsolidationReport, ErasureReceipt, ImportReport, SweepReport
+from .layers.lifecycle import (
+    ConsolidationOptions,
+    ConsolidationReport,
+    ErasureReceipt,
+    ImportReport,
+    MaintenanceReport,
+    SweepReport,
+)
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.reconcile import Operation
@@ -65,6 +72,7 @@ __all__ = [
     "JobStatus",
     "LLMOutputError",
     "LearnResult",
+    "MaintenanceReport",
     "Memory",
     "MemoryAPI",
     "MemoryClient",

@@ -33,6 +33,7 @@ from .layers.lifecycle import (
     ConsolidationReport,
     ErasureReceipt,
     ImportReport,
+    MaintenanceReport,
     LifecyclePolicy,
     Progress,
     SweepReport,
@@ -40,7 +41,7 @@ from .layers.lifecycle import (
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy
-from .layers.work_queue import QueueStatus
+from .layers.work_queue import JobStatus, QueueStatus
 from .llm.base import LLMClient
 from .memory import Memory
 from .messages import MessageLike
@@ -373,7 +374,7 @@ class AsyncMemory:
         """Awaitable `Memory.consolidate`: Compress the user's old memories into "[Compressed memory] …" summaries, as `options` say (`ConsolidationOptions`; by default memories older than the policy's 30 days, when at least 10 qualify)."""
         return await _in_thread(self.sync.consolidate, scope=scope, options=options, progress=progress)
 
-    async def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
+    async def maintain(self, *, users: Sequence[str] | None = None) -> MaintenanceReport:
         """Awaitable `Memory.maintain`: Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
         return await _in_thread(self.sync.maintain, users=users)
 

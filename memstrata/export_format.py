@@ -33,7 +33,6 @@ def _same(value: str) -> str | None:
 class Shape(BaseModel):
     """Base of the JSON shapes: unknown fields refused, frozen, times carry a UTC offset."""
 
-
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     @field_validator("*", mode="after")

@@ -29,7 +29,7 @@ from .extraction.resolution import DecisionKind
 from .layers.context import Context, ContextPart
 from .layers.entities import Entity
 from .layers.learning import LearnResult
-from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, SweepReport
+from .layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport, MaintenanceReport, SweepReport
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.reconcile import Operation
@@ -56,9 +56,7 @@ class MemoryListJSON(Shape):
     next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
 
     @classmethod
-    def of(
-        cls, records: Sequence[MemoryRecord], next_offset: int | None, rename: Rename = _same
-    ) -> Self:
+    def of(cls, records: Sequence[MemoryRecord], next_offset: int | None, rename: Rename = _same) -> Self:
         return cls(memories=[MemoryJSON.of(r, rename) for r in records], next_offset=next_offset)
 
     @classmethod
@@ -388,6 +386,26 @@ class SweepReportJSON(Shape):
         return SweepReport(**self.model_dump())
 
 
+class MaintenanceReportJSON(Shape):
+    sweep: SweepReportJSON
+    consolidated: dict[str, ConsolidationReportJSON] = Field(
+        default_factory=dict, description="the consolidation of each user that was due, by user id"
+    )
+
+    @classmethod
+    def of(cls, report: MaintenanceReport) -> Self:
+        return cls(
+            sweep=SweepReportJSON.of(report.sweep),
+            consolidated={user: ConsolidationReportJSON.of(r) for user, r in report.consolidated.items()},
+        )
+
+    def to_domain(self) -> MaintenanceReport:
+        return MaintenanceReport(
+            sweep=self.sweep.to_domain(),
+            consolidated={user: r.to_domain(user) for user, r in self.consolidated.items()},
+        )
+
+
 class QueueFailureJSON(Shape):
     id: str
     user_id: str | None = None
@@ -472,6 +490,7 @@ def shape_of(value: Any, rename: Rename = _same) -> BaseModel | None:
         ErasureReceipt: ErasureReceiptJSON.of,
         ImportReport: ImportReportJSON.of,
         SweepReport: SweepReportJSON.of,
+        MaintenanceReport: MaintenanceReportJSON.of,
         JobStatus: JobStatusJSON.of,
         Turn: TurnJSON.of,
     }
@@ -514,6 +533,7 @@ __all__ = [
     "JobStatusJSON",
     "LearnResultJSON",
     "MemoryJSON",
+    "MaintenanceReportJSON",
     "MemoryListJSON",
     "OperationJSON",
     "ProceduresJSON",

@@ -55,6 +55,7 @@ from .layers.lifecycle import (
     ConsolidationReport,
     ErasureReceipt,
     ImportReport,
+    MaintenanceReport,
     LifecyclePolicy,
     Progress,
     SweepReport,
@@ -62,7 +63,7 @@ from .layers.lifecycle import (
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Clock, NewMemory, Strategy
-from .layers.work_queue import QueueStatus
+from .layers.work_queue import JobStatus, QueueStatus
 from .llm.base import LLMClient
 from .memory import Memory
 from .messages import MessageLike

@@ -173,7 +173,9 @@ def test_users_lists_only_the_tenant(server: Server, admin: httpx.Client) -> Non
     with server.client(server.keys.other_tenant_admin) as other:
         other.post("/v1/users/lee/memories", json={"content": "Globex Lee likes rock"})
         assert other.get("/v1/users").json()["items"] == ["lee"]
-        assert [m["content"] for m in other.get("/v1/users/lee/memories").json()["memories"]] == ["Globex Lee likes rock"]
+        assert [m["content"] for m in other.get("/v1/users/lee/memories").json()["memories"]] == [
+            "Globex Lee likes rock"
+        ]
     users = admin.get("/v1/users").json()["items"]
     assert "lee" in users and all(":" not in u for u in users)
     assert [m["content"] for m in admin.get("/v1/users/lee/memories").json()["memories"]] == ["Lee likes jazz"]

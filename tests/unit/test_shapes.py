@@ -22,6 +22,7 @@ from memstrata import (
     ImportReport,
     JobStatus,
     LearnResult,
+    MaintenanceReport,
     MemoryRecord,
     Operation,
     Procedure,
@@ -42,6 +43,7 @@ from memstrata.shapes import (
     ImportReportJSON,
     JobStatusJSON,
     LearnResultJSON,
+    MaintenanceReportJSON,
     MemoryJSON,
     MemoryListJSON,
     OperationJSON,
@@ -103,8 +105,17 @@ def test_history_event() -> None:
 
 def test_entity() -> None:
     original = Entity(
-        "sarah", "Sarah", "person", AT, AT + timedelta(hours=1), 4, "Alice's manager", ("sara",),
-        {"team": "ml"}, ("m1", "m2"), summary_built=True,
+        "sarah",
+        "Sarah",
+        "person",
+        AT,
+        AT + timedelta(hours=1),
+        4,
+        "Alice's manager",
+        ("sara",),
+        {"team": "ml"},
+        ("m1", "m2"),
+        summary_built=True,
     )
     decoded = through_json(EntityJSON.of(original))
     assert isinstance(decoded, EntityJSON) and decoded.to_domain() == original
@@ -145,7 +156,14 @@ def test_learn_result_and_operation() -> None:
 def test_consolidation_report() -> None:
     group = {"id": "g1", "kind": "note", "period": "2026-02", "agent_id": None, "replaces": 3}
     original = ConsolidationReport(
-        "acme:alice", 5, 3, ("s1",), "extractive", None, (group,), refused=({**group, "reason": "empty"},),
+        "acme:alice",
+        5,
+        3,
+        ("s1",),
+        "extractive",
+        None,
+        (group,),
+        refused=({**group, "reason": "empty"},),
         failed={**group, "position": 1, "error": "boom"},
     )
     decoded = through_json(ConsolidationReportJSON.of(original))
@@ -205,3 +223,10 @@ def test_to_json_is_the_declared_shape(value: Any) -> None:
 def test_rename_maps_store_ids_to_the_readers_ids() -> None:
     shown = MemoryJSON.of(record(), lambda store_id: store_id.partition(":")[2])
     assert (shown.user_id, shown.agent_id) == ("alice", "bot")
+
+
+def test_maintenance_report() -> None:
+    sweep = SweepReport(users=1, expired=2, by_user={"acme:alice": 2})
+    original = MaintenanceReport(sweep, {"acme:alice": ConsolidationReport("acme:alice", 10, 10, ("s1",), "llm")})
+    decoded = through_json(MaintenanceReportJSON.of(original))
+    assert isinstance(decoded, MaintenanceReportJSON) and decoded.to_domain() == original
