@@ -33,8 +33,8 @@ from .layers.lifecycle import (
     ConsolidationReport,
     ErasureReceipt,
     ImportReport,
-    MaintenanceReport,
     LifecyclePolicy,
+    MaintenanceReport,
     Progress,
     SweepReport,
 )
