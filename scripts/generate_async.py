@@ -55,8 +55,8 @@ from .layers.lifecycle import (
     ConsolidationReport,
     ErasureReceipt,
     ImportReport,
-    MaintenanceReport,
     LifecyclePolicy,
+    MaintenanceReport,
     Progress,
     SweepReport,
 )

@@ -33,6 +33,7 @@ from .schemas import (
     EntityOut,
     FactOut,
     FactsResponse,
+    ForgetResult,
     HistoryEventOut,
     MessageIn,
     ProcedureOut,
@@ -97,11 +98,6 @@ When = Annotated[datetime | None, Field(description="ISO 8601 date-time, e.g. 20
 Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0..1; higher survives consolidation longer")]
 Limit = Annotated[int, Field(ge=1, le=200, description="how many to return")]
 Offset = Annotated[int, Field(ge=0, le=100_000, description="skip this many (for the next page)")]
-
-
-class Forgotten(ContentFree, BaseModel):
-    id: str
-    forgotten: bool = Field(description="false if there was no such memory")
 
 
 class History(BaseModel):
@@ -215,9 +211,9 @@ def supersede_memory(
     return memory_out(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
 
 
-def forget_memory(b: Binding, memory_id: MemoryId) -> Forgotten:
+def forget_memory(b: Binding, memory_id: MemoryId) -> ForgetResult:
     """Delete one memory for good and scrub its text from history. Only when the user asks to forget it."""
-    return Forgotten(id=memory_id, forgotten=b.memory.forget(memory_id, scope=b.scope))
+    return ForgetResult(id=memory_id, forgotten=b.memory.forget(memory_id, scope=b.scope))
 
 
 def memory_history(b: Binding, memory_id: MemoryId) -> History:

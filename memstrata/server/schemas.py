@@ -189,8 +189,10 @@ class SupersedeRequest(Request):
 
 
 class ForgetResult(ContentFree, BaseModel):
+    """The outcome of a forget (REST, MCP and `memstrata forget --json`)."""
+
     id: str
-    forgotten: bool
+    forgotten: bool = Field(description="false if there was no such memory")
 
 
 HistoryEventOut = HistoryEventJSON
