@@ -36,6 +36,7 @@ from .layers.lifecycle import (
     ErasureReceipt,
     ImportReport,
     LifecyclePolicy,
+    MaintenanceReport,
     Progress,
     SweepReport,
 )
@@ -433,7 +434,7 @@ class AsyncMemory:
         """Awaitable `Memory.consolidate`: Compress the user's old memories into "[Compressed memory] …" summaries, as `options` say (`ConsolidationOptions`; by default memories older than the policy's 30 days, when at least 10 qualify)."""
         return await _in_thread(self.sync.consolidate, scope=scope, options=options, progress=progress)
 
-    async def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
+    async def maintain(self, *, users: Sequence[str] | None = None) -> MaintenanceReport:
         """Awaitable `Memory.maintain`: Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
         return await _in_thread(self.sync.maintain, users=users)
 

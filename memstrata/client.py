@@ -31,19 +31,36 @@ from .errors import (
     ProviderError,
     UsageError,
 )
-from .export_format import ExportDocument, MemoryJSON, parse_document
-from .extraction.resolution import DecisionKind
+from .export_format import ExportDocument, HistoryEventJSON, MemoryJSON, parse_document
 from .filters import SearchFilter, as_filter
-from .layers.context import DEFAULT_MAX_TOKENS, Context, ContextPart
+from .layers.context import DEFAULT_MAX_TOKENS, Context
 from .layers.entities import Entity
-from .layers.learning import LearnResult, Operation
+from .layers.learning import LearnResult
 from .layers.lifecycle import ConsolidationOptions, ConsolidationReport, ErasureReceipt, ImportReport, as_options
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Strategy
 from .layers.work_queue import QueueStatus
 from .messages import MessageLike
-from .models import EventType, HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
+from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
+from .shapes import (
+    ConsolidationReportJSON,
+    ContextJSON,
+    EntitiesJSON,
+    EntityJSON,
+    ErasureReceiptJSON,
+    FactsJSON,
+    ImportReportJSON,
+    LearnResultJSON,
+    MemoryListJSON,
+    ProcedureJSON,
+    ProceduresJSON,
+    ProfileFactJSON,
+    QueueStatusJSON,
+    SearchResultJSON,
+    TurnJSON,
+    record_of,
+)
 
 DEFAULT_URL = "http://127.0.0.1:8420"
 
@@ -84,8 +101,7 @@ def _query(filters: SearchFilter) -> dict[str, Any]:
 def record_from_json(data: Mapping[str, Any], scope: Scope) -> MemoryRecord:
     """A memory the server sent (the one JSON shape, `MemoryJSON`); one without a user id (shared by
     every user of an agent) is attributed to the user asked about."""
-    memory = MemoryJSON.model_validate(data)
-    return memory.to_record(memory.user_id or scope.user_id)
+    return record_of(MemoryJSON.model_validate(data), scope)
 
 
 class MemoryClient:
@@ -180,8 +196,9 @@ class MemoryClient:
         while next_offset is not None and len(records) < limit:
             page_params = {**params, "limit": min(limit - len(records), 500), "offset": next_offset}
             page = self._request("GET", self._user(s, "/memories"), params=page_params)
-            records += [record_from_json(item, s) for item in page["items"]]
-            next_offset = page["next_offset"]
+            listed = MemoryListJSON.model_validate(page)
+            records += listed.to_domain(s)
+            next_offset = listed.next_offset
         return records
 
     def update(
@@ -218,19 +235,7 @@ class MemoryClient:
     def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]:
         s = as_scope(scope)
         events = self._request("GET", self._user(s, f"/memories/{quote(memory_id, safe='')}/history"))
-        return [
-            HistoryEvent(
-                id=e["id"],
-                memory_id=e["memory_id"],
-                user_id=s.user_id,
-                event=EventType(e["event"]),
-                at=_dt(e["at"]) or datetime.min,
-                before=e.get("before"),
-                after=e.get("after"),
-                details=dict(e.get("details") or {}),
-            )  # fmt: skip
-            for e in events
-        ]
+        return [HistoryEventJSON.model_validate(e).to_event(s.user_id) for e in events]
 
     def search(
         self,
@@ -250,23 +255,22 @@ class MemoryClient:
             "session_id": s.session_id,
         })  # fmt: skip
         result = self._request("POST", self._user(s, "/search"), json=body)
-        return [
-            SearchHit(memory=record_from_json(h["memory"], s), score=float(h["score"]), scores=dict(h["scores"]))
-            for h in result["hits"]
-        ]
+        return [hit.to_domain(s) for hit in SearchResultJSON.model_validate(result).hits]
 
     # -- profile, entities, procedures ---------------------------------------
     def set_fact(
         self, category: str, key: str, value: str, *, scope: ScopeLike, source: str | None = None
     ) -> ProfileFact:
         path = self._user(as_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
-        return _fact(self._request("PUT", path, json=_drop_none({"value": value, "source": source})))
+        return ProfileFactJSON.model_validate(
+            self._request("PUT", path, json=_drop_none({"value": value, "source": source}))
+        ).to_domain()
 
     def facts(self, *, scope: ScopeLike, category: str | None = None) -> builtins.list[ProfileFact]:
         result = self._request(
             "GET", self._user(as_scope(scope), "/profile/facts"), params=_drop_none({"category": category})
         )
-        return [_fact(f) for f in result["facts"]]
+        return [f.to_domain() for f in FactsJSON.model_validate(result).facts]
 
     def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool:
         path = self._user(as_scope(scope), f"/profile/facts/{quote(category, safe='')}/{quote(key, safe='')}")
@@ -285,13 +289,15 @@ class MemoryClient:
             "type": type, "summary": summary, "attributes": dict(attributes) if attributes is not None else None,
             "aliases": list(aliases) or None, "memory_id": memory_id,
         }  # fmt: skip
-        return _entity(self._request("PUT", path, json=_drop_none(fields)))
+        return EntityJSON.model_validate(self._request("PUT", path, json=_drop_none(fields))).to_domain()
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
-        return [_entity(e) for e in self._request("GET", self._user(as_scope(scope), "/entities"))["entities"]]
+        result = self._request("GET", self._user(as_scope(scope), "/entities"))
+        return [e.to_domain() for e in EntitiesJSON.model_validate(result).entities]
 
     def entity(self, name: str, *, scope: ScopeLike) -> Entity:
-        return _entity(self._request("GET", self._user(as_scope(scope), f"/entities/{quote(name, safe='')}")))
+        result = self._request("GET", self._user(as_scope(scope), f"/entities/{quote(name, safe='')}"))
+        return EntityJSON.model_validate(result).to_domain()
 
     def add_procedure(
         self,
@@ -308,13 +314,14 @@ class MemoryClient:
             "task": task, "instruction": instruction, "example_input": example_input,
             "example_output": example_output, "agent_id": s.agent_id, "agent_wide": agent_wide,
         })  # fmt: skip
-        return Procedure(record_from_json(self._request("POST", self._user(s, "/procedures"), json=body)["memory"], s))
+        result = self._request("POST", self._user(s, "/procedures"), json=body)
+        return ProcedureJSON.model_validate(result).to_domain(s)
 
     def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]:
         s = as_scope(scope)
         params = _drop_none({"task": task, "k": k, "agent_id": s.agent_id})
         result = self._request("GET", self._user(s, "/procedures"), params=params)
-        return [Procedure(record_from_json(p["memory"], s)) for p in result["procedures"]]
+        return [p.to_domain(s) for p in ProceduresJSON.model_validate(result).procedures]
 
     # -- learning and the queue ----------------------------------------------
     def learn(
@@ -331,19 +338,7 @@ class MemoryClient:
             "known_name": known_name, "source_ids": list(source_ids),
         })  # fmt: skip
         result = self._request("POST", self._user(s, "/learn"), json=body)
-        return LearnResult(
-            tuple(
-                Operation(
-                    DecisionKind(op["event"]),
-                    record_from_json(op["memory"], s),
-                    tuple(op["replaced_ids"]),
-                    op["reason"],
-                )  # fmt: skip
-                for op in result["operations"]
-            ),
-            extractor=result.get("extractor") or "custom",
-            fallback_reason=result.get("fallback_reason"),
-        )
+        return LearnResultJSON.model_validate({k: v for k, v in result.items() if k != "job_id"}).to_domain(s)
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
         s = as_scope(scope)
@@ -353,7 +348,7 @@ class MemoryClient:
 
     def queue_status(self) -> QueueStatus:
         result = self._request("GET", "/v1/queue")
-        return QueueStatus(counts=dict(result["counts"]), failures=list(result["failures"]))
+        return QueueStatusJSON.model_validate(result).to_domain()
 
     # -- sessions and context --------------------------------------------------
     def add_message(
@@ -367,12 +362,13 @@ class MemoryClient:
         s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}/messages")
         turns = self._request("POST", path, json=_drop_none({"messages": _messages(messages), "agent_id": s.agent_id}))
-        return [_turn(t) for t in turns]
+        return [TurnJSON.model_validate(t).to_domain() for t in turns]
 
     def recent_turns(self, n: int | None = None, *, scope: ScopeLike) -> builtins.list[Turn]:
         s = as_scope(scope)
         path = self._user(s, f"/sessions/{quote(s.require_session(), safe='')}")
-        return [_turn(t) for t in self._request("GET", path, params=_drop_none({"n": n}))["turns"]]
+        turns = self._request("GET", path, params=_drop_none({"n": n}))["turns"]
+        return [TurnJSON.model_validate(t).to_domain() for t in turns]
 
     def session_summary(self, *, scope: ScopeLike) -> str:
         s = as_scope(scope)
@@ -412,16 +408,12 @@ class MemoryClient:
             "query": query, "max_tokens": max_tokens, "agent_id": s.agent_id, "session_id": s.session_id,
             "include": list(include) if include is not None else None,
         })  # fmt: skip
-        result = self._request("POST", self._user(s, "/context"), json=body)
-        parts = tuple(
-            ContextPart(p["name"], p["text"], p["tokens"], p["items"], p["total_items"]) for p in result["parts"]
-        )
-        return Context(result["text"], result["tokens"], result["max_tokens"], parts, tuple(result["dropped"]))
+        return ContextJSON.model_validate(self._request("POST", self._user(s, "/context"), json=body)).to_domain()
 
     # -- lifecycle -------------------------------------------------------------
     def erase_user(self, *, scope: ScopeLike) -> ErasureReceipt:
         result = self._request("DELETE", self._user(as_scope(scope)))
-        return ErasureReceipt.from_value(result)
+        return ErasureReceiptJSON.model_validate(result).to_domain()
 
     def export_user(self, *, scope: ScopeLike) -> ExportDocument:
         return parse_document(self._request("GET", self._user(as_scope(scope), "/export")))
@@ -434,46 +426,14 @@ class MemoryClient:
         target = as_scope(scope).user_id if scope is not None else doc.user_id.split(":", 1)[-1]
         body = doc.model_dump(mode="json")
         r = self._request("POST", self._user(as_scope(target), "/import"), json=body)
-        return ImportReport(
-            target, r["memories_written"], r["memories_unchanged"], r["events_written"], r["items_written"],
-            r["items_unchanged"], r["embedder"], items_skipped=r.get("items_skipped", 0),
-        )  # fmt: skip
+        return ImportReportJSON.model_validate(r).to_domain(target)
 
     def consolidate(
         self, *, scope: ScopeLike, options: ConsolidationOptions | None = None
     ) -> ConsolidationReport:  # fmt: skip
         s = as_scope(scope)
         r = self._request("POST", self._user(s, "/consolidate"), json=as_options(options).to_json())
-        return ConsolidationReport(
-            s.user_id, r["eligible"], r["compressed"], tuple(r["summaries"]), r["method"], r["skipped"],
-            tuple(r["groups"]), refused=tuple(r.get("refused", ())),
-        )  # fmt: skip
-
-
-def _fact(data: Mapping[str, Any]) -> ProfileFact:
-    return ProfileFact(
-        category=data["category"],
-        key=data["key"],
-        value=data["value"],
-        updated_at=_dt(data["updated_at"]) or datetime.min,
-        source=data.get("source"),
-        previous=tuple(data.get("previous") or ()),
-    )
-
-
-def _entity(data: Mapping[str, Any]) -> Entity:
-    return Entity(
-        key=data["key"],
-        name=data["name"],
-        type=data["type"],
-        first_seen=_dt(data["first_seen"]) or datetime.min,
-        last_seen=_dt(data["last_seen"]) or datetime.min,
-        mention_count=int(data["mention_count"]),
-        summary=data["summary"],
-        aliases=tuple(data["aliases"]),
-        attributes=dict(data["attributes"]),
-        memory_ids=tuple(data["memory_ids"]),
-    )
+        return ConsolidationReportJSON.model_validate(r).to_domain(s.user_id)
 
 
 def _messages(messages: Sequence[MessageLike] | MessageLike) -> builtins.list[dict[str, Any]]:
@@ -494,13 +454,6 @@ def _message_json(message: MessageLike) -> dict[str, Any]:
         names = ("role", "content", "at", "speaker")
         fields = {name: getattr(message, name, None) for name in names}
     return {k: _iso(v) if isinstance(v, datetime) else v for k, v in fields.items() if v is not None}
-
-
-def _turn(data: Mapping[str, Any]) -> Turn:
-    return Turn(
-        role=data["role"], content=data["content"], at=_dt(data["at"]) or datetime.min, id=data["id"],
-        speaker=data.get("speaker"),
-    )  # fmt: skip
 
 
 def error_class(name: str) -> type[MemstrataError] | None:

@@ -30,7 +30,9 @@ def _same(value: str) -> str | None:
     return value
 
 
-class _Model(BaseModel):
+class Shape(BaseModel):
+    """Base of the JSON shapes: unknown fields refused, frozen, times carry a UTC offset."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     @field_validator("*", mode="after")
@@ -41,7 +43,7 @@ class _Model(BaseModel):
         return value
 
 
-class MemoryJSON(_Model):
+class MemoryJSON(Shape):
     """The one JSON shape of a memory, without its vector: REST responses and MCP tool results, what
     `MemoryClient` decodes, and each memory of an export document.
 
@@ -104,8 +106,10 @@ ExportedMemory = MemoryJSON
 """The name export documents of version 1 gave a memory; the same model."""
 
 
-class ExportedEvent(_Model):
-    """One history event. `before`/`after` are null where the text was scrubbed (forget, expiry)."""
+class HistoryEventJSON(Shape):
+    """The one JSON shape of a history event (REST, MCP, the client, the CLI and each event of an export).
+    `before`/`after` are null where the text was scrubbed (forget, expiry). The owner is not part of the
+    shape: it is the user the events were asked for (or the export's user)."""
 
     id: str
     memory_id: str
@@ -116,20 +120,35 @@ class ExportedEvent(_Model):
     details: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def of(cls, event: HistoryEvent) -> ExportedEvent:
+    def of(cls, event: HistoryEvent) -> HistoryEventJSON:
         return cls(
-            id=event.id, memory_id=event.memory_id, event=event.event, at=event.at, before=event.before,
-            after=event.after, details=event.details,
-        )  # fmt: skip
+            id=event.id,
+            memory_id=event.memory_id,
+            event=event.event,
+            at=event.at,
+            before=event.before,
+            after=event.after,
+            details=event.details,
+        )
 
     def to_event(self, user_id: str) -> HistoryEvent:
         return HistoryEvent(
-            id=self.id, memory_id=self.memory_id, user_id=user_id, event=self.event, at=self.at,
-            before=self.before, after=self.after, details=dict(self.details),
-        )  # fmt: skip
+            id=self.id,
+            memory_id=self.memory_id,
+            user_id=user_id,
+            event=self.event,
+            at=self.at,
+            before=self.before,
+            after=self.after,
+            details=dict(self.details),
+        )
 
 
-class ExportedItem(_Model):
+ExportedEvent = HistoryEventJSON
+"""The name export documents gave a history event; the same model."""
+
+
+class ExportedItem(Shape):
     """One item: a JSON object stored under (namespace, key)."""
 
     namespace: str = Field(min_length=1)
@@ -142,7 +161,7 @@ class ExportedItem(_Model):
         return cls(namespace=item.namespace, key=item.key, value=item.value, updated_at=item.updated_at)
 
 
-class ExportSource(_Model):
+class ExportSource(Shape):
     """Where the export came from."""
 
     store: str
@@ -153,7 +172,7 @@ class ExportSource(_Model):
     memstrata_version: str
 
 
-class ExportDocument(_Model):
+class ExportDocument(Shape):
     """Everything memstrata stores about one user."""
 
     format: Literal["memstrata-export"] = FORMAT
@@ -162,7 +181,7 @@ class ExportDocument(_Model):
     exported_at: datetime
     source: ExportSource
     memories: list[MemoryJSON] = Field(default_factory=list)
-    history: list[ExportedEvent] = Field(default_factory=list)
+    history: list[HistoryEventJSON] = Field(default_factory=list)
     items: list[ExportedItem] = Field(default_factory=list)
 
     @field_validator("version")
@@ -201,12 +220,14 @@ def parse_document(raw: ExportDocument | dict[str, Any] | str | bytes) -> Export
 
 __all__ = [
     "FORMAT",
+    "Shape",
     "VERSION",
     "ExportDocument",
     "ExportSource",
     "ExportedEvent",
     "ExportedItem",
     "ExportedMemory",
+    "HistoryEventJSON",
     "MemoryJSON",
     "parse_document",
 ]

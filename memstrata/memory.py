@@ -34,6 +34,7 @@ from .layers.lifecycle import (
     ErasureReceipt,
     ImportReport,
     LifecyclePolicy,
+    MaintenanceReport,
     Progress,
     SweepReport,
     as_options,
@@ -425,7 +426,7 @@ class Memory:
         user_id = as_scope(scope).user_id
         return self._layers.lifecycle.consolidate(user_id, as_options(options), progress)
 
-    def maintain(self, *, users: Sequence[str] | None = None) -> dict[str, Any]:
+    def maintain(self, *, users: Sequence[str] | None = None) -> MaintenanceReport:
         """Scheduled upkeep of all (or the given) users: sweep, then consolidate where due."""
         return self._layers.lifecycle.maintain(users)
 

@@ -61,6 +61,7 @@ from .layers.lifecycle import (
     ErasureReceipt,
     ImportReport,
     LifecyclePolicy,
+    MaintenanceReport,
     Progress,
     SweepReport,
 )

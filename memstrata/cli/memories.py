@@ -10,6 +10,7 @@ from ..errors import InvalidInput
 from ..filters import SearchFilter
 from ..layers.semantic import Strategy
 from ..models import MemoryKind
+from ..shapes import MemoryListJSON, SearchHitJSON, SearchResultJSON, to_json
 from .common import add_scope_arguments, open_memory, print_json, scope_of
 from .value_flags import add_value_flags, value_from_args
 
@@ -44,6 +45,7 @@ def register(commands: Any) -> None:
 
     list_ = commands.add_parser("list", help="list memories")
     list_.add_argument("--limit", type=int, default=50, help="how many, newest first (default 50)")
+    list_.add_argument("--offset", type=int, default=0, help="skip this many (a page's next_offset)")
     add_value_flags(list_, SearchFilter)
     add_scope_arguments(list_)
     list_.set_defaults(handler=cmd_list)
@@ -88,7 +90,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             args.content, scope=scope_of(args), kind=args.kind, metadata=_metadata(args.metadata),
             importance=args.importance,
         )  # fmt: skip
-    print_json(record) if args.json else print(record.id)
+    print_json(to_json(record)) if args.json else print(record.id)
     return 0
 
 
@@ -99,7 +101,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             filters=value_from_args(args, SearchFilter),
         )  # fmt: skip
     if args.json:
-        print_json(hits)
+        print_json(SearchResultJSON(hits=[SearchHitJSON.of(h) for h in hits]).model_dump(mode="json"))
     else:
         for hit in hits:
             print(f"{hit.score:8.4f}  {hit.memory.id}  [{hit.memory.kind.value}] {hit.memory.content}")
@@ -109,17 +111,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_get(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         record = memory.get(args.memory_id, scope=scope_of(args))
-    print_json(record) if args.json else print(f"{record.id} [{record.kind.value}] {record.content}")
+    print_json(to_json(record)) if args.json else print(f"{record.id} [{record.kind.value}] {record.content}")
     return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        records = memory.list(scope=scope_of(args), filters=value_from_args(args, SearchFilter), limit=args.limit)
+        records = memory.list(
+            scope=scope_of(args), filters=value_from_args(args, SearchFilter), limit=args.limit + 1, offset=args.offset
+        )
     if args.json:
-        print_json(records)
+        print_json(MemoryListJSON.page(records, limit=args.limit, offset=args.offset).model_dump(mode="json"))
     else:
-        for record in records:
+        for record in records[: args.limit]:
             print(f"{record.id}  {record.created_at:%Y-%m-%d}  [{record.kind.value}] {record.content}")
     return 0
 
@@ -137,7 +141,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         events = memory.history(args.memory_id, scope=scope_of(args))
     if args.json:
-        print_json(events)
+        print_json(to_json(events))
     else:
         for event in events:
             print(f"{event.at:%Y-%m-%d %H:%M:%S}  {event.event.value:9}  {event.before!r} -> {event.after!r}")
@@ -148,7 +152,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     with open_memory(args, create=True) as memory:
         result = memory.learn(args.message, scope=scope_of(args))
     if args.json:
-        print_json(list(result.operations))
+        print_json(to_json(result))
     else:
         for op in result.operations:
             replaced = f" (replaces {', '.join(op.replaced_ids)})" if op.replaced_ids else ""
@@ -159,5 +163,5 @@ def cmd_learn(args: argparse.Namespace) -> int:
 def cmd_context(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         context = memory.context(args.query, max_tokens=args.max_tokens, scope=scope_of(args))
-    print_json(context) if args.json else print(context.text)
+    print_json(to_json(context)) if args.json else print(context.text)
     return 0

@@ -24,6 +24,7 @@ from ..layers.context import PARTS
 from ..layers.semantic import Strategy
 from ..memory import Memory
 from ..models import MemoryKind, Scope, validate_id
+from ..shapes import LearnResultJSON, MemoryListJSON, SearchHitJSON, SearchResultJSON
 from .auth import Principal
 from .roles import Permission
 from .schemas import (
@@ -32,14 +33,15 @@ from .schemas import (
     EntityOut,
     FactOut,
     FactsResponse,
+    ForgetResult,
     HistoryEventOut,
     MessageIn,
-    OperationOut,
     ProcedureOut,
     ProceduresResponse,
     SessionOut,
     TurnOut,
     UserContextOut,
+    api_ids,
     memory_out,
 )
 from .shaping import ContentFree
@@ -98,35 +100,6 @@ Limit = Annotated[int, Field(ge=1, le=200, description="how many to return")]
 Offset = Annotated[int, Field(ge=0, le=100_000, description="skip this many (for the next page)")]
 
 
-class MemoryList(BaseModel):
-    memories: list[MemoryJSON]
-    next_offset: int | None = Field(description="pass as offset to get the next page; null on the last page")
-
-
-class SearchHitBrief(BaseModel):
-    memory: MemoryJSON
-    score: float
-    scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
-    superseded: bool = Field(description="true if a newer memory replaced this one (only with include_superseded)")
-
-
-class SearchResult(BaseModel):
-    hits: list[SearchHitBrief]
-
-
-class LearnResult(BaseModel):
-    operations: list[OperationOut] = Field(description="add (new), noop (already known), supersede (replaced)")
-    extractor: Literal["llm", "rules", "custom"] = Field(description="who found the candidates: the LLM or the rules")
-    fallback_reason: str | None = Field(
-        default=None, description="why the rules answered instead of the configured LLM; null when nothing fell back"
-    )
-
-
-class Forgotten(ContentFree, BaseModel):
-    id: str
-    forgotten: bool = Field(description="false if there was no such memory")
-
-
 class History(BaseModel):
     memory_id: str
     events: list[HistoryEventOut] = Field(description="every change, oldest first")
@@ -165,19 +138,12 @@ def learn(
             "questions naming the user find what was learned about them",
         ),
     ] = None,
-) -> LearnResult:
+) -> LearnResultJSON:
     """Learn durable memories from conversation messages: extracts facts, preferences, events and tasks,
     skips what is already known, and supersedes a memory when the user states a new value for it (the old
     one stays in history). Prefer this over add_memory for anything the user said in conversation."""
     result = b.memory.learn([m.to_dict() for m in messages], scope=b.scope, known_name=known_name)
-    return LearnResult(
-        operations=[
-            OperationOut(event=op.event.value, memory=memory_out(op.memory, b.tenant),
-                         replaced_ids=list(op.replaced_ids), reason=op.reason)
-            for op in result.operations
-        ],
-        extractor=result.extractor, fallback_reason=result.fallback_reason,
-    )  # fmt: skip
+    return LearnResultJSON.of(result, api_ids(b.tenant))
 
 
 def add_memory(
@@ -210,17 +176,11 @@ def search_memories(
         ),
     ] = Strategy.HYBRID,  # fmt: skip
     filters: Filters = None,
-) -> SearchResult:
+) -> SearchResultJSON:
     """Search the user's long-term memories and return the best matches with their scores. Call it before
     answering anything that may depend on the user's preferences, history, people or projects."""
     hits = b.memory.search(query, scope=b.scope, k=k, strategy=strategy, filters=filters)
-    return SearchResult(
-        hits=[
-            SearchHitBrief(memory=memory_out(h.memory, b.tenant), score=h.score, scores=h.scores,
-                           superseded=h.memory.superseded_by is not None)
-            for h in hits
-        ]
-    )  # fmt: skip
+    return SearchResultJSON(hits=[SearchHitJSON.of(h, api_ids(b.tenant)) for h in hits])
 
 
 def get_memory(b: Binding, memory_id: MemoryId) -> MemoryJSON:
@@ -228,13 +188,10 @@ def get_memory(b: Binding, memory_id: MemoryId) -> MemoryJSON:
     return memory_out(b.memory.get(memory_id, scope=b.scope), b.tenant)
 
 
-def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset: Offset = 0) -> MemoryList:
+def list_memories(b: Binding, filters: Filters = None, limit: Limit = 50, offset: Offset = 0) -> MemoryListJSON:
     """The user's memories, newest first, optionally filtered; page with offset/next_offset."""
     records = b.memory.list(scope=b.scope, filters=filters, limit=limit + 1, offset=offset)
-    more = len(records) > limit
-    return MemoryList(
-        memories=[memory_out(r, b.tenant) for r in records[:limit]], next_offset=offset + limit if more else None
-    )
+    return MemoryListJSON.page(records, limit=limit, offset=offset, rename=api_ids(b.tenant))
 
 
 def update_memory(
@@ -264,9 +221,9 @@ def supersede_memory(
     return memory_out(b.memory.supersede(memory_id, content, scope=b.scope, reason=reason), b.tenant)
 
 
-def forget_memory(b: Binding, memory_id: MemoryId) -> Forgotten:
+def forget_memory(b: Binding, memory_id: MemoryId) -> ForgetResult:
     """Delete one memory for good and scrub its text from history. Only when the user asks to forget it."""
-    return Forgotten(id=memory_id, forgotten=b.memory.forget(memory_id, scope=b.scope))
+    return ForgetResult(id=memory_id, forgotten=b.memory.forget(memory_id, scope=b.scope))
 
 
 def memory_history(b: Binding, memory_id: MemoryId) -> History:
@@ -343,7 +300,7 @@ def find_procedures(
 ) -> ProceduresResponse:
     """Instructions and worked examples stored for tasks like this one (how the user wants it done)."""
     found = b.memory.procedures(task, scope=b.scope, k=k)
-    return ProceduresResponse(procedures=[ProcedureOut.of(p, b.tenant) for p in found])
+    return ProceduresResponse(procedures=[ProcedureOut.of(p, api_ids(b.tenant)) for p in found])
 
 
 def add_procedure(
@@ -359,7 +316,7 @@ def add_procedure(
     procedure = b.memory.add_procedure(
         task, scope=b.scope, instruction=instruction, example_input=example_input, example_output=example_output
     )
-    return ProcedureOut.of(procedure, b.tenant)
+    return ProcedureOut.of(procedure, api_ids(b.tenant))
 
 
 # -- sessions ------------------------------------------------------------------

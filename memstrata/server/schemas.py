@@ -9,7 +9,6 @@ path's user.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
@@ -24,17 +23,34 @@ from pydantic import (
     ValidationError,
 )
 
-from ..buffer import Turn
 from ..errors import InvalidInput
-from ..export_format import ExportDocument, MemoryJSON
+from ..export_format import ExportDocument, HistoryEventJSON, MemoryJSON
 from ..filters import SearchFilter, When
-from ..layers.context import PARTS, Context
-from ..layers.entities import Entity
-from ..layers.lifecycle import ConsolidationReport, ErasureReceipt, ImportReport
-from ..layers.procedures import Procedure
-from ..layers.profile import ProfileFact
+from ..layers.context import PARTS
 from ..layers.semantic import Strategy
-from ..models import RESERVED_PREFIX, HistoryEvent, MemoryKind, MemoryRecord, SearchHit
+from ..models import RESERVED_PREFIX, MemoryKind, MemoryRecord
+from ..shapes import (
+    ConsolidationReportJSON,
+    ContextJSON,
+    ContextPartJSON,
+    EntitiesJSON,
+    EntityJSON,
+    ErasureReceiptJSON,
+    FactsJSON,
+    ImportReportJSON,
+    LearnResultJSON,
+    MemoryListJSON,
+    OperationJSON,
+    ProcedureJSON,
+    ProceduresJSON,
+    ProfileFactJSON,
+    QueueFailureJSON,
+    QueueStatusJSON,
+    Rename,
+    SearchHitJSON,
+    SearchResultJSON,
+    TurnJSON,
+)
 from .shaping import ContentFree
 from .tenancy import api_id
 
@@ -126,19 +142,23 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 # -- memories ----------------------------------------------------------------
-def memory_out(record: MemoryRecord, tenant: str) -> MemoryJSON:
-    """A memory as a client of `tenant` reads it: the one JSON shape, with API ids (no user id for a
-    memory shared by every user of an agent)."""
+def api_ids(tenant: str) -> Rename:
+    """How a client of `tenant` reads store ids: API ids, and no user id for a memory shared by every
+    user of an agent (its owner is a reserved id)."""
 
     def api(store_id: str) -> str | None:
         return None if store_id.startswith(RESERVED_PREFIX) else api_id(tenant, store_id)
 
-    return MemoryJSON.of(record, api)
+    return api
 
 
-class MemoryPage(BaseModel):
-    items: list[MemoryJSON]
-    next_offset: int | None = Field(description="pass as `offset` to get the next page; null on the last page")
+def memory_out(record: MemoryRecord, tenant: str) -> MemoryJSON:
+    """A memory as a client of `tenant` reads it: the one JSON shape, with API ids."""
+    return MemoryJSON.of(record, api_ids(tenant))
+
+
+MemoryPage = MemoryListJSON
+"""A page of memories: the one list shape (`memories`, `next_offset`)."""
 
 
 class AddMemoryRequest(Request):
@@ -169,25 +189,13 @@ class SupersedeRequest(Request):
 
 
 class ForgetResult(ContentFree, BaseModel):
+    """The outcome of a forget (REST, MCP and `memstrata forget --json`)."""
+
     id: str
-    forgotten: bool
+    forgotten: bool = Field(description="false if there was no such memory")
 
 
-class HistoryEventOut(BaseModel):
-    id: str
-    memory_id: str
-    event: str
-    at: datetime
-    before: str | None
-    after: str | None
-    details: dict[str, Any]
-
-    @classmethod
-    def of(cls, event: HistoryEvent) -> HistoryEventOut:
-        return cls(
-            id=event.id, memory_id=event.memory_id, event=event.event.value, at=event.at, before=event.before,
-            after=event.after, details=event.details,
-        )  # fmt: skip
+HistoryEventOut = HistoryEventJSON
 
 
 # -- search ------------------------------------------------------------------
@@ -235,35 +243,12 @@ class SearchRequest(Request):
         yield from self.filters.claimed_users()
 
 
-class SearchHitOut(BaseModel):
-    memory: MemoryJSON
-    score: float
-    scores: dict[str, float] = Field(description="component scores (semantic, keyword, recency, fused...)")
-
-    @classmethod
-    def of(cls, hit: SearchHit, tenant: str) -> SearchHitOut:
-        return cls(memory=memory_out(hit.memory, tenant), score=hit.score, scores=hit.scores)
-
-
-class SearchResponse(BaseModel):
-    hits: list[SearchHitOut]
+SearchHitOut = SearchHitJSON
+SearchResponse = SearchResultJSON
 
 
 # -- profile, entities, procedures -------------------------------------------
-class FactOut(BaseModel):
-    category: str
-    key: str
-    value: str
-    updated_at: datetime
-    source: str | None
-    previous: list[dict[str, Any]]
-
-    @classmethod
-    def of(cls, fact: ProfileFact) -> FactOut:
-        return cls(
-            category=fact.category, key=fact.key, value=fact.value, updated_at=fact.updated_at,
-            source=fact.source, previous=list(fact.previous),
-        )  # fmt: skip
+FactOut = ProfileFactJSON
 
 
 class SetFactRequest(Request):
@@ -271,33 +256,9 @@ class SetFactRequest(Request):
     source: Text | None = Field(default=None, max_length=200)
 
 
-class FactsResponse(BaseModel):
-    facts: list[FactOut]
-
-
-class EntityOut(BaseModel):
-    key: str
-    name: str
-    type: str
-    first_seen: datetime
-    last_seen: datetime
-    mention_count: int
-    summary: str
-    aliases: list[str]
-    attributes: dict[str, Any]
-    memory_ids: list[str]
-
-    @classmethod
-    def of(cls, entity: Entity) -> EntityOut:
-        return cls(
-            key=entity.key, name=entity.name, type=entity.type, first_seen=entity.first_seen,
-            last_seen=entity.last_seen, mention_count=entity.mention_count, summary=entity.summary,
-            aliases=list(entity.aliases), attributes=entity.attributes, memory_ids=list(entity.memory_ids),
-        )  # fmt: skip
-
-
-class EntitiesResponse(BaseModel):
-    entities: list[EntityOut]
+FactsResponse = FactsJSON
+EntityOut = EntityJSON
+EntitiesResponse = EntitiesJSON
 
 
 class UpsertEntityRequest(Request):
@@ -317,22 +278,8 @@ class AddProcedureRequest(Request):
     agent_wide: Flag = Field(default=False, description="share with every user of the agent (admin key only)")
 
 
-class ProcedureOut(BaseModel):
-    type: str
-    task: str
-    text: str
-    memory: MemoryJSON
-
-    @classmethod
-    def of(cls, procedure: Procedure, tenant: str) -> ProcedureOut:
-        return cls(
-            type=procedure.type, task=procedure.task, text=procedure.render(),
-            memory=memory_out(procedure.memory, tenant),
-        )  # fmt: skip
-
-
-class ProceduresResponse(BaseModel):
-    procedures: list[ProcedureOut]
+ProcedureOut = ProcedureJSON
+ProceduresResponse = ProceduresJSON
 
 
 # -- users, keys, health -----------------------------------------------------
@@ -376,36 +323,17 @@ class LearnRequest(Request):
     source_ids: list[Id] = Field(default_factory=list, max_length=100)
 
 
-class OperationOut(BaseModel):
-    event: str = Field(description="add, noop (already known) or supersede")
-    memory: MemoryJSON
-    replaced_ids: list[str]
-    reason: str
+OperationOut = OperationJSON
 
 
-class LearnResponse(BaseModel):
-    operations: list[OperationOut] = Field(description="what was stored (empty when queued)")
+class LearnResponse(LearnResultJSON):
+    """`LearnResultJSON`, or with background=true the queued job (no operations yet)."""
+
     job_id: str | None = Field(default=None, description="the queued job, with background=true")
-    extractor: Literal["llm", "rules", "custom"] | None = Field(
-        default=None, description="who found the candidates: the LLM, the rules, or a custom extractor; null if queued"
-    )
-    fallback_reason: str | None = Field(
-        default=None, description="why the rules answered instead of the configured LLM; null when nothing fell back"
-    )
 
 
-class QueueFailure(BaseModel):
-    id: str
-    user_id: str | None
-    status: str
-    attempts: int
-    error: str | None
-    created_at: str | None
-
-
-class QueueStatusOut(BaseModel):
-    counts: dict[str, int]
-    failures: list[QueueFailure]
+QueueFailure = QueueFailureJSON
+QueueStatusOut = QueueStatusJSON
 
 
 # -- conversation: sessions, messages, context ---------------------------------
@@ -414,16 +342,7 @@ class AddMessagesRequest(Request):
     agent_id: Id | None = None
 
 
-class TurnOut(BaseModel):
-    id: str = Field(description="id of the message's episode memory (its durable, searchable copy)")
-    role: str
-    content: str
-    at: datetime
-    speaker: str | None
-
-    @classmethod
-    def of(cls, turn: Turn) -> TurnOut:
-        return cls(id=turn.id, role=turn.role, content=turn.content, at=turn.at, speaker=turn.speaker)
+TurnOut = TurnJSON
 
 
 class SessionOut(BaseModel):
@@ -456,84 +375,20 @@ class ContextRequest(Request):
     session_id: Id | None = Field(default=None, description="adds the session's summary and recent turns")
 
 
-class ContextPartOut(BaseModel):
-    name: str
-    text: str
-    tokens: int
-    items: int
-    total_items: int
-
-
-class ContextOut(BaseModel):
-    text: str = Field(description="the prompt block, within max_tokens")
-    tokens: int
-    max_tokens: int
-    parts: list[ContextPartOut]
-    dropped: list[str] = Field(description="parts that had content but did not fit the budget")
-
-    @classmethod
-    def of(cls, context: Context) -> ContextOut:
-        parts = [
-            ContextPartOut(name=p.name, text=p.text, tokens=p.tokens, items=p.items, total_items=p.total_items)
-            for p in context.parts
-        ]
-        return cls(
-            text=context.text, tokens=context.tokens, max_tokens=context.max_tokens, parts=parts,
-            dropped=list(context.dropped),
-        )  # fmt: skip
+ContextPartOut = ContextPartJSON
+ContextOut = ContextJSON
 
 
 # -- lifecycle: erase, export/import, consolidate -------------------------------
-class ErasureReceiptOut(ContentFree, BaseModel):
-    """Proof of an erasure that holds no personal data (the user id only as a salted hash)."""
-
-    request_id: str
-    erased_at: datetime
-    user_hash: str
-    salt: str
-    algorithm: str
-    counts: dict[str, int]
-    duration_ms: float
-
-    @classmethod
-    def of(cls, receipt: ErasureReceipt) -> ErasureReceiptOut:
-        return cls(**receipt.to_value())
+class ErasureReceiptOut(ContentFree, ErasureReceiptJSON):
+    """`ErasureReceiptJSON`; it holds no stored data, so every key sees it whole."""
 
 
-class ImportReportOut(ContentFree, BaseModel):
-    memories_written: int
-    memories_unchanged: int
-    events_written: int
-    items_written: int
-    items_unchanged: int
-    items_skipped: int
-    embedder: str
-
-    @classmethod
-    def of(cls, report: ImportReport) -> ImportReportOut:
-        return cls(
-            memories_written=report.memories_written, memories_unchanged=report.memories_unchanged,
-            events_written=report.events_written, items_written=report.items_written,
-            items_unchanged=report.items_unchanged, items_skipped=report.items_skipped, embedder=report.embedder,
-        )  # fmt: skip
+class ImportReportOut(ContentFree, ImportReportJSON):
+    """`ImportReportJSON`; counts only, so every key sees it whole."""
 
 
-class ConsolidationOut(BaseModel):
-    eligible: int
-    compressed: int
-    summaries: list[str]
-    method: str
-    skipped: str | None
-    groups: list[dict[str, Any]]
-    refused: list[dict[str, Any]] = []
-
-    @classmethod
-    def of(cls, report: ConsolidationReport) -> ConsolidationOut:
-        return cls(
-            eligible=report.eligible, compressed=report.compressed, summaries=list(report.summaries),
-            method=report.method, skipped=report.skipped, groups=[dict(g) for g in report.groups],
-            refused=[dict(g) for g in report.refused],
-        )  # fmt: skip
+ConsolidationOut = ConsolidationReportJSON
 
 
 def parse_export(raw: bytes) -> ExportDocument:

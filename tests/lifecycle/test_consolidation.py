@@ -243,11 +243,11 @@ def test_scheduled_policy_runs_when_due(memory: Any, clock: Clock) -> None:
     old_events(memory, 10)
     memory = use_policy(memory, consolidate_interval_hours=24)
     first = memory.maintain()
-    assert first["consolidated"][USER].compressed == 10
+    assert first.consolidated[USER].compressed == 10
     old_events(memory, 10, days_ago=40)
-    assert memory.maintain()["consolidated"] == {}
+    assert memory.maintain().consolidated == {}
     clock.advance(hours=25)
-    assert memory.maintain()["consolidated"][USER].compressed == 10
+    assert memory.maintain().consolidated[USER].compressed == 10
 
 
 def test_extractive_summary_keeps_rare_facts_within_budget(memory: Any) -> None:

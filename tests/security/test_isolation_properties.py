@@ -168,7 +168,7 @@ def own_rows(response: httpx.Response, actor: str) -> list[dict[str, Any]]:
     """The memories a search or list answered, after checking that every one is the actor's: its
     user, and no other user's tag of any example."""
     body = response.json()
-    rows: list[dict[str, Any]] = [hit["memory"] for hit in body["hits"]] if "hits" in body else body["items"]
+    rows: list[dict[str, Any]] = [hit["memory"] for hit in body["hits"]] if "hits" in body else body["memories"]
     assert all(row["user_id"] == actor.split(":")[1] for row in rows), response.text
     others = [tag(u, 0).removeprefix("tag0") for u in USERS if u != actor]  # "x<user>", the end of every tag
     assert not any(other in response.text for other in others), response.text

@@ -55,9 +55,9 @@ def test_supersede_keeps_the_old_fact_out_of_current_results(admin: httpx.Client
     old = add(admin, "dave", "Dave works at Initech")
     new = admin.post(f"/v1/users/dave/memories/{old['id']}/supersede", json={"content": "Dave works at Globex"})
     assert new.status_code == 201
-    current = admin.get("/v1/users/dave/memories").json()["items"]
+    current = admin.get("/v1/users/dave/memories").json()["memories"]
     assert [m["content"] for m in current] == ["Dave works at Globex"]
-    everything = admin.get("/v1/users/dave/memories", params={"include_superseded": "true"}).json()["items"]
+    everything = admin.get("/v1/users/dave/memories", params={"include_superseded": "true"}).json()["memories"]
     retired = next(m for m in everything if m["id"] == old["id"])
     assert retired["valid_to"] is not None and retired["superseded_by"] == new.json()["id"]
 
@@ -69,8 +69,8 @@ def test_list_paginates_with_next_offset(admin: httpx.Client) -> None:
     offset: int | None = 0
     while offset is not None:
         page = admin.get("/v1/users/erin/memories", params={"limit": 3, "offset": offset}).json()
-        assert len(page["items"]) <= 3
-        seen += [m["content"] for m in page["items"]]
+        assert len(page["memories"]) <= 3
+        seen += [m["content"] for m in page["memories"]]
         offset = page["next_offset"]
     assert sorted(seen) == sorted(f"note number {i}" for i in range(7))
     assert admin.get("/v1/users/erin/memories", params={"limit": 0}).status_code == 422
@@ -80,7 +80,7 @@ def test_list_paginates_with_next_offset(admin: httpx.Client) -> None:
 def test_list_filters_by_kind(admin: httpx.Client) -> None:
     add(admin, "fay", "Fay prefers tea", kind="preference")
     add(admin, "fay", "Fay has a dentist appointment", kind="event")
-    kinds = admin.get("/v1/users/fay/memories", params={"kinds": "preference"}).json()["items"]
+    kinds = admin.get("/v1/users/fay/memories", params={"kinds": "preference"}).json()["memories"]
     assert [m["kind"] for m in kinds] == ["preference"]
 
 
@@ -136,7 +136,7 @@ def test_body_size_limit_is_413_and_nothing_is_stored(admin: httpx.Client) -> No
 
     chunked = admin.post("/v1/users/ivy/memories", content=chunks(), headers={"content-type": "application/json"})
     assert chunked.status_code == 413
-    assert admin.get("/v1/users/ivy/memories").json()["items"] == []
+    assert admin.get("/v1/users/ivy/memories").json()["memories"] == []
 
 
 def test_profile_facts_entities_and_procedures(admin: httpx.Client) -> None:
@@ -173,10 +173,12 @@ def test_users_lists_only_the_tenant(server: Server, admin: httpx.Client) -> Non
     with server.client(server.keys.other_tenant_admin) as other:
         other.post("/v1/users/lee/memories", json={"content": "Globex Lee likes rock"})
         assert other.get("/v1/users").json()["items"] == ["lee"]
-        assert [m["content"] for m in other.get("/v1/users/lee/memories").json()["items"]] == ["Globex Lee likes rock"]
+        assert [m["content"] for m in other.get("/v1/users/lee/memories").json()["memories"]] == [
+            "Globex Lee likes rock"
+        ]
     users = admin.get("/v1/users").json()["items"]
     assert "lee" in users and all(":" not in u for u in users)
-    assert [m["content"] for m in admin.get("/v1/users/lee/memories").json()["items"]] == ["Lee likes jazz"]
+    assert [m["content"] for m in admin.get("/v1/users/lee/memories").json()["memories"]] == ["Lee likes jazz"]
 
 
 def test_healthz_metrics_docs_and_openapi(server: Server) -> None:
@@ -232,7 +234,7 @@ def test_learn_now_and_in_the_background(server: Server, admin: httpx.Client) ->
         time.sleep(0.2)
     status = admin.get("/v1/queue").json()
     assert status["counts"]["pending"] == 0 and status["counts"]["done"] >= 1 and status["failures"] == []
-    contents = [m["content"] for m in admin.get("/v1/users/nia/memories").json()["items"]]
+    contents = [m["content"] for m in admin.get("/v1/users/nia/memories").json()["memories"]]
     assert any("Munich" in c for c in contents), (contents, status)
 
 
@@ -252,13 +254,13 @@ def test_add_stores_verbatim_and_learn_reconciles_a_new_value_with_the_current_o
     old = add(admin, "ezra", "Ezra lives in Lisbon")
     add(admin, "ezra", "Ezra plays the cello")
     also = add(admin, "ezra", "Ezra lives in Faro")  # a verbatim add retires nothing
-    current = admin.get("/v1/users/ezra/memories").json()["items"]
+    current = admin.get("/v1/users/ezra/memories").json()["memories"]
     expected = ["Ezra lives in Faro", "Ezra lives in Lisbon", "Ezra plays the cello"]
     assert sorted(m["content"] for m in current) == expected
     learned = admin.post("/v1/users/ezra/learn", json={"messages": [{"content": "I live in Porto now"}]}).json()
     [operation] = learned["operations"]
     assert operation["event"] == "supersede" and set(operation["replaced_ids"]) == {old["id"], also["id"]}
-    current = admin.get("/v1/users/ezra/memories").json()["items"]
+    current = admin.get("/v1/users/ezra/memories").json()["memories"]
     assert sorted(m["content"] for m in current) == ["Ezra plays the cello", "The user lives in Porto."]
     history = admin.get(f"/v1/users/ezra/memories/{old['id']}/history").json()
     assert [e["event"] for e in history] == ["add", "supersede"]

@@ -192,7 +192,7 @@ def test_another_tenant_cannot_see_or_change_this_tenants_users(
     server: Server, seeded: dict[str, str], unchanged: None
 ) -> None:
     with server.client(server.keys.other_tenant_admin) as other:
-        assert other.get("/v1/users/bob/memories").json()["items"] == []
+        assert other.get("/v1/users/bob/memories").json()["memories"] == []
         assert other.get(f"/v1/users/bob/memories/{seeded['bob']}").status_code == 404
         assert other.delete(f"/v1/users/bob/memories/{seeded['bob']}").status_code == 404
         assert other.post("/v1/users/bob/search", json={"query": "PIN"}).json()["hits"] == []

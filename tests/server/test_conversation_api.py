@@ -75,7 +75,7 @@ def test_clear_session_keeps_the_episodes(admin: httpx.Client) -> None:
     post_messages(admin, "ria", "s1", "temporary chatter")
     assert admin.delete("/v1/users/ria/sessions/s1").status_code == 204
     assert admin.get("/v1/users/ria/sessions/s1").json()["summary"] == ""
-    episodes = admin.get("/v1/users/ria/memories", params={"kinds": "episode"}).json()["items"]
+    episodes = admin.get("/v1/users/ria/memories", params={"kinds": "episode"}).json()["memories"]
     assert [m["content"] for m in episodes] == ["temporary chatter"]
 
 

@@ -32,6 +32,6 @@ def test_listing_takes_recorded_as_of(server: Server) -> None:
         search = admin.post(
             "/v1/users/kim/search", json={"query": "cello", "filters": {"recorded_as_of": "2000-01-01T00:00:00Z"}}
         )
-    assert before.status_code == 200 and before.json()["items"] == []
-    assert [m["content"] for m in after.json()["items"]] == ["Kim plays the cello"]
+    assert before.status_code == 200 and before.json()["memories"] == []
+    assert [m["content"] for m in after.json()["memories"]] == ["Kim plays the cello"]
     assert search.status_code == 200 and search.json()["hits"] == []

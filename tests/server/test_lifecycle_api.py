@@ -44,7 +44,7 @@ def test_erase_removes_every_layer_and_returns_a_receipt(server: Server, admin: 
     assert admin.get("/v1/users/vera/profile/facts").json()["facts"] == []
     assert admin.get("/v1/users/vera/entities").json()["entities"] == []
     assert "vera" not in admin.get("/v1/users").json()["items"]
-    assert admin.get("/v1/users/will/memories").json()["items"]  # another user is untouched
+    assert admin.get("/v1/users/will/memories").json()["memories"]  # another user is untouched
 
     again = admin.get(f"/v1/users/vera/erasures/{receipt['request_id']}")
     assert again.status_code == 200 and again.json() == receipt
@@ -106,4 +106,4 @@ def test_consolidate_dry_run(admin: httpx.Client) -> None:
     assert report.status_code == 200
     body = report.json()
     assert body["compressed"] == 0 and body["eligible"] >= 0
-    assert [m["content"] for m in admin.get("/v1/users/cleo/memories").json()["items"]] == ["Cleo likes figs"]
+    assert [m["content"] for m in admin.get("/v1/users/cleo/memories").json()["memories"]] == ["Cleo likes figs"]

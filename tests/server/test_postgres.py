@@ -47,7 +47,7 @@ def test_api_roundtrip_and_isolation_on_postgres(pg: tuple[Server, str]) -> None
         assert bob.get("/v1/users/alice/memories").status_code == 403
         assert bob.get(f"/v1/users/bob/memories/{created.json()['id']}").status_code == 404
     with server.client(server.keys.other_tenant_admin) as other:
-        assert other.get("/v1/users/alice/memories").json()["items"] == []
+        assert other.get("/v1/users/alice/memories").json()["memories"] == []
     with server.client(server.keys.revoked) as revoked:
         assert revoked.get("/v1/users/alice/memories").status_code == 401
 

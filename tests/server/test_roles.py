@@ -131,7 +131,7 @@ def test_refused_write_stores_nothing_and_ingest_cannot_read_back(role_server: R
     with role_server.client(by_label["read-only tenant-wide"].token) as reader:
         refused = reader.post("/v1/users/carol/memories", json={"content": "Carol likes tea"})
         assert refused.status_code == 403 and "'write' permission" in refused.json()["detail"]
-        assert reader.get("/v1/users/carol/memories").json()["items"] == []
+        assert reader.get("/v1/users/carol/memories").json()["memories"] == []
     with role_server.client(by_label["ingest-only tenant-wide"].token) as ingest:
         added = ingest.post("/v1/users/carol/memories", json={"content": "Carol likes green tea"})
         assert added.status_code == 201
@@ -139,7 +139,7 @@ def test_refused_write_stores_nothing_and_ingest_cannot_read_back(role_server: R
         assert ingest.post("/v1/users/carol/search", json={"query": "tea"}).status_code == 403
         assert ingest.get("/v1/users/carol/export").status_code == 403
     with role_server.client(by_label["admin"].token) as admin:
-        items = admin.get("/v1/users/carol/memories").json()["items"]
+        items = admin.get("/v1/users/carol/memories").json()["memories"]
     assert [m["content"] for m in items] == ["Carol likes green tea"]
 
 

@@ -27,7 +27,7 @@ def test_add_search_get_history_forget_with_json(run) -> None:
     record = json.loads(out)
     assert code == 0 and record["kind"] == "preference"
     code, out, _ = run("search", "green tea", "--user", "alice", "--json")
-    hits = json.loads(out)
+    hits = json.loads(out)["hits"]
     assert code == 0 and hits[0]["memory"]["id"] == record["id"] and "keyword" in hits[0]["scores"]
     assert json.loads(run("get", record["id"], "--user", "alice", "--json")[1])["content"] == "Alice likes green tea"
     assert [e["event"] for e in json.loads(run("history", record["id"], "--user", "alice", "--json")[1])] == ["add"]
@@ -41,7 +41,7 @@ def test_add_search_get_history_forget_with_json(run) -> None:
 
 def test_learn_and_context(run) -> None:
     code, out, _ = run("learn", "I moved to Lisbon last month.", "--user", "bob", "--json")
-    assert code == 0 and json.loads(out)[0]["event"] == "add"
+    assert code == 0 and json.loads(out)["operations"][0]["event"] == "add"
     code, out, _ = run("context", "where does bob live", "--user", "bob")
     assert code == 0 and "- location: Lisbon" in out
 

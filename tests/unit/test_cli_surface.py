@@ -48,7 +48,7 @@ def test_global_options_after_the_command(tmp_path: Path, capsys: pytest.Capture
     )
     assert code == 0 and (tmp_path / "after.db").is_file()
     code, out, _ = main(capsys, "--embedder", "hashing:64", "list", "--user", "alice", "--json", "--store", store)
-    assert [m["content"] for m in json.loads(out)] == ["Alice likes tea"]
+    assert [m["content"] for m in json.loads(out)["memories"]] == ["Alice likes tea"]
     # Given in both places, the one after the command wins.
     other = f"sqlite:///{tmp_path / 'other.db'}"
     code, out, _ = main(

@@ -72,9 +72,12 @@ def test_cli_builds_the_filter_and_the_options_from_its_flags(
     for city in ("Rome", "Paris"):
         main(capsys, "add", f"Alice visited {city}", "--user", "alice", "--kind", "event", *common)
     code, out, _ = main(capsys, "list", "--user", "alice", "--metadata", '{"src": "chat"}', "--json", *common)
-    assert code == 0 and [r["content"] for r in json.loads(out)] == ["Alice likes tea"]
+    assert code == 0 and [r["content"] for r in json.loads(out)["memories"]] == ["Alice likes tea"]
     code, out, _ = main(capsys, "search", "Alice", "--user", "alice", "--kind", "event", "--json", *common)
-    assert sorted(h["memory"]["content"] for h in json.loads(out)) == ["Alice visited Paris", "Alice visited Rome"]
+    assert sorted(h["memory"]["content"] for h in json.loads(out)["hits"]) == [
+        "Alice visited Paris",
+        "Alice visited Rome",
+    ]
     code, out, _ = main(capsys, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "2",
                         "--dry-run", "--no-use-llm", "--json", *common)  # fmt: skip
     report = json.loads(out)

@@ -104,7 +104,7 @@ def test_cli_add_stores_verbatim(tmp_path: Path, capsys: pytest.CaptureFixture[s
     capsys.readouterr()
     assert main([*base, "list", "--user", "bob", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert sorted(m["content"] for m in listed) == SAID[:2]
+    assert sorted(m["content"] for m in listed["memories"]) == SAID[:2]
 
 
 def test_rest_and_its_client_add_verbatim(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ use; each job lives in its own module:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +28,15 @@ from .erasure import Eraser, ErasureReceipt
 from .policy import LIFECYCLE, LifecyclePolicy
 from .portability import ImportReport, Porter, Progress
 from .retention import Sweeper, SweepReport
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceReport:
+    """What one `maintain` run did: the sweep of every user, and the consolidation of each user that
+    was due (by store user id; empty when none was)."""
+
+    sweep: SweepReport
+    consolidated: dict[str, ConsolidationReport] = field(default_factory=dict)
 
 
 class Lifecycle:
@@ -91,7 +101,7 @@ class Lifecycle:
         `job_id` names the queued job that runs it: a job that already ran does nothing."""
         return self.consolidator.run_and_record(validate_id(user_id, "user_id"), job_id=job_id)
 
-    def maintain(self, user_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    def maintain(self, user_ids: Sequence[str] | None = None) -> MaintenanceReport:
         """Scheduled upkeep: sweep every user (reserved scopes too), then consolidate the users whose
         last consolidation is older than `consolidate_interval_hours` (none when that is unset).
         Call it from a timer or cron."""
@@ -103,7 +113,7 @@ class Lifecycle:
             for user_id in users
             if not user_id.startswith(RESERVED_PREFIX) and self.consolidator.due(user_id, now)
         }
-        return {"sweep": sweep, "consolidated": consolidated}
+        return MaintenanceReport(sweep=sweep, consolidated=consolidated)
 
     # -- expiry and retention --------------------------------------------------------------------
     def sweep(self, user_id: str | None = None) -> SweepReport:
@@ -143,6 +153,7 @@ class Lifecycle:
 
 
 __all__ = [
+    "MaintenanceReport",
     "LIFECYCLE",
     "ConsolidationOptions",
     "ConsolidationReport",

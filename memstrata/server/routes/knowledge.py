@@ -24,6 +24,7 @@ from ..schemas import (
     ProceduresResponse,
     SetFactRequest,
     UpsertEntityRequest,
+    api_ids,
 )
 
 router = APIRouter(prefix="/v1/users/{user_id}", responses=ERROR_RESPONSES, route_class=ShapedRoute)
@@ -87,7 +88,7 @@ def add_procedure(user_id: PathId, body: AddProcedureRequest, caller: Writer, me
         body.task, scope=caller.scope(user_id, agent_id=body.agent_id), instruction=body.instruction,
         example_input=body.example_input, example_output=body.example_output, agent_wide=body.agent_wide,
     )  # fmt: skip
-    return ProcedureOut.of(procedure, caller.tenant)
+    return ProcedureOut.of(procedure, api_ids(caller.tenant))
 
 
 @router.get("/procedures", tags=["procedures"], summary="The procedures most similar to a task")
@@ -100,4 +101,4 @@ def find_procedures(
     k: Annotated[int, Query(ge=1, le=50)] = 3,
 ) -> ProceduresResponse:
     found = memory.procedures(task, scope=caller.scope(user_id, agent_id=agent_id), k=k)
-    return ProceduresResponse(procedures=[ProcedureOut.of(p, caller.tenant) for p in found])
+    return ProceduresResponse(procedures=[ProcedureOut.of(p, api_ids(caller.tenant)) for p in found])

@@ -10,13 +10,11 @@ from ..schemas import (
     ERROR_RESPONSES,
     LearnRequest,
     LearnResponse,
-    OperationOut,
     PathId,
-    QueueFailure,
     QueueStatusOut,
-    memory_out,
+    api_ids,
 )
-from ..tenancy import api_id, store_user_id
+from ..tenancy import store_user_id
 from .users import tenant_store_ids
 
 router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
@@ -33,19 +31,7 @@ def learn(user_id: PathId, body: LearnRequest, caller: Writer, memory: MemoryDep
         response.status_code = 202
         return LearnResponse(operations=[], job_id=memory.learn_later(messages, scope=scope))
     result = memory.learn(messages, scope=scope, known_name=body.known_name, source_ids=body.source_ids)
-    return LearnResponse(
-        operations=[
-            OperationOut(
-                event=str(op.event.value),
-                memory=memory_out(op.memory, caller.tenant),
-                replaced_ids=list(op.replaced_ids),
-                reason=op.reason,
-            )  # fmt: skip
-            for op in result.operations
-        ],
-        extractor=result.extractor,
-        fallback_reason=result.fallback_reason,
-    )
+    return LearnResponse.of(result, api_ids(caller.tenant))
 
 
 @router.get("/v1/queue", summary="Background queue: job counts and failures (this tenant, or the key's user)")
@@ -55,15 +41,4 @@ def queue_status(caller: Reader, memory: MemoryDep) -> QueueStatusOut:
     else:
         users = tenant_store_ids(memory, caller.tenant)
     status = memory.queue_status(users=users)
-    failures = [
-        QueueFailure(
-            id=str(f["id"]),
-            user_id=api_id(caller.tenant, f.get("user_id")),
-            status=str(f["status"]),
-            attempts=int(f.get("attempts", 0)),
-            error=f.get("error"),
-            created_at=f.get("created_at"),
-        )  # fmt: skip
-        for f in status.failures
-    ]
-    return QueueStatusOut(counts=status.counts, failures=failures)
+    return QueueStatusOut.of(status, api_ids(caller.tenant))

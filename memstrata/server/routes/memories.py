@@ -20,6 +20,7 @@ from ..schemas import (
     PathId,
     SupersedeRequest,
     UpdateMemoryRequest,
+    api_ids,
     memory_out,
 )
 
@@ -45,10 +46,7 @@ def list_memories(
     scope = caller.scope(user_id, agent_id=query.agent_id, session_id=query.session_id)
     limit, offset = query.limit, query.offset
     records = memory.list(scope=scope, filters=query.search_filter(), limit=limit + 1, offset=offset)
-    return MemoryPage(
-        items=[memory_out(r, caller.tenant) for r in records[:limit]],
-        next_offset=offset + limit if len(records) > limit else None,
-    )
+    return MemoryPage.page(records, limit=limit, offset=offset, rename=api_ids(caller.tenant))
 
 
 @router.get("/{memory_id}", summary="Get one memory")

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 
 from ..deps import MemoryDep, Reader
 from ..routing import ShapedRoute
-from ..schemas import ERROR_RESPONSES, PathId, SearchHitOut, SearchRequest, SearchResponse
+from ..schemas import ERROR_RESPONSES, PathId, SearchHitOut, SearchRequest, SearchResponse, api_ids
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERROR_RESPONSES, route_class=ShapedRoute)
 
@@ -18,4 +18,4 @@ def search(user_id: PathId, body: SearchRequest, caller: Reader, memory: MemoryD
         body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold,
         filters=body.filters.search_filter(), decay_rate=body.decay_rate,
     )  # fmt: skip
-    return SearchResponse(hits=[SearchHitOut.of(h, caller.tenant) for h in hits])
+    return SearchResponse(hits=[SearchHitOut.of(h, api_ids(caller.tenant)) for h in hits])

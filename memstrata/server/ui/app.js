@@ -154,7 +154,7 @@ async function loadMemories(reset) {
   const page = await api("GET", userPath(`/memories?${params}`));
   const body = $("memories").tBodies[0];
   const text = $("filter-text").value.trim().toLowerCase();
-  for (const memory of page.items) {
+  for (const memory of page.memories) {
     if (!text || memory.content.toLowerCase().includes(text)) body.append(memoryRow(memory));
   }
   emptyRow(body, 7, "No memories.");

@@ -18,8 +18,8 @@ async function loadUsers({ openUser }) {
       ofUser(user, `/memories?limit=${COUNT_CAP}`),
       ofUser(user, "/entities"),
     ]);
-    const count = memories.next_offset === null ? String(memories.items.length) : `${COUNT_CAP}+`;
-    const newest = memories.items.length ? fmtDate(memories.items[0].created_at) : "—";
+    const count = memories.next_offset === null ? String(memories.memories.length) : `${COUNT_CAP}+`;
+    const newest = memories.memories.length ? fmtDate(memories.memories[0].created_at) : "—";
     body.append(el("tr", { "data-user": user },
       el("td", {}, el("button", { type: "button", class: "link", text: user, onclick: () => openUser(user) })),
       el("td", { class: "num", text: count }),
@@ -37,11 +37,11 @@ async function loadTimeline() {
   const page = await api("GET", userPath(`/memories?${params}`));
   const box = $("timeline");
   box.replaceChildren();
-  if (!page.items.length) {
+  if (!page.memories.length) {
     box.append(el("p", { class: "muted", text: "No memories to draw." }));
     return;
   }
-  box.append(drawTimeline(page.items, Math.max(box.clientWidth, 640)));
+  box.append(drawTimeline(page.memories, Math.max(box.clientWidth, 640)));
 }
 
 // -- context -------------------------------------------------------------------------
