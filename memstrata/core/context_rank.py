@@ -12,10 +12,11 @@ A search ranks memories for a query; `context()` then decides which of them are 
   since advice draws on facts that share no word with the question (a peanut allergy for a dinner).
 * An advice question stays selective at any budget: past its `MIN_KEPT` best hits, a hit whose context
   score is below `RELATIVE_FLOOR` times the best hit's is left out, so a large `max_tokens` does not pack
-  every memory the user has. The floor is only for advice questions because only they lower the relevance
-  bar (any long-term memory half as similar counts): a factual question ("when did Caroline go to the
+  every memory the user has. The floor is this high only for advice questions because only they lower the
+  relevance bar (any long-term memory half as similar counts): a factual question ("when did Caroline go to the
   support group?") keeps every hit that shares a keyword with it or is similar enough, since its evidence
-  often ranks far below the best hit (a date said in another turn of the same conversation).
+  often ranks far below the best hit (a date said in another turn of the same conversation); its floor
+  (`FACTUAL_FLOOR`) only drops hits that scored next to nothing.
 * An advice question also brings the user's standing facts — learned preferences and facts about the user
   (a diet, an allergy, a favourite restaurant) — even when they share nothing with the question: at most
   `STANDING_SLOTS` of them, by importance then recency (`standing_facts`). Other questions never get them.
@@ -35,6 +36,9 @@ ADVICE_SIMILARITY_SHARE = 0.5
 """For an advice question, a long-term memory counts as relevant from this share of the similarity floor."""
 RELATIVE_FLOOR = 0.3
 """For an advice question, a hit scoring below this share of the best hit's score is not context..."""
+FACTUAL_FLOOR = 0.02
+"""For any other question, a hit below this share of the best hit's score (a keyword match on one common
+word, a vector side that barely found it) is not context either, past the `MIN_KEPT` best."""
 MIN_KEPT = 5
 """...unless it is one of the `MIN_KEPT` best relevant hits: the floor never leaves fewer."""
 STANDING_SLOTS = 5
@@ -103,8 +107,8 @@ def is_relevant(candidate: Candidate, min_similarity: float, *, advice: bool) ->
 
 def floor_share(*, advice: bool) -> float:
     """The share of the best hit's context score a hit needs beyond the `MIN_KEPT` best: `RELATIVE_FLOOR`
-    for an advice question, none (0.0) for any other."""
-    return RELATIVE_FLOOR if advice else 0.0
+    for an advice question, the much lower `FACTUAL_FLOOR` for any other."""
+    return RELATIVE_FLOOR if advice else FACTUAL_FLOOR
 
 
 def above_floor(scores: Sequence[float], share: float, *, keep: int = MIN_KEPT) -> int:
@@ -156,6 +160,7 @@ def standing_facts(memories: Sequence[Standing], *, slots: int = STANDING_SLOTS)
 __all__ = [
     "ADVICE_PRIOR",
     "ADVICE_SIMILARITY_SHARE",
+    "FACTUAL_FLOOR",
     "FILLER_WORDS",
     "MIN_KEPT",
     "RELATIVE_FLOOR",

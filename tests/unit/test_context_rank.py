@@ -46,11 +46,12 @@ def test_the_floor_keeps_the_best_hits_then_cuts_at_a_share_of_the_best() -> Non
 
 
 def test_only_an_advice_question_is_floored_so_factual_evidence_far_below_the_best_stays() -> None:
-    assert floor_share(advice=True) > 0.0 and floor_share(advice=False) == 0.0
+    assert floor_share(advice=True) > 10 * floor_share(advice=False) > 0.0
     hits = [Candidate(1.0, True, 0.6, True, f"Caroline went to the support group on day {n}.") for n in range(3)]
     hits += [Candidate(0.05 * n, True, 0.35, True, f"Melanie painted a lake on day {n}.") for n in range(1, 6)]
     assert len(select(hits, 0.3, advice=False)) == len(hits)
     assert len(select(hits, 0.3, advice=True)) < len(hits)
+    assert len(select([*hits, Candidate(1e-7, True, None, True, "I'm vegetarian.")], 0.3, advice=False)) == len(hits)
 
 
 def test_standing_facts_are_the_users_preferences_and_facts_by_importance_then_newest() -> None:
