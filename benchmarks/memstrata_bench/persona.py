@@ -4,13 +4,13 @@ Self-labelled questions on others' text: `benchmarks/persona/labels.json` names 
 (each one user's ~50 past sessions) and, for advice/planning questions written for this benchmark
 ("What should I listen to on my way to work?"), the user turns (`<session id>:<turn index>`) whose content
 an answer for this user needs. Every user turn of a haystack is stored as an episode (`add_message`, one
-session per haystack session) and learned from (`learn`, offline extraction); then `context(question,
-budget)` is assembled per question and budget.
+session per haystack session) and learned from on its own (`learn`, offline extraction), so each learned
+memory is known to come from one turn; then `context(question, budget)` is assembled per question and budget.
 
 Metrics per budget:
 
-* `required_in_context` — share of questions all of whose required turns appear in the context (the turn's
-  text, whitespace-flattened, as the memories part renders it);
+* `required_in_context` — share of questions all of whose required turns appear in the context: the turn's
+  text (whitespace-flattened, as the memories part renders it) or a memory learned from it;
 * `filler_share` — share of the memories part's lines that are filler (`core.context_rank.is_filler`);
 * `context_tokens_mean` — mean tokens of the whole context.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +57,14 @@ def user_turns(raw_sessions: Sequence[Sequence[dict[str, Any]]], session_ids: Se
     }
 
 
-def in_context(required: Sequence[str], turns: dict[str, str], text: str) -> bool:
-    """Whether every required turn's (flattened) text is in the context text."""
+def in_context(
+    required: Sequence[str], turns: dict[str, str], text: str, learned: Mapping[str, Sequence[str]] | None = None
+) -> bool:
+    """Whether every required turn is in the context text: its (flattened) text, or the text of a memory
+    `learn` stored from it (`learned`: turn id -> contents)."""
     flat = _flat(text)
-    return all(_flat(turns[t]) in flat for t in required)
+    found = learned or {}
+    return all(any(_flat(t) in flat for t in [turns[r], *found.get(r, ())]) for r in required)
 
 
 def filler_lines(text: str) -> tuple[int, int]:
@@ -92,20 +96,27 @@ def run(
     for haystack in sorted(wanted):
         case = raw[haystack]
         turns = user_turns(case["haystack_sessions"], case["haystack_session_ids"])
-        with tempfile.TemporaryDirectory() as tmp, Memory(store=f"sqlite:///{tmp}/persona.db", embedder=embedder or "static") as memory:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            Memory(store=f"sqlite:///{tmp}/persona.db", embedder=embedder or "static") as memory,
+        ):
             user = f"persona-{haystack}"
+            learned: dict[str, list[str]] = {}
             for sid, session in zip(case["haystack_session_ids"], case["haystack_sessions"], strict=True):
-                said = [{"role": "user", "content": t["content"]} for t in session if t["role"] == "user"]
-                for message in said:
-                    memory.add_message("user", message["content"], scope=Scope(user, session_id=sid))
-                memory.learn(said, scope=Scope(user, session_id=sid))
+                scope = Scope(user, session_id=sid)
+                for i, turn in enumerate(session):
+                    if turn["role"] != "user":
+                        continue
+                    memory.add_message("user", turn["content"], scope=scope)
+                    told = memory.learn([{"role": "user", "content": turn["content"]}], scope=scope)
+                    learned[turn_id(sid, i)] = [m.content for m in told.memories]
             for q in (q for q in questions if q["haystack"] == haystack):
                 unknown = [t for t in q["required"] if t not in turns]
                 if unknown:
                     raise InvalidInput(f"persona question {q['id']}: no user turn {unknown} in {haystack}")
                 for budget in budgets:
                     context = memory.context(q["question"], budget, scope=Scope(user, session_id="persona-q"))
-                    ok = in_context(q["required"], turns, context.text)
+                    ok = in_context(q["required"], turns, context.text, learned)
                     found[budget].append(ok)
                     filler[budget].append(filler_lines(context.text))
                     tokens[budget].append(context.tokens)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from memstrata import Memory
-from memstrata.settings import Settings
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.models import Scope
+from memstrata.settings import Settings
 
 from .conftest import MemoryFactory
 
@@ -39,8 +39,8 @@ def test_a_question_naming_the_user_finds_what_was_learned_about_them(make_memor
 
 
 FIFTY = [f"Our team meeting number {n} covered the quarterly roadmap for project {n}." for n in range(44)]
-FIFTY += ["I'm vegetarian.", "My favourite restaurant is Casa Nova.", "I have a peanut allergy.",
-          "Thanks, that's all for now.", "ok", "Got it."]  # fmt: skip
+FIFTY += ["I'm vegetarian.", "My favourite restaurant is Casa Nova.", "I have a peanut allergy."]
+FIFTY += ["Thanks, that's all for now.", "ok", "Got it."]
 
 
 def _fifty(store: Any) -> Memory:
