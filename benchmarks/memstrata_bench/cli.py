@@ -90,6 +90,15 @@ def register(kinds: Any) -> None:
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
     locomo.set_defaults(handler=cmd_locomo)
 
+    persona = kinds.add_parser("persona", help="advice questions on LongMemEval haystacks: required turns in context()")
+    persona.add_argument("--data", required=True, help="LongMemEval JSON (longmemeval_s format, .gz allowed)")
+    persona.add_argument("--labels", help="label file (default: benchmarks/persona/labels.json)")
+    persona.add_argument("--budgets", default="1000,2000", help="comma-separated context budgets")
+    persona.add_argument("--out", help="also write the result JSON to this directory")
+    persona.add_argument("--name", default="persona", help="result file name")
+    persona.add_argument("--json", action="store_true", help="print only the JSON object")
+    persona.set_defaults(handler=cmd_persona)
+
     lme = kinds.add_parser("longmemeval", help="LongMemEval session/turn recall and search latency")
     lme.add_argument("--data", required=True, help="path to a LongMemEval JSON file (.json or .json.gz)")
     lme.add_argument(
@@ -205,6 +214,20 @@ def cmd_locomo(args: argparse.Namespace) -> int:
     if args.out:
         default_name = f"locomo-{args.strategy}" + ("" if args.mode == "turns" else f"-{args.mode}")
         write_result(args.out, args.name or default_name, result)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def cmd_persona(args: argparse.Namespace) -> int:
+    from . import persona
+    from .report import write_result
+
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    labels = args.labels or persona.LABELS
+    result = persona.run(args.data, labels=labels, budgets=_ks(args.budgets), embedder=args.embedder, progress=progress)
+    result["command"] = f"memstrata-bench persona --data {Path(args.data).name} --budgets {args.budgets}"
+    if args.out:
+        write_result(args.out, args.name, result)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 

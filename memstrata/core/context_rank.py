@@ -10,8 +10,16 @@ A search ranks memories for a query; `context()` then decides which of them are 
   conversation turns): the hit score of a long-term memory is multiplied by `1 + ADVICE_PRIOR`, and such
   a memory counts as relevant from a lower similarity (`ADVICE_SIMILARITY_SHARE` of the usual floor),
   since advice draws on facts that share no word with the question (a peanut allergy for a dinner).
-* The context stays selective at any budget: a hit whose score is below `RELATIVE_FLOOR` times the best
-  hit's score is left out, so a large `max_tokens` does not pack every memory the user has.
+* An advice question stays selective at any budget: past its `MIN_KEPT` best hits, a hit whose context
+  score is below `RELATIVE_FLOOR` times the best hit's is left out, so a large `max_tokens` does not pack
+  every memory the user has. The floor is this high only for advice questions because only they lower the
+  relevance bar (any long-term memory half as similar counts): a factual question ("when did Caroline go to the
+  support group?") keeps every hit that shares a keyword with it or is similar enough, since its evidence
+  often ranks far below the best hit (a date said in another turn of the same conversation); its floor
+  (`FACTUAL_FLOOR`) only drops hits that scored next to nothing.
+* An advice question also brings the user's standing facts — learned preferences and facts about the user
+  (a diet, an allergy, a favourite restaurant) — even when they share nothing with the question: at most
+  `STANDING_SLOTS` of them, by importance then recency (`standing_facts`). Other questions never get them.
 """
 
 from __future__ import annotations
@@ -27,7 +35,14 @@ ADVICE_PRIOR = 0.5
 ADVICE_SIMILARITY_SHARE = 0.5
 """For an advice question, a long-term memory counts as relevant from this share of the similarity floor."""
 RELATIVE_FLOOR = 0.3
-"""A hit scoring below this share of the best hit's score is not context."""
+"""For an advice question, a hit scoring below this share of the best hit's score is not context..."""
+FACTUAL_FLOOR = 0.02
+"""For any other question, a hit below this share of the best hit's score (a keyword match on one common
+word, a vector side that barely found it) is not context either, past the `MIN_KEPT` best."""
+MIN_KEPT = 5
+"""...unless it is one of the `MIN_KEPT` best relevant hits: the floor never leaves fewer."""
+STANDING_SLOTS = 5
+"""At most this many standing facts about the user join the context of an advice question."""
 
 FILLER_WORDS = frozenset(
     """
@@ -90,30 +105,74 @@ def is_relevant(candidate: Candidate, min_similarity: float, *, advice: bool) ->
     return candidate.keyword or (candidate.similarity is not None and candidate.similarity >= floor)
 
 
+def floor_share(*, advice: bool) -> float:
+    """The share of the best hit's context score a hit needs beyond the `MIN_KEPT` best: `RELATIVE_FLOOR`
+    for an advice question, the much lower `FACTUAL_FLOOR` for any other."""
+    return RELATIVE_FLOOR if advice else FACTUAL_FLOOR
+
+
+def above_floor(scores: Sequence[float], share: float, *, keep: int = MIN_KEPT) -> int:
+    """How many of `scores` (sorted best first) are context: the first `keep`, then every one at least
+    `share` times the best. `share` 0 keeps them all."""
+    if not scores:
+        return 0
+    bar = share * max(scores[0], 0.0)
+    count = min(keep, len(scores))
+    while count < len(scores) and scores[count] >= bar:
+        count += 1
+    return count
+
+
 def select(candidates: Sequence[Candidate], min_similarity: float, *, advice: bool) -> list[int]:
-    """Indexes of the candidates that are context, best first: the relevant ones (`is_relevant`) whose
-    `context_score` is at least `RELATIVE_FLOOR` times the best one's. Ties keep the given order."""
+    """Indexes of the candidates that are context, best first: the relevant ones (`is_relevant`) by
+    `context_score`, cut by `above_floor` at `floor_share`. Ties keep the given order."""
     scored = [
         (context_score(c, advice=advice), i)
         for i, c in enumerate(candidates)
         if is_relevant(c, min_similarity, advice=advice)
     ]
-    if not scored:
-        return []
-    best = max(score for score, _ in scored)
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
-    return [i for score, i in scored if score >= RELATIVE_FLOOR * best]
+    kept = above_floor([score for score, _ in scored], floor_share(advice=advice))
+    return [i for _, i in scored[:kept]]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What `standing_facts` knows about one learned memory: whether it is a preference, whether it is
+    about the user (metadata subject "user"), its `importance`, its creation time (`created`, any
+    increasing number) and its text."""
+
+    preference: bool
+    about_user: bool
+    importance: float
+    created: float
+    text: str
+
+
+def standing_facts(memories: Sequence[Standing], *, slots: int = STANDING_SLOTS) -> list[int]:
+    """Indexes of the standing facts among `memories`, best first: preferences and facts about the user
+    (never filler), by importance, then newest first, then given order; at most `slots`."""
+    eligible = [i for i, m in enumerate(memories) if (m.preference or m.about_user) and not is_filler(m.text)]
+    eligible.sort(key=lambda i: (-memories[i].importance, -memories[i].created, i))
+    return eligible[: max(slots, 0)]
 
 
 __all__ = [
     "ADVICE_PRIOR",
     "ADVICE_SIMILARITY_SHARE",
+    "FACTUAL_FLOOR",
     "FILLER_WORDS",
+    "MIN_KEPT",
     "RELATIVE_FLOOR",
+    "STANDING_SLOTS",
     "Candidate",
+    "Standing",
+    "above_floor",
     "asks_for_advice",
     "context_score",
+    "floor_share",
     "is_filler",
     "is_relevant",
     "select",
+    "standing_facts",
 ]

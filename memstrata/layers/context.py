@@ -17,8 +17,10 @@ Packing (`core/budget.py`) never exceeds `max_tokens` (counted with the real off
 packed first, so it survives every budget; when the budget is short, lower-priority parts lose
 items, then disappear, first.
 The memories part holds the hits `core.context_rank` selects: never filler turns ("Thanks, that's all
-for now."), learned facts and preferences before raw turns for a question asking for advice or a plan, and
-only hits scoring at least a share of the best one, so a large budget does not pack every memory.
+for now."), learned facts and preferences before raw turns for a question asking for advice or a plan, plus
+a few standing facts about the user (preferences, diet, allergies) however little they share with it; an
+advice question keeps only hits scoring at least a share of the best one, so a large budget does not pack
+every memory.
 Same store state, same query, same budget: same text.
 """
 
@@ -68,6 +70,8 @@ MIN_SIMILARITY = 0.3
 """A hit without a shared keyword must have at least this cosine similarity to count as relevant."""
 MAX_ENTITIES = 10
 _CATEGORY_ORDER = {"identity": 0, "relation": 1, "preference": 2}
+STANDING_POOL = 200
+"""How many of the user's newest preferences and facts the standing facts of an advice question are chosen from."""
 _LONG_TERM_KINDS = tuple(k for k in MemoryKind if k not in (MemoryKind.EPISODE, MemoryKind.PROCEDURE))
 
 
@@ -140,6 +144,17 @@ def _candidate(hit: SearchHit) -> context_rank.Candidate:
         similarity=hit.scores.get("semantic"),
         episode=hit.memory.kind is MemoryKind.EPISODE,
         text=hit.memory.content,
+    )
+
+
+def _standing(record: MemoryRecord) -> context_rank.Standing:
+    """What the standing-fact choice (`core.context_rank.standing_facts`) reads of a learned memory."""
+    return context_rank.Standing(
+        preference=record.kind is MemoryKind.PREFERENCE,
+        about_user=record.metadata.get("subject") == "user",
+        importance=record.importance,
+        created=record.created_at.timestamp(),
+        text=record.content,
     )
 
 
@@ -293,10 +308,19 @@ class ContextAssembler:
             )
             groups.append([h for h in hits if h.memory.id not in exclude])
         merged = merge_hits(groups)
-        chosen = context_rank.select(
-            [_candidate(h) for h in merged], self.min_similarity, advice=context_rank.asks_for_advice(query)
-        )
-        return [merged[i] for i in chosen]
+        advice = context_rank.asks_for_advice(query)
+        chosen = [
+            merged[i] for i in context_rank.select([_candidate(h) for h in merged], self.min_similarity, advice=advice)
+        ]
+        return chosen + self._standing_facts(target, {h.memory.id for h in chosen}) if advice else chosen
+
+    def _standing_facts(self, scope: Scope, chosen: set[str]) -> list[SearchHit]:
+        """The user's standing facts (`context_rank.standing_facts`) an advice question brings, after its hits."""
+        where = MemoryFilter(kinds=(MemoryKind.PREFERENCE, MemoryKind.FACT), agent_id=scope.agent_id)
+        learned = [r for r in self.semantic.store.list_memories(scope.user_id, where, limit=STANDING_POOL)]
+        fresh = [r for r in learned if r.id not in chosen]
+        picked = context_rank.standing_facts([_standing(r) for r in fresh])
+        return [SearchHit(memory=fresh[i], score=0.0, scores={"standing": 1.0}) for i in picked]
 
     def _entities(self, user_id: str, query: str | None, text: str) -> list[Entity]:
         mentioned = self.entities.mentioned_in(user_id, text)
