@@ -687,6 +687,9 @@ class AsyncMemoryClient:
     async def queue_status(self) -> QueueStatus:
         return await _in_thread(self.sync.queue_status)
 
+    async def job_status(self, job_id: str, *, scope: ScopeLike) -> JobStatus:
+        return await _in_thread(self.sync.job_status, job_id, scope=scope)
+
     async def add_message(
         self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None, speaker: str | None = None
     ) -> Turn:

@@ -40,7 +40,7 @@ from .layers.lifecycle import ConsolidationOptions, ConsolidationReport, Erasure
 from .layers.procedures import Procedure
 from .layers.profile import ProfileFact
 from .layers.semantic import Strategy
-from .layers.work_queue import QueueStatus
+from .layers.work_queue import JobStatus, QueueStatus
 from .messages import MessageLike
 from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, SearchHit, as_scope
 from .shapes import (
@@ -51,6 +51,7 @@ from .shapes import (
     ErasureReceiptJSON,
     FactsJSON,
     ImportReportJSON,
+    JobStatusJSON,
     LearnResultJSON,
     MemoryListJSON,
     ProcedureJSON,
@@ -349,6 +350,10 @@ class MemoryClient:
     def queue_status(self) -> QueueStatus:
         result = self._request("GET", "/v1/queue")
         return QueueStatusJSON.model_validate(result).to_domain()
+
+    def job_status(self, job_id: str, *, scope: ScopeLike) -> JobStatus:
+        result = self._request("GET", self._user(as_scope(scope), f"/jobs/{quote(job_id, safe='')}"))
+        return JobStatusJSON.model_validate(result).to_domain()
 
     # -- sessions and context --------------------------------------------------
     def add_message(

@@ -445,10 +445,18 @@ class JobStatusJSON(Shape):
     attempts: int = 0
     error: str | None = None
     created_at: str | None = None
+    finished_at: str | None = None
 
     @classmethod
     def of(cls, job: JobStatus) -> Self:
-        return cls(id=job.id, status=job.status, attempts=job.attempts, error=job.error, created_at=job.created_at)
+        return cls(
+            id=job.id,
+            status=job.status,
+            attempts=job.attempts,
+            error=job.error,
+            created_at=job.created_at,
+            finished_at=job.finished_at,
+        )
 
     def to_domain(self) -> JobStatus:
         return JobStatus(**self.model_dump())

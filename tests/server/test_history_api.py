@@ -1,7 +1,14 @@
-"""Over real HTTP: a colliding import is a 422 naming the id and writes nothing; `recorded_as_of` filters."""
+"""Over real HTTP: a colliding import is a 422 naming the id and writes nothing; `recorded_as_of` filters;
+a queued job's status."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import pytest
+
+from memstrata import MemoryClient, NotFound
+from memstrata.layers.work_queue import new_job_id
 from memstrata.storage.base import MemoryFilter
 
 from .conftest import Server
@@ -35,3 +42,19 @@ def test_listing_takes_recorded_as_of(server: Server) -> None:
     assert before.status_code == 200 and before.json()["memories"] == []
     assert [m["content"] for m in after.json()["memories"]] == ["Kim plays the cello"]
     assert search.status_code == 200 and search.json()["hits"] == []
+
+
+def test_a_jobs_status_crosses_the_wire_and_says_expired_after_the_retention(server: Server) -> None:
+    """A queued job's status over REST and `MemoryClient.job_status`: pending while it waits, done once run,
+    `expired` for an id queued before the retention whose record is gone, `NotFound` for a recent unknown id."""
+    now = server.memory.clock()
+    with MemoryClient(server.url, api_key=server.keys.admin) as client:
+        job = client.learn_later([{"role": "user", "content": "I moved to Lisbon."}], scope="lena")
+        assert client.job_status(job, scope="lena").status == "pending"
+        server.memory.process_queue()
+        done = client.job_status(job, scope="lena")
+        assert (done.id, done.status) == (job, "done") and done.finished_at is not None
+        purged = new_job_id(now - timedelta(days=30))  # queued before the 7-day retention, record gone
+        assert client.job_status(purged, scope="lena").status == "expired"
+        with pytest.raises(NotFound):
+            client.job_status(new_job_id(now), scope="lena")

@@ -99,6 +99,7 @@ class Seeded:
     memory_id: str
     receipt_id: str
     export: dict[str, Any]
+    job_id: str
 
 
 @dataclass
@@ -135,7 +136,8 @@ def seed_alice(memory: Memory) -> Seeded:
     context = {"facts": [ALICE_MARKERS["user context"]], "preferences": {"drink": ALICE_MARKERS["preference"]}}
     memory.store.put_item(store_id, namespaces.USER_CONTEXT, "user", context)
     export = json.loads(memory.export_user(scope=store_id).to_json())
-    return Seeded(record.id, receipt.request_id, export)
+    job_id = memory.learn_later([{"role": "user", "content": "I moved to Lisbon."}], scope=store_id)
+    return Seeded(record.id, receipt.request_id, export, job_id)
 
 
 def seed_others(memory: Memory) -> None:
@@ -192,6 +194,7 @@ REQUESTS: dict[str, Request] = {
     "GET /v1/users/{user_id}/entities": lambda s: {},
     "GET /v1/users/{user_id}/entities/{name}": lambda s: {},
     "GET /v1/users/{user_id}/procedures": lambda s: {"params": {"task": "pack"}},
+    "GET /v1/users/{user_id}/jobs/{job_id}": lambda s: {},
     "GET /v1/users/{user_id}/sessions": lambda s: {},
     "GET /v1/users/{user_id}/sessions/{session_id}": lambda s: {},
     "GET /v1/users/{user_id}/profile": lambda s: {},
@@ -219,7 +222,7 @@ REQUESTS: dict[str, Request] = {
 def concrete(path: str, seeded: Seeded) -> str:
     values = {
         "user_id": ALICE, "memory_id": seeded.memory_id, "request_id": seeded.receipt_id, "category": "food",
-        "key": "diet", "name": "Zed", "session_id": "s1",
+        "key": "diet", "name": "Zed", "session_id": "s1", "job_id": seeded.job_id,
     }  # fmt: skip
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
+from ...shapes import JobStatusJSON
 from ..deps import MemoryDep, Reader, Writer
 from ..routing import ShapedRoute
 from ..schemas import (
@@ -42,3 +43,11 @@ def queue_status(caller: Reader, memory: MemoryDep) -> QueueStatusOut:
         users = tenant_store_ids(memory, caller.tenant)
     status = memory.queue_status(users=users)
     return QueueStatusOut.of(status, api_ids(caller.tenant))
+
+
+@router.get(
+    "/v1/users/{user_id}/jobs/{job_id}",
+    summary="One queued job (learn background=true's job_id): pending, done, failed, or expired after the retention",
+)
+def job_status(user_id: PathId, job_id: PathId, caller: Reader, memory: MemoryDep) -> JobStatusJSON:
+    return JobStatusJSON.of(memory.job_status(job_id, scope=caller.scope(user_id)))
