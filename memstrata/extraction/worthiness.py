@@ -234,15 +234,16 @@ class Weights:
         return sigmoid(((rows - self.mean) / self.scale) @ self.coef + self.bias)
 
     def save(self, path: str | Path) -> None:
-        np.savez(
-            path,
-            coef=self.coef.astype(np.float32),
-            bias=np.float64(self.bias),
-            mean=self.mean.astype(np.float32),
-            scale=self.scale.astype(np.float32),
-            threshold=np.float64(self.threshold),
-            **({} if self.probes is None else {"probes": self.probes.astype(np.float32)}),
-        )
+        arrays: dict[str, np.ndarray] = {
+            "coef": self.coef.astype(np.float32),
+            "bias": np.asarray(self.bias, dtype=np.float64),
+            "mean": self.mean.astype(np.float32),
+            "scale": self.scale.astype(np.float32),
+            "threshold": np.asarray(self.threshold, dtype=np.float64),
+        }
+        if self.probes is not None:
+            arrays["probes"] = self.probes.astype(np.float32)
+        np.savez(path, **arrays)  # type: ignore[arg-type]  # the stub types any ** as allow_pickle
 
     @classmethod
     def load(cls, path: str | Path) -> Weights:
