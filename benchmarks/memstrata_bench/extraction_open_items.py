@@ -5,10 +5,10 @@
 
 The sample: every user sentence of the development file's sessions (each session once) that holds an
 open-item cue (`CUE`: "remind me", "I still need to", "don't let me forget", "I have to", "follow up",
-"I should", "I need to remember", ...), in the order of the hash of its id, the first `SIZE`. A cue is
+"I should", "I need to remember", ...), in the order of the hash of its id, the first 130 (`SPLITS`). A cue is
 not an open item by itself: the sample holds the questions to the assistant, hypotheticals and past
 reports the cues also appear in. Labels (`benchmarks/extraction/open-items-longmemeval-labels.jsonl`,
-one row per id: `{"id", "open_item"}`) say whether the sentence gives the user something still to do
+one row per id: `{"id", "split", "open_item"}`) say whether the sentence gives the user something still to do
 that a memory should hold; they are self-labelled on others' text (by the author of the rules) and the
 text is read from the data file, never stored. A sentence counts as found when the rule extractor
 returns an `open_item` candidate for it.
@@ -34,7 +34,9 @@ from .extraction_longmemeval import session_time
 
 LABELS = Path(__file__).resolve().parents[1] / "extraction" / "open-items-longmemeval-labels.jsonl"
 LABELLED_BY = "self-labelled on others' text: labels by the author of the rules on LongMemEval users' sentences"
-SIZE = 80
+SPLITS = ("dev", "heldout")
+"""dev: the first 80 sentences, labelled seeing the rules' output and then tuned on; heldout: the next
+50, labelled without seeing it and scored once after the rules were written."""
 CUE = re.compile(
     r"\bremind me\b|\bdon'?t let me forget\b|\bdon'?t forget\b|\bfollow[ -]up\b|\bto-?do\b"
     r"|\bI(?:'ll| will)? (?:still |really |also |definitely )?(?:need|have|has|ought|got) to\b"
@@ -77,16 +79,19 @@ def found(sentence: str, at: Any, extractor: RuleExtractor) -> list[str]:
     return [c.content for c in extractor.extract([Message("user", sentence, at)]) if c.category == "open_item"]
 
 
-def load_labels(path: Path = LABELS) -> dict[str, bool]:
+def load_labels(path: Path = LABELS, split: str | None = None) -> dict[str, bool]:
+    """id -> open item or not, of every row (of `split` only, when given)."""
     labels = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            labels[str(row["id"])] = bool(row["open_item"])
+            if split is None or row.get("split") == split:
+                labels[str(row["id"])] = bool(row["open_item"])
     return labels
 
 
 def evaluate(path: str | Path, labels: dict[str, bool]) -> dict[str, Any]:
+    """Recall and precision of the rule extractor's open items on the labelled cue sentences of `path`."""
     extractor = RuleExtractor()
     sample = [item for item in cue_sentences(path) if item[0] in labels]
     tp = fp = fn = 0
@@ -125,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for turn_id, sentence, at in cue_sentences(args.longmemeval)[: args.dump]:
             print(json.dumps({"id": turn_id, "text": sentence, "found": found(sentence, at, extractor)}))
         return 0
-    result = evaluate(args.longmemeval, load_labels())
+    result = {split: evaluate(args.longmemeval, load_labels(split=split)) for split in SPLITS}
     text = json.dumps(result, indent=2)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

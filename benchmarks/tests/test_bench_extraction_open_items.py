@@ -46,5 +46,6 @@ def test_the_shipped_labels_are_unique_ids_of_both_kinds() -> None:
     rows = [json.loads(line) for line in bench.LABELS.read_text(encoding="utf-8").splitlines()]
     ids = [row["id"] for row in rows]
     assert len(ids) == len(set(ids)) >= 60
-    assert all(set(row) == {"id", "open_item"} and row["id"].startswith("longmemeval:") for row in rows)
+    assert all(set(row) == {"id", "split", "open_item"} and row["id"].startswith("longmemeval:") for row in rows)
+    assert {row["split"] for row in rows} == set(bench.SPLITS)
     assert {row["open_item"] for row in rows} == {True, False}

@@ -33,7 +33,7 @@ def open_items(text: str) -> list[str]:
             "I'll need to book a hotel with bike storage in Denver.",
             "The user will need to book a hotel with bike storage in Denver.",
         ),
-        ("I'll also have to renew my car insurance.", "The user will have to renew their car insurance."),
+        ("I'll also need to renew my car insurance.", "The user will need to renew their car insurance."),
         (
             "By the way, I've been meaning to follow up with Sophia about the collaboration.",
             "The user has been meaning to follow up with Sophia about the collaboration.",
@@ -63,6 +63,8 @@ def test_open_items_in_the_shapes_chat_uses(text: str, content: str) -> None:
         "I've been meaning to replace the harsh overhead lighting in there anyway.",
         "I need to ask you something about my order.",
         "I wish I had to travel less for work.",
+        "I'll have to check out some of these recommendations.",
+        "I'll have to pay more attention to my own body language from now on.",
     ],
 )
 def test_no_open_item_from_questions_exits_or_thin_verbs(text: str) -> None:

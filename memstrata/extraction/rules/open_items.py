@@ -39,7 +39,7 @@ _OPEN_ITEM_RULES = (
         re.compile(
             r"(?:^|(?<=[\s,;:]))i(?: (?:still|really|definitely|absolutely|also))?(?P<modal> need to| have to"
             r"| must| should| ought to|'ve got to| have got to| gotta|'m supposed to| am supposed to"
-            r"|'m going to have to|(?:'ll| will)(?: (?:still|really|definitely|also|probably))? (?:need|have) to"
+            r"|'m going to have to|(?:'ll| will)(?: (?:still|really|definitely|also|probably))? need to"
             r"|(?:'ve| have) been meaning to)\s+(?:really\s+|still\s+|definitely\s+)?(?:remember to\s+)?"
             r"(?P<v>[a-z].+)$",
             re.I,
