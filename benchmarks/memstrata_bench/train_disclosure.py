@@ -17,7 +17,8 @@ with that fold's model at each threshold and keeps the threshold with the highes
 precision is at least `TARGET_PRECISION`, or, when none reaches it, at least the rules' own precision on
 the same turns (`choose`); a memory that covers no label and has no judgment counts as wrong (a
 pessimistic precision: judge the unmatched memories, `judgments-realistic-others.jsonl`, for the true one).
-The final weights are fitted on all units and written with that threshold.
+The final weights are fitted on all units and written with that threshold and with the feature rows of
+`worthiness.PROBES` (the feature code's fingerprint, which the test suite checks the shipped weights by).
 """
 
 from __future__ import annotations
@@ -37,7 +38,16 @@ import numpy as np
 from memstrata.embedders.static import StaticEmbedder
 from memstrata.extraction.rules import RuleExtractor
 from memstrata.extraction.rules.extractor import clause_steps
-from memstrata.extraction.worthiness import MODEL_PATH, Reading, StoreWorthiness, Weights, features, read, sigmoid
+from memstrata.extraction.worthiness import (
+    MODEL_PATH,
+    Reading,
+    StoreWorthiness,
+    Weights,
+    features,
+    probe_rows,
+    read,
+    sigmoid,
+)
 
 from . import extraction_realistic as realistic
 from .extraction_judged import load_judgments
@@ -216,7 +226,8 @@ def train(
     if unjudged is not None:
         _write_unjudged([rules_run, *runs.values()], judgments, unjudged)
     threshold = choose(table, rules_alone["precision_pessimistic"] or 0.0)
-    final = replace(fit(rows, labels, weights, l2), threshold=threshold)
+    # the probe rows fingerprint the feature code these weights were fitted on (`worthiness.stale_features`)
+    final = replace(fit(rows, labels, weights, l2), threshold=threshold, probes=probe_rows(embedder.embed_documents))
     final.save(out)
     summary = {
         "benchmark": "store-worthiness-model",
@@ -234,6 +245,7 @@ def train(
             for t, s in sorted(table.items())
         ],
         "chosen": {"threshold": threshold, **table[threshold]},
+        "feature_fingerprint": final.fingerprint,
     }
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)

@@ -13,17 +13,24 @@ scores a clause with a small L2 logistic regression over two kinds of feature:
   (`disclosure.specific_words`), a past-tense verb, "I have"/"we've", a liking verb, a time word. Each
   lowered the grouped cross-validation log-loss (0.2417 -> 0.2347 together, every fold lower).
 
-The weights (`models/store_worthiness.npz`) come from `python -m memstrata.bench.train_disclosure`,
+The weights (`models/store_worthiness.npz`) come from `python -m memstrata_bench.train_disclosure`,
 which fits them on hand-labelled turns and chooses the threshold by cross-validation grouped by
 conversation. They are loaded on first use. `features` and `probabilities` are pure given the weights.
+
+Weights only mean something for the feature code they were fitted on. The trainer stores with them the
+feature rows of `PROBES` (a fixed set of clauses touching every feature) and their `fingerprint`; a
+change to what the feature code computes (not to how it is written) changes those rows, which
+`stale_features` reports, the test suite fails on, and the loader warns about (see `_Scorer`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +38,10 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from .disclosure import disclosure_start, refusal, specific_words, without_evaluation
+from .segment import mask_quotes
 from .skip import is_question
+
+logger = logging.getLogger(__name__)
 
 MODEL_PATH = Path(__file__).parent / "models" / "store_worthiness.npz"
 REFUSALS = ("request", "attitude", "modal", "assistant", "context", "conversation", "slot", "thin")
@@ -56,6 +66,47 @@ CHEAP_FEATURES = (
     "liking",
     "time_word",
 )
+
+RETRAIN_COMMAND = (
+    "python -m memstrata_bench.train_disclosure --locomo ../shared/data/locomo/locomo-dev.json "
+    "--longmemeval ../shared/data/longmemeval/longmemeval_s_dev100.json.gz"
+)
+"""Refits the shipped weights and writes them with the current feature code's probe rows and fingerprint
+(run from the repository root with the benchmark harness installed: `pip install -e benchmarks`)."""
+PROBES = (
+    "I ran the Berlin marathon in 3 hours with Sam",
+    "Last week I hiked the Teton Crest trail with my dog",
+    "I've got two kids and a cat named Pixel",
+    "We have lived in Lisbon since 2019",
+    "I love experimenting in the kitchen",
+    "My favourite hobby is restoring old bikes",
+    "I think it looks great",
+    "I might try pottery next month",
+    "Can you recommend a good hotel in Rome?",
+    "I need help with my resume",
+    "I want you to help me plan a trip",
+    "I got a new job since we last talked",
+    "My name is Jon and I live in Paris",
+    "I am a teacher",
+    "Thanks so much, that helps",
+    "I made this apple pie for them",
+    "I was just saying that earlier",
+    "You are really good at this",
+    "What do you think about my plan?",
+    "Losing my job at the engineering company was hard",
+    "Dance gives me an escape from it all",
+    "My sister Maria works as a nurse in Toronto",
+    "I quit smoking five years ago",
+    'She told me "I never liked that place" yesterday',
+    "I need to renew my passport before June",
+    "ok",
+)
+"""Clauses whose feature rows stand for the feature code: each cheap feature is set by at least one, and
+the embedding is read on all (quoted words masked, as the extractor reads a clause)."""
+FEATURE_TOLERANCE = 1e-4
+"""How far a probe row may move and still be the same feature code: float32 sums differ in their last
+bits between machines; any change in behaviour moves a cheap feature by far more (a flag by 1, a count
+by log(2)-log(1))."""
 
 _WORD = re.compile(r"[\w'-]+")
 _NUMBER = re.compile(
@@ -126,11 +177,46 @@ def features(clauses: Sequence[str], readings: Sequence[Reading], embeddings: np
     return np.hstack([np.asarray(embeddings, dtype=np.float64), cheap.reshape(len(clauses), len(CHEAP_FEATURES))])
 
 
+def probe_rows(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """The feature rows of every clause of `PROBES`, embedded with `embed` (pure given the embedder)."""
+    masked = [mask_quotes(probe) for probe in PROBES]
+    return features(masked, [read(clause) for clause in masked], embed(list(PROBES)))
+
+
+def fingerprint(rows: np.ndarray) -> str:
+    """A short name for probe rows: the SHA-256 of their shape and values rounded to 4 decimals (rows
+    within `FEATURE_TOLERANCE` of each other almost always share it; `stale_features` decides)."""
+    rounded = np.round(np.asarray(rows, dtype=np.float64), 4) + 0.0  # + 0.0 turns -0.0 into 0.0
+    digest = hashlib.sha256(repr(rounded.shape).encode() + rounded.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def stale_features(stored: np.ndarray | None, current: np.ndarray) -> str | None:
+    """Why weights fitted on `stored` probe rows do not fit the feature code that computes `current`,
+    or None when they do (pure). Names the first probe clause and features that moved."""
+    if stored is None:
+        return "the weights carry no probe rows (trained before fingerprints)"
+    if stored.shape != current.shape:
+        return f"the probe rows changed shape from {stored.shape} to {current.shape}"
+    moved = np.abs(stored - current) > FEATURE_TOLERANCE
+    if not moved.any():
+        return None
+    names = [f"embedding[{i}]" for i in range(current.shape[1] - len(CHEAP_FEATURES))] + list(CHEAP_FEATURES)
+    row = int(np.argmax(moved.any(axis=1)))
+    changed = [names[i] for i in np.flatnonzero(moved[row])]
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    return (
+        f"{int(moved.any(axis=1).sum())} of {len(current)} probe clauses have other features, first "
+        f"{PROBES[row]!r} ({shown}); fingerprint {fingerprint(stored)} -> {fingerprint(current)}"
+    )
+
+
 @dataclass(frozen=True)
 class Weights:
     """A fitted model: rows are standardised with `mean`/`scale`, then `p = sigmoid(rows @ coef + bias)`.
 
-    `threshold` is the probability from which a clause no rule stored is kept.
+    `threshold` is the probability from which a clause no rule stored is kept. `probes` are the feature
+    rows of `PROBES` when the weights were fitted (`probe_rows`), None for weights that never had them.
     """
 
     coef: np.ndarray
@@ -138,19 +224,26 @@ class Weights:
     mean: np.ndarray
     scale: np.ndarray
     threshold: float
+    probes: np.ndarray | None = None
+
+    @property
+    def fingerprint(self) -> str | None:
+        return None if self.probes is None else fingerprint(self.probes)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         return sigmoid(((rows - self.mean) / self.scale) @ self.coef + self.bias)
 
     def save(self, path: str | Path) -> None:
-        np.savez(
-            path,
-            coef=self.coef.astype(np.float32),
-            bias=np.float64(self.bias),
-            mean=self.mean.astype(np.float32),
-            scale=self.scale.astype(np.float32),
-            threshold=np.float64(self.threshold),
-        )
+        arrays: dict[str, np.ndarray] = {
+            "coef": self.coef.astype(np.float32),
+            "bias": np.asarray(self.bias, dtype=np.float64),
+            "mean": self.mean.astype(np.float32),
+            "scale": self.scale.astype(np.float32),
+            "threshold": np.asarray(self.threshold, dtype=np.float64),
+        }
+        if self.probes is not None:
+            arrays["probes"] = self.probes.astype(np.float32)
+        np.savez(path, **arrays)  # type: ignore[arg-type]  # the stub types any ** as allow_pickle
 
     @classmethod
     def load(cls, path: str | Path) -> Weights:
@@ -162,6 +255,7 @@ class Weights:
                     mean=raw["mean"].astype(np.float64),
                     scale=raw["scale"].astype(np.float64),
                     threshold=float(raw["threshold"]),
+                    probes=raw["probes"].astype(np.float64) if "probes" in raw.files else None,
                 )
         except (OSError, KeyError, ValueError) as exc:
             raise ConfigurationError(f"store-worthiness weights {path} cannot be loaded: {exc}") from exc
@@ -211,7 +305,13 @@ class _Scorer:
     (a float32 dot product) and the cheap features' part (a few Python floats): one clause costs one
     embedding and no array building. The embedder is the process-wide static one the default
     `Memory` embeds with (`embedders.registry.default_embedder`): its weights load once per process,
-    for both."""
+    for both.
+
+    Loading checks the weights' probe rows against the feature code's and logs a warning when they
+    differ (`stale_features`): the scores are then off by an unknown amount, but each memory kept is
+    still a clause of the user's and the rules' memories are untouched, so extraction goes on rather
+    than failing every message. Weights without probe rows (trained before fingerprints) are not
+    checked. The test suite fails on the shipped weights going stale."""
 
     def __init__(self, weights: Weights) -> None:
         from ..embedders.registry import default_embedder  # the embedder's weights load only when needed
@@ -223,6 +323,12 @@ class _Scorer:
         self.cheap = [float(w) for w in folded[width:]]
         self.bias = float(weights.bias - (weights.mean / weights.scale) @ weights.coef)
         self.embedder = default_embedder()
+        if weights.probes is not None:
+            why = stale_features(weights.probes, probe_rows(self.embedder.embed_documents))
+            if why is not None:
+                logger.warning(
+                    "store-worthiness weights do not fit the feature code: %s; retrain: %s", why, RETRAIN_COMMAND
+                )
 
     def probability(self, original: str, cheap: list[float]) -> float:
         # embed_query: the same row as embed_documents([original])[0], without the batch bookkeeping
@@ -237,13 +343,19 @@ SHIPPED = StoreWorthiness()
 __all__ = [
     "CHEAP_FEATURES",
     "HARD_REFUSALS",
+    "FEATURE_TOLERANCE",
     "MODEL_PATH",
+    "PROBES",
+    "RETRAIN_COMMAND",
     "SHIPPED",
     "Reading",
     "StoreWorthiness",
     "Weights",
     "cheap_features",
     "features",
+    "fingerprint",
+    "probe_rows",
     "read",
     "sigmoid",
+    "stale_features",
 ]

@@ -39,14 +39,17 @@ _OPEN_ITEM_RULES = (
         re.compile(
             r"(?:^|(?<=[\s,;:]))i(?: (?:still|really|definitely|absolutely|also))?(?P<modal> need to| have to"
             r"| must| should| ought to|'ve got to| have got to| gotta|'m supposed to| am supposed to"
-            r"|'m going to have to)\s+(?:really\s+|still\s+|definitely\s+)?(?:remember to\s+)?"
+            r"|'m going to have to|(?:'ll| will)(?: (?:still|really|definitely|also|probably))? need to"
+            r"|(?:'ve| have) been meaning to)\s+(?:really\s+|still\s+|definitely\s+)?(?:remember to\s+)?"
             r"(?P<v>[a-z].+)$",
             re.I,
         ),
     ),
 )
 _NOT_TASKS = re.compile(
-    r"^(?:understand|know|learn|think|ask|see|say|admit|be honest|go\b|run\b|leave|sleep|figure out how|"
+    r"^(?:understand|know|learn|think|ask\b(?!\s+(?:my|his|her|their|our)\b)|see|say|admit|be honest|go\b|run\b|"
+    r"leave|sleep|figure out how|correct (?:myself|that|this)|rephrase|repeat myself|"
+    r"get back to (?:\w+ing\b|work\b|it\b|what\b)|[\w'-]+\W*$|"
     r"find out (?:how|what|why)|check (?:if|whether)|clarify|confirm|point out|mention|apologi[sz]e|thank|"
     r"get going|head out|log off|sign off|wrap up|be careful|do (?:the same|that|it|this|so|something)\b|do$|"
     r"keep (?:going|it up|at it)|hear|try it|give up)",
@@ -57,6 +60,19 @@ _EMBEDDED = re.compile(
     r"(?:\s+[\w'-]+){0,2}\s*$",
     re.I,
 )
+_HEDGE = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so)\s+)i (?:really |also )?(?:think|guess|feel like|figure)(?: that)?\s*$", re.I
+)
+"""The speaker's own hedge before the modal ("I think I should call the vet"): not an embedded clause."""
+_ASKED = re.compile(
+    r"\b(?:do|does|did|can|could|would|will|shall|should|must|am)\s*$"
+    r"|\b(?:are|is|were|was) there\b|\b(?:do|does|did|can|could|would|will) you\b",
+    re.I,
+)
+"""Before the modal, a question: inverted ("do I need to ...") or about something else ("are there any
+criteria I should consider", "can you suggest places I should see")."""
+_PLACE_REFERENT = re.compile(r"\b(?:in|out|over|up|down|back) there\b", re.I)
+"""A place named only as "in there": which one, the conversation said."""
 _WH_WORD = re.compile(r"^(?:what|how|why|who|where|when|which)\b", re.I)
 
 _TEMPLATES = {
@@ -77,7 +93,10 @@ _MODALS = {
     "still have to": "still has to",
     "need to": "needs to",
     "'m going to have to": "will have to",
+    "'ve been meaning to": "has been meaning to",
+    "have been meaning to": "has been meaning to",
 }
+_MODAL_ADVERB = re.compile(r"\b(?:still|really|definitely|also|probably) ")
 
 
 def open_item_rules(ctx: Clause) -> list[Candidate]:
@@ -90,11 +109,16 @@ def open_item_rules(ctx: Clause) -> list[Candidate]:
 
 
 def _not_a_task(clause: str, match: re.Match[str]) -> bool:
-    """Embedded ("what I need to do"), not an action ("I need to think"), or leaning on context."""
+    """Embedded ("what I need to do"; the speaker's own "I think I should ..." is a hedge, not an
+    embedding), asked ("do I need to ...", "are there places I should see"), not an action ("I need to
+    think", "I need to practice"), or leaning on context ("replace the lights in there")."""
     item = match.group("v")
+    before = clause[: match.start()]
     return bool(
         leans_on_context(item)
-        or _EMBEDDED.search(clause[: match.start()])
+        or (_EMBEDDED.search(before) and not _HEDGE.search(before))
+        or _ASKED.search(before)
+        or _PLACE_REFERENT.search(item)
         or _NOT_TASKS.match(item)
         or unresolved_referent(item)
         or _WH_WORD.match(item)
@@ -121,6 +145,7 @@ def _wording(ctx: Clause, kind: str, match: re.Match[str], body: str) -> str:
     if template is not None:
         return template.format(subject=ctx.subject, body=body, suffix=_when_suffix(ctx, match))
     modal = match.group("modal").strip().casefold().replace("'m supposed", "is supposed")
+    modal = _MODAL_ADVERB.sub("", modal).replace("'ll ", "will ")
     return f"{ctx.subject} {_MODALS.get(modal, modal)} {body}"
 
 
