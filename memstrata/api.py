@@ -36,10 +36,17 @@ class MemoryAPI(Protocol):
 
     # semantic memory
     def add(
-        self, content: str, *, scope: ScopeLike, kind: MemoryKind | str = MemoryKind.FACT,
-        metadata: Mapping[str, Any] | None = None, importance: float = 0.5, source_ids: Sequence[str] = (),
-        expires_at: datetime | None = None, pinned: bool = False,
-    ) -> MemoryRecord: ...  # fmt: skip
+        self,
+        content: str,
+        *,
+        scope: ScopeLike,
+        kind: MemoryKind | str = MemoryKind.FACT,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float = 0.5,
+        source_ids: Sequence[str] = (),
+        expires_at: datetime | None = None,
+        pinned: bool = False,
+    ) -> MemoryRecord: ...
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord: ...
 
@@ -48,10 +55,16 @@ class MemoryAPI(Protocol):
     ) -> builtins.list[MemoryRecord]: ...
 
     def update(
-        self, memory_id: str, *, scope: ScopeLike, content: str | None = None,
-        metadata: Mapping[str, Any] | None = None, importance: float | None = None,
-        expires_at: datetime | None = None, pinned: bool | None = None,
-    ) -> MemoryRecord: ...  # fmt: skip
+        self,
+        memory_id: str,
+        *,
+        scope: ScopeLike,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        expires_at: datetime | None = None,
+        pinned: bool | None = None,
+    ) -> MemoryRecord: ...
 
     def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord: ...
 
@@ -60,9 +73,16 @@ class MemoryAPI(Protocol):
     def history(self, memory_id: str, *, scope: ScopeLike) -> builtins.list[HistoryEvent]: ...
 
     def search(
-        self, query: str, *, scope: ScopeLike, k: int = 10, strategy: Strategy | str = Strategy.HYBRID,
-        threshold: float | None = None, filters: SearchFilter | None = None, decay_rate: float = 0.01,
-    ) -> builtins.list[SearchHit]: ...  # fmt: skip
+        self,
+        query: str,
+        *,
+        scope: ScopeLike,
+        k: int = 10,
+        strategy: Strategy | str = Strategy.HYBRID,
+        threshold: float | None = None,
+        filters: SearchFilter | None = None,
+        decay_rate: float = 0.01,
+    ) -> builtins.list[SearchHit]: ...
 
     # profile, entities, procedures
     def set_fact(
@@ -74,26 +94,43 @@ class MemoryAPI(Protocol):
     def delete_fact(self, category: str, key: str, *, scope: ScopeLike) -> bool: ...
 
     def upsert_entity(
-        self, name: str, *, scope: ScopeLike, type: str = "other", summary: str | None = None,
-        attributes: Mapping[str, Any] | None = None, aliases: Sequence[str] = (), memory_id: str | None = None,
-    ) -> Entity: ...  # fmt: skip
+        self,
+        name: str,
+        *,
+        scope: ScopeLike,
+        type: str = "other",
+        summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        aliases: Sequence[str] = (),
+        memory_id: str | None = None,
+    ) -> Entity: ...
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]: ...
 
     def entity(self, name: str, *, scope: ScopeLike) -> Entity: ...
 
     def add_procedure(
-        self, task: str, *, scope: ScopeLike, instruction: str | None = None, example_input: str | None = None,
-        example_output: str | None = None, agent_wide: bool = False,
-    ) -> Procedure: ...  # fmt: skip
+        self,
+        task: str,
+        *,
+        scope: ScopeLike,
+        instruction: str | None = None,
+        example_input: str | None = None,
+        example_output: str | None = None,
+        agent_wide: bool = False,
+    ) -> Procedure: ...
 
     def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]: ...
 
     # learning
     def learn(
-        self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike, known_name: str | None = None,
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        scope: ScopeLike,
+        known_name: str | None = None,
         source_ids: Sequence[str] = (),
-    ) -> LearnResult: ...  # fmt: skip
+    ) -> LearnResult: ...
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str: ...
 
@@ -101,9 +138,14 @@ class MemoryAPI(Protocol):
 
     # conversations
     def add_message(
-        self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None,
+        self,
+        role: str,
+        content: str,
+        *,
+        scope: ScopeLike,
+        at: datetime | str | None = None,
         speaker: str | None = None,
-    ) -> Turn: ...  # fmt: skip
+    ) -> Turn: ...
 
     def add_messages(self, messages: Sequence[MessageLike], *, scope: ScopeLike) -> builtins.list[Turn]: ...
 
@@ -118,9 +160,13 @@ class MemoryAPI(Protocol):
     def user_context(self, *, scope: ScopeLike) -> dict[str, Any]: ...
 
     def context(
-        self, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *, scope: ScopeLike,
+        self,
+        query: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        *,
+        scope: ScopeLike,
         include: Sequence[str] | None = None,
-    ) -> Context: ...  # fmt: skip
+    ) -> Context: ...
 
     # lifecycle and privacy
     def consolidate(self, *, scope: ScopeLike, options: ConsolidationOptions | None = None) -> ConsolidationReport: ...

@@ -174,11 +174,19 @@ class MemoryClient:
         pinned: bool = False,
     ) -> MemoryRecord:
         s = as_scope(scope)
-        body = _drop_none({
-            "content": content, "kind": str(MemoryKind.parse(kind)), "metadata": dict(metadata or {}),
-            "importance": importance, "source_ids": list(source_ids), "expires_at": _iso(expires_at),
-            "pinned": pinned, "agent_id": s.agent_id, "session_id": s.session_id,
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "content": content,
+                "kind": str(MemoryKind.parse(kind)),
+                "metadata": dict(metadata or {}),
+                "importance": importance,
+                "source_ids": list(source_ids),
+                "expires_at": _iso(expires_at),
+                "pinned": pinned,
+                "agent_id": s.agent_id,
+                "session_id": s.session_id,
+            }
+        )
         return record_from_json(self._request("POST", self._user(s, "/memories"), json=body), s)
 
     def get(self, memory_id: str, *, scope: ScopeLike) -> MemoryRecord:
@@ -190,8 +198,10 @@ class MemoryClient:
     ) -> builtins.list[MemoryRecord]:
         """Memories newest first; follows the server's pages until `limit` records are read."""
         s = as_scope(scope)
-        params: dict[str, Any] = {**_query(as_filter(filters)), **_drop_none({"agent_id": s.agent_id,
-                                                                             "session_id": s.session_id})}  # fmt: skip
+        params: dict[str, Any] = {
+            **_query(as_filter(filters)),
+            **_drop_none({"agent_id": s.agent_id, "session_id": s.session_id}),
+        }
         records: builtins.list[MemoryRecord] = []
         next_offset: int | None = offset
         while next_offset is not None and len(records) < limit:
@@ -214,10 +224,15 @@ class MemoryClient:
         pinned: bool | None = None,
     ) -> MemoryRecord:
         s = as_scope(scope)
-        body = _drop_none({
-            "content": content, "metadata": dict(metadata) if metadata is not None else None,
-            "importance": importance, "expires_at": _iso(expires_at), "pinned": pinned,
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "content": content,
+                "metadata": dict(metadata) if metadata is not None else None,
+                "importance": importance,
+                "expires_at": _iso(expires_at),
+                "pinned": pinned,
+            }
+        )
         path = self._user(s, f"/memories/{quote(memory_id, safe='')}")
         return record_from_json(self._request("PATCH", path, json=body), s)
 
@@ -250,11 +265,18 @@ class MemoryClient:
         decay_rate: float = 0.01,
     ) -> builtins.list[SearchHit]:
         s = as_scope(scope)
-        body = _drop_none({
-            "query": query, "k": k, "strategy": str(Strategy.parse(strategy)), "threshold": threshold,
-            "decay_rate": decay_rate, "filters": as_filter(filters).to_json(), "agent_id": s.agent_id,
-            "session_id": s.session_id,
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "query": query,
+                "k": k,
+                "strategy": str(Strategy.parse(strategy)),
+                "threshold": threshold,
+                "decay_rate": decay_rate,
+                "filters": as_filter(filters).to_json(),
+                "agent_id": s.agent_id,
+                "session_id": s.session_id,
+            }
+        )
         result = self._request("POST", self._user(s, "/search"), json=body)
         return [hit.to_domain(s) for hit in SearchResultJSON.model_validate(result).hits]
 
@@ -282,14 +304,24 @@ class MemoryClient:
         return True
 
     def upsert_entity(
-        self, name: str, *, scope: ScopeLike, type: str = "other", summary: str | None = None,
-        attributes: Mapping[str, Any] | None = None, aliases: Sequence[str] = (), memory_id: str | None = None,
-    ) -> Entity:  # fmt: skip
+        self,
+        name: str,
+        *,
+        scope: ScopeLike,
+        type: str = "other",
+        summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        aliases: Sequence[str] = (),
+        memory_id: str | None = None,
+    ) -> Entity:
         path = self._user(as_scope(scope), f"/entities/{quote(name, safe='')}")
         fields = {
-            "type": type, "summary": summary, "attributes": dict(attributes) if attributes is not None else None,
-            "aliases": list(aliases) or None, "memory_id": memory_id,
-        }  # fmt: skip
+            "type": type,
+            "summary": summary,
+            "attributes": dict(attributes) if attributes is not None else None,
+            "aliases": list(aliases) or None,
+            "memory_id": memory_id,
+        }
         return EntityJSON.model_validate(self._request("PUT", path, json=_drop_none(fields))).to_domain()
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
@@ -311,10 +343,16 @@ class MemoryClient:
         agent_wide: bool = False,
     ) -> Procedure:
         s = as_scope(scope)
-        body = _drop_none({
-            "task": task, "instruction": instruction, "example_input": example_input,
-            "example_output": example_output, "agent_id": s.agent_id, "agent_wide": agent_wide,
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "task": task,
+                "instruction": instruction,
+                "example_input": example_input,
+                "example_output": example_output,
+                "agent_id": s.agent_id,
+                "agent_wide": agent_wide,
+            }
+        )
         result = self._request("POST", self._user(s, "/procedures"), json=body)
         return ProcedureJSON.model_validate(result).to_domain(s)
 
@@ -334,17 +372,23 @@ class MemoryClient:
         source_ids: Sequence[str] = (),
     ) -> LearnResult:
         s = as_scope(scope)
-        body = _drop_none({
-            "messages": _messages(messages), "agent_id": s.agent_id, "session_id": s.session_id,
-            "known_name": known_name, "source_ids": list(source_ids),
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "messages": _messages(messages),
+                "agent_id": s.agent_id,
+                "session_id": s.session_id,
+                "known_name": known_name,
+                "source_ids": list(source_ids),
+            }
+        )
         result = self._request("POST", self._user(s, "/learn"), json=body)
         return LearnResultJSON.model_validate({k: v for k, v in result.items() if k != "job_id"}).to_domain(s)
 
     def learn_later(self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike) -> str:
         s = as_scope(scope)
-        body = _drop_none({"messages": _messages(messages), "background": True, "agent_id": s.agent_id,
-                           "session_id": s.session_id})  # fmt: skip
+        body = _drop_none(
+            {"messages": _messages(messages), "background": True, "agent_id": s.agent_id, "session_id": s.session_id}
+        )
         return str(self._request("POST", self._user(s, "/learn"), json=body)["job_id"])
 
     def queue_status(self) -> QueueStatus:
@@ -357,9 +401,14 @@ class MemoryClient:
 
     # -- sessions and context --------------------------------------------------
     def add_message(
-        self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None,
+        self,
+        role: str,
+        content: str,
+        *,
+        scope: ScopeLike,
+        at: datetime | str | None = None,
         speaker: str | None = None,
-    ) -> Turn:  # fmt: skip
+    ) -> Turn:
         message = _drop_none({"role": role, "content": content, "at": _iso(at), "speaker": speaker})
         return self.add_messages([message], scope=scope)[0]
 
@@ -405,14 +454,23 @@ class MemoryClient:
         return result
 
     def context(
-        self, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *, scope: ScopeLike,
+        self,
+        query: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        *,
+        scope: ScopeLike,
         include: Sequence[str] | None = None,
-    ) -> Context:  # fmt: skip
+    ) -> Context:
         s = as_scope(scope)
-        body = _drop_none({
-            "query": query, "max_tokens": max_tokens, "agent_id": s.agent_id, "session_id": s.session_id,
-            "include": list(include) if include is not None else None,
-        })  # fmt: skip
+        body = _drop_none(
+            {
+                "query": query,
+                "max_tokens": max_tokens,
+                "agent_id": s.agent_id,
+                "session_id": s.session_id,
+                "include": list(include) if include is not None else None,
+            }
+        )
         return ContextJSON.model_validate(self._request("POST", self._user(s, "/context"), json=body)).to_domain()
 
     # -- lifecycle -------------------------------------------------------------
@@ -433,9 +491,7 @@ class MemoryClient:
         r = self._request("POST", self._user(as_scope(target), "/import"), json=body)
         return ImportReportJSON.model_validate(r).to_domain(target)
 
-    def consolidate(
-        self, *, scope: ScopeLike, options: ConsolidationOptions | None = None
-    ) -> ConsolidationReport:  # fmt: skip
+    def consolidate(self, *, scope: ScopeLike, options: ConsolidationOptions | None = None) -> ConsolidationReport:
         s = as_scope(scope)
         r = self._request("POST", self._user(s, "/consolidate"), json=as_options(options).to_json())
         return ConsolidationReportJSON.model_validate(r).to_domain(s.user_id)

@@ -79,27 +79,50 @@ class MemoryJSON(Shape):
         """The record's JSON; `rename` maps its user and agent ids to the ids the reader knows."""
         scope = record.scope
         return cls(
-            id=record.id, user_id=rename(scope.user_id), agent_id=None if scope.agent_id is None
-            else rename(scope.agent_id), session_id=scope.session_id, kind=record.kind, content=record.content,
-            context=record.context or "", metadata=record.metadata, importance=record.importance,
-            created_at=record.created_at, updated_at=record.updated_at, valid_from=record.valid_from,
-            valid_to=record.valid_to, superseded_by=record.superseded_by, expires_at=record.expires_at,
-            source_ids=list(record.source_ids), access_count=record.access_count,
-            last_accessed_at=record.last_accessed_at, pinned=record.pinned,
-        )  # fmt: skip
+            id=record.id,
+            user_id=rename(scope.user_id),
+            agent_id=None if scope.agent_id is None else rename(scope.agent_id),
+            session_id=scope.session_id,
+            kind=record.kind,
+            content=record.content,
+            context=record.context or "",
+            metadata=record.metadata,
+            importance=record.importance,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            valid_from=record.valid_from,
+            valid_to=record.valid_to,
+            superseded_by=record.superseded_by,
+            expires_at=record.expires_at,
+            source_ids=list(record.source_ids),
+            access_count=record.access_count,
+            last_accessed_at=record.last_accessed_at,
+            pinned=record.pinned,
+        )
 
     def to_record(self, user_id: str) -> MemoryRecord:
         """The record, owned by `user_id` (an import's target user; the user a client asked about)."""
         text = validate_text(self.content)
         return MemoryRecord(
-            id=self.id, scope=Scope(user_id=user_id, agent_id=self.agent_id, session_id=self.session_id),
-            kind=self.kind, content=text, created_at=self.created_at, updated_at=self.updated_at,
-            metadata=dict(self.metadata), importance=self.importance, valid_from=self.valid_from,
-            valid_to=self.valid_to, superseded_by=self.superseded_by, expires_at=self.expires_at,
-            source_ids=tuple(self.source_ids), access_count=self.access_count,
-            last_accessed_at=self.last_accessed_at, content_hash=content_hash(text), pinned=self.pinned,
+            id=self.id,
+            scope=Scope(user_id=user_id, agent_id=self.agent_id, session_id=self.session_id),
+            kind=self.kind,
+            content=text,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            metadata=dict(self.metadata),
+            importance=self.importance,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            superseded_by=self.superseded_by,
+            expires_at=self.expires_at,
+            source_ids=tuple(self.source_ids),
+            access_count=self.access_count,
+            last_accessed_at=self.last_accessed_at,
+            content_hash=content_hash(text),
+            pinned=self.pinned,
             context=self.context,
-        )  # fmt: skip
+        )
 
 
 ExportedMemory = MemoryJSON

@@ -129,9 +129,10 @@ class SearchFilter(ValueObject):
         default=(), max_length=len(MemoryKind), description="only these kinds (default: all)"
     )
     metadata: Annotated[dict[MetadataKey, Scalar], BeforeValidator(_json_text)] = Field(
-        default_factory=dict, max_length=MAX_METADATA_FILTERS,
+        default_factory=dict,
+        max_length=MAX_METADATA_FILTERS,
         description="only memories whose metadata has these exact values",
-    )  # fmt: skip
+    )
     created_after: When | None = Field(default=None, description="created after this time")
     created_before: When | None = Field(default=None, description="created before this time")
     as_of: When | None = Field(default=None, description="what was current at this time (default: now)")

@@ -84,19 +84,25 @@ class Memory:
         """
         self._settings = settings or Settings()
         self._store: Store = (
-            store if store is not None and not isinstance(store, str | Path)
+            store
+            if store is not None and not isinstance(store, str | Path)
             else open_store(store or self._settings.store, owner_url=self._settings.store_owner)
-        )  # fmt: skip
+        )
         self._embedder = _resolve_embedder(embedder or self._settings.embedder, redact=self._settings.redact_pii)
         self._store.bind_embedder(self._embedder.name, self._embedder.dimensions)
         self._llm = _resolve_llm(llm if llm is not None else self._settings.llm, redact=self._settings.redact_pii)
         self._clock = clock
         self._layers: Layers = build_layers(
-            store=self._store, embedder=self._embedder, clock=clock, settings=self._settings,
+            store=self._store,
+            embedder=self._embedder,
+            clock=clock,
+            settings=self._settings,
             policy=policy or LifecyclePolicy.from_settings(self._settings),
-            buffer=buffer if buffer is not None else self._settings.buffer, llm=self._llm, extractor=extractor,
+            buffer=buffer if buffer is not None else self._settings.buffer,
+            llm=self._llm,
+            extractor=extractor,
             track_access=track_access,
-        )  # fmt: skip
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
@@ -148,18 +154,35 @@ class Memory:
     # -- semantic memory ---------------------------------------------------------------------------
     @overload
     def add(
-        self, content: str, *, scope: ScopeLike, infer: Literal[False] = False, kind: MemoryKind | str = ...,
-        metadata: Mapping[str, Any] | None = ..., importance: float = ..., source_ids: Sequence[str] = ...,
-        expires_at: datetime | None = ..., pinned: bool = ..., created_at: datetime | None = ...,
-    ) -> MemoryRecord: ...  # fmt: skip
+        self,
+        content: str,
+        *,
+        scope: ScopeLike,
+        infer: Literal[False] = False,
+        kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ...,
+        importance: float = ...,
+        source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ...,
+        pinned: bool = ...,
+        created_at: datetime | None = ...,
+    ) -> MemoryRecord: ...
 
     @overload
     def add(
-        self, content: str | Sequence[MessageLike], *, scope: ScopeLike, infer: Literal[True],
-        kind: MemoryKind | str = ..., metadata: Mapping[str, Any] | None = ..., importance: float = ...,
-        source_ids: Sequence[str] = ..., expires_at: datetime | None = ..., pinned: bool = ...,
+        self,
+        content: str | Sequence[MessageLike],
+        *,
+        scope: ScopeLike,
+        infer: Literal[True],
+        kind: MemoryKind | str = ...,
+        metadata: Mapping[str, Any] | None = ...,
+        importance: float = ...,
+        source_ids: Sequence[str] = ...,
+        expires_at: datetime | None = ...,
+        pinned: bool = ...,
         created_at: datetime | None = ...,
-    ) -> LearnResult: ...  # fmt: skip
+    ) -> LearnResult: ...
 
     def add(
         self,
@@ -186,9 +209,15 @@ class Memory:
         if not isinstance(content, str):
             raise InvalidInput("add() stores text verbatim; pass infer=True to learn from a list of messages")
         item = NewMemory(
-            content=content, kind=MemoryKind.parse(kind), metadata=metadata, importance=importance,
-            source_ids=tuple(source_ids), expires_at=expires_at, pinned=pinned, created_at=created_at,
-        )  # fmt: skip
+            content=content,
+            kind=MemoryKind.parse(kind),
+            metadata=metadata,
+            importance=importance,
+            source_ids=tuple(source_ids),
+            expires_at=expires_at,
+            pinned=pinned,
+            created_at=created_at,
+        )
         return self._layers.semantic.add(as_scope(scope), item)
 
     def add_many(
@@ -222,9 +251,14 @@ class Memory:
         pinned: bool | None = None,
     ) -> MemoryRecord:
         return self._layers.semantic.update(
-            as_scope(scope), memory_id, content=content, metadata=metadata, importance=importance,
-            expires_at=expires_at, pinned=pinned,
-        )  # fmt: skip
+            as_scope(scope),
+            memory_id,
+            content=content,
+            metadata=metadata,
+            importance=importance,
+            expires_at=expires_at,
+            pinned=pinned,
+        )
 
     def supersede(self, memory_id: str, content: str, *, scope: ScopeLike, reason: str = "") -> MemoryRecord:
         """Replace an outdated memory with a new one; the old one stays in history and for `as_of`."""
@@ -251,9 +285,14 @@ class Memory:
         carries its component scores."""
         where = as_filter(filters).to_memory_filter()
         return self._layers.semantic.search(
-            as_scope(scope), query, k=k, strategy=Strategy.parse(strategy), threshold=threshold, where=where,
+            as_scope(scope),
+            query,
+            k=k,
+            strategy=Strategy.parse(strategy),
+            threshold=threshold,
+            where=where,
             decay_rate=decay_rate,
-        )  # fmt: skip
+        )
 
     # -- profile, entities, procedures -------------------------------------------------------------
     def set_fact(
@@ -269,15 +308,27 @@ class Memory:
         return self._layers.profiles.delete_fact(as_scope(scope).user_id, category, key)
 
     def upsert_entity(
-        self, name: str, *, scope: ScopeLike, type: str = "other", summary: str | None = None,
-        attributes: Mapping[str, Any] | None = None, aliases: Sequence[str] = (), memory_id: str | None = None,
-    ) -> Entity:  # fmt: skip
+        self,
+        name: str,
+        *,
+        scope: ScopeLike,
+        type: str = "other",
+        summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        aliases: Sequence[str] = (),
+        memory_id: str | None = None,
+    ) -> Entity:
         """Create the entity or merge into it (by name or alias): attributes and aliases merged, the
         newest non-empty summary kept, `memory_id` linked."""
         return self._layers.entities.upsert(
-            as_scope(scope).user_id, name, type=type, summary=summary, attributes=attributes, aliases=aliases,
+            as_scope(scope).user_id,
+            name,
+            type=type,
+            summary=summary,
+            attributes=attributes,
+            aliases=aliases,
             memory_id=memory_id,
-        )  # fmt: skip
+        )
 
     def entities(self, *, scope: ScopeLike) -> builtins.list[Entity]:
         return self._layers.entities.all(as_scope(scope).user_id)
@@ -286,23 +337,37 @@ class Memory:
         return self._layers.entities.get(as_scope(scope).user_id, name)
 
     def add_procedure(
-        self, task: str, *, scope: ScopeLike, instruction: str | None = None, example_input: str | None = None,
-        example_output: str | None = None, agent_wide: bool = False,
-    ) -> Procedure:  # fmt: skip
+        self,
+        task: str,
+        *,
+        scope: ScopeLike,
+        instruction: str | None = None,
+        example_input: str | None = None,
+        example_output: str | None = None,
+        agent_wide: bool = False,
+    ) -> Procedure:
         """Store an instruction or a few-shot example for a task (per user/agent, or agent-wide)."""
         return self._layers.procedures.add(
-            as_scope(scope), task, instruction=instruction, example_input=example_input,
-            example_output=example_output, agent_wide=agent_wide,
-        )  # fmt: skip
+            as_scope(scope),
+            task,
+            instruction=instruction,
+            example_input=example_input,
+            example_output=example_output,
+            agent_wide=agent_wide,
+        )
 
     def procedures(self, task: str, *, scope: ScopeLike, k: int = 3) -> builtins.list[Procedure]:
         return self._layers.procedures.for_task(as_scope(scope), task, k=k)
 
     # -- learning and the background queue ---------------------------------------------------------
     def learn(
-        self, messages: Sequence[MessageLike] | MessageLike, *, scope: ScopeLike, known_name: str | None = None,
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        scope: ScopeLike,
+        known_name: str | None = None,
         source_ids: Sequence[str] = (),
-    ) -> LearnResult:  # fmt: skip
+    ) -> LearnResult:
         """Extract what is worth remembering from messages and store it: duplicates refresh the existing
         memory, a new value for the same slot supersedes the old one (kept in history), the rest is added."""
         parsed = to_messages(messages, self._clock())
@@ -341,9 +406,14 @@ class Memory:
 
     # -- conversations -----------------------------------------------------------------------------
     def add_message(
-        self, role: str, content: str, *, scope: ScopeLike, at: datetime | str | None = None,
+        self,
+        role: str,
+        content: str,
+        *,
+        scope: ScopeLike,
+        at: datetime | str | None = None,
         speaker: str | None = None,
-    ) -> Turn:  # fmt: skip
+    ) -> Turn:
         """Append a message to a session (the scope needs a session_id): to the episode log (searchable,
         with its time) and the session buffer; folds the oldest turns into the summary when the buffer
         exceeds its window. Consolidation due by the turn policy is queued, never run here."""
@@ -403,9 +473,13 @@ class Memory:
         return self._layers.user_context.get(as_scope(scope).user_id)
 
     def context(
-        self, query: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, *, scope: ScopeLike,
+        self,
+        query: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        *,
+        scope: ScopeLike,
         include: Sequence[str] | None = None,
-    ) -> Context:  # fmt: skip
+    ) -> Context:
         """One prompt block from every layer within `max_tokens` (profile, relevant memories with dates,
         entities, procedures, pending items, last topics, session summary, recent turns), with its parts
         and their token counts. Never exceeds the budget; lower-priority parts give way first."""
@@ -460,9 +534,12 @@ class Memory:
         return self._layers.lifecycle.export_user(as_scope(scope).user_id)
 
     def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, scope: ScopeLike | None = None,
+        self,
+        document: ExportDocument | dict[str, Any] | str | bytes,
+        *,
+        scope: ScopeLike | None = None,
         progress: Progress | None = None,
-    ) -> ImportReport:  # fmt: skip
+    ) -> ImportReport:
         """Restore an export into this store (re-embedded with this store's embedder); idempotent.
         `scope` imports into that user instead of the document's own; `progress(done, total)` is told
         after each embedded batch of memories."""

@@ -121,11 +121,15 @@ class {name}:
 def _public_methods(tree: ast.Module, class_name: str) -> list[ast.FunctionDef]:
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
     return [
-        n for n in cls.body
-        if isinstance(n, ast.FunctionDef) and not n.name.startswith("_") and n.name not in SKIP
-        and not any(isinstance(d, ast.Name) and d.id in {"property", "classmethod", "staticmethod"}
-                    for d in n.decorator_list)
-    ]  # fmt: skip
+        n
+        for n in cls.body
+        if isinstance(n, ast.FunctionDef)
+        and not n.name.startswith("_")
+        and n.name not in SKIP
+        and not any(
+            isinstance(d, ast.Name) and d.id in {"property", "classmethod", "staticmethod"} for d in n.decorator_list
+        )
+    ]
 
 
 def _is_overload(node: ast.FunctionDef) -> bool:
@@ -258,9 +262,12 @@ def formatted(text: str) -> str:
 
     ruff = Path(sys.executable).with_name("ruff")
     result = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(TARGET), "-"], input=text, capture_output=True, text=True,
+        [str(ruff), "format", "--stdin-filename", str(TARGET), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
         check=True,
-    )  # fmt: skip
+    )
     return result.stdout
 
 

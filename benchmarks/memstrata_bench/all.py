@@ -72,8 +72,7 @@ def steps(
         for mode in ("extracted", "both"):
             argv = ("locomo", "--data", data, "--mode", mode, "--out", out, "--json")
             found.append(Step(f"locomo-hybrid-{mode}", argv, f"locomo-hybrid-{mode}.json"))
-        found.append(Step("peers", ("peers", "--data", data, *conversations, "--out", out, "--json"),
-                          "peers.json"))  # fmt: skip
+        found.append(Step("peers", ("peers", "--data", data, *conversations, "--out", out, "--json"), "peers.json"))
         embedders = (str(Path(out) / "embedders.json"), "--locomo", data, *(() if quick else ("--e5",)))
         found.append(Step("embedders", embedders, "embedders.json", module="embedders"))
     if longmemeval:
@@ -82,8 +81,7 @@ def steps(
     learn = ("--memories", "1000", "--messages", "50") if quick else ("--memories", "10000")
     found.append(Step("learn", ("learn", *learn, "--out", out, "--json"), f"learn-{learn[1]}.json"))
     load = ("--clients", "5", "--duration", "3") if quick else ()
-    found.append(Step("load", (*load, "--out", str(Path(out) / "load.json")), "load.json",
-                      module="load"))  # fmt: skip
+    found.append(Step("load", (*load, "--out", str(Path(out) / "load.json")), "load.json", module="load"))
     cap = 1_000 if quick else max_memories
     scale = ["scale", "--out", out, "--stores", stores, "--max-memories", str(min(cap or 100_000, 100_000))]
     if quick:
@@ -94,8 +92,7 @@ def steps(
         found.append(Step("scale-1m", sampled, "scale.json"))
     if not quick and (cap is None or cap >= 100_000):
         found.extend(target_steps(out, comma_list(stores)))
-    found.append(Step("plots", ("plots", "--results", out, "--out", str(Path(out).parent / "plots")),
-                      "../plots/*.png"))  # fmt: skip
+    found.append(Step("plots", ("plots", "--results", out, "--out", str(Path(out).parent / "plots")), "../plots/*.png"))
     return [s for s in found if s.name not in skip]
 
 

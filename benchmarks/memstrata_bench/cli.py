@@ -77,14 +77,19 @@ def register(kinds: Any) -> None:
     locomo = kinds.add_parser("locomo", help="LoCoMo evidence recall@k and search latency")
     locomo.add_argument("--data", required=True, help="path to a locomo10.json-format file")
     locomo.add_argument(
-        "--store", default=argparse.SUPPRESS,
+        "--store",
+        default=argparse.SUPPRESS,
         help="sqlite (temporary file, default), postgres (throwaway database), citus (throwaway schema on Citus) "
         "or a store URL",
-    )  # fmt: skip
+    )
     locomo.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
     locomo.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
-    locomo.add_argument("--mode", default="turns", choices=["turns", "extracted", "both"],
-                        help="store every turn, only extracted memories, or both")  # fmt: skip
+    locomo.add_argument(
+        "--mode",
+        default="turns",
+        choices=["turns", "extracted", "both"],
+        help="store every turn, only extracted memories, or both",
+    )
     locomo.add_argument("--out", help="also write the result JSON to this directory")
     locomo.add_argument("--name", help="result file name (default: locomo-<strategy>)")
     locomo.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -102,12 +107,17 @@ def register(kinds: Any) -> None:
     lme = kinds.add_parser("longmemeval", help="LongMemEval session/turn recall and search latency")
     lme.add_argument("--data", required=True, help="path to a LongMemEval JSON file (.json or .json.gz)")
     lme.add_argument(
-        "--store", default=argparse.SUPPRESS,
+        "--store",
+        default=argparse.SUPPRESS,
         help="sqlite (temporary file, default), postgres (throwaway database) or a store URL",
-    )  # fmt: skip
+    )
     lme.add_argument("--strategy", default=Strategy.HYBRID.value, choices=[s.value for s in Strategy])
-    lme.add_argument("--granularity", default="turn", choices=["turn", "session"],
-                     help="store every turn (default) or every session as one memory")  # fmt: skip
+    lme.add_argument(
+        "--granularity",
+        default="turn",
+        choices=["turn", "session"],
+        help="store every turn (default) or every session as one memory",
+    )
     lme.add_argument("--limit", type=int, help="use only the first N scored questions")
     lme.add_argument("--out", help="also write the result JSON to this directory")
     lme.add_argument("--name", help="result file name (default: longmemeval-<granularity>)")
@@ -203,9 +213,14 @@ def cmd_locomo(args: argparse.Namespace) -> int:
 
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     result = locomo.run(
-        args.data, store=getattr(args, "store", None), embedder=args.embedder, strategy=args.strategy, ks=_ks(args.k),
-        mode=args.mode, progress=progress,
-    )  # fmt: skip
+        args.data,
+        store=getattr(args, "store", None),
+        embedder=args.embedder,
+        strategy=args.strategy,
+        ks=_ks(args.k),
+        mode=args.mode,
+        progress=progress,
+    )
     store = getattr(args, "store", None)
     result["command"] = (
         f"memstrata-bench locomo --data {Path(args.data).name} --strategy {args.strategy} --mode {args.mode}"
@@ -240,9 +255,13 @@ def cmd_encryption(args: argparse.Namespace) -> int:
         raise InvalidInput("--rounds and --memories must be at least 1")
     args.store = getattr(args, "store", None) or "sqlite"
     result = encryption.run(
-        args.data, memories=args.memories, queries=args.queries, rounds=args.rounds, embedder=args.embedder,
+        args.data,
+        memories=args.memories,
+        queries=args.queries,
+        rounds=args.rounds,
+        embedder=args.embedder,
         store=args.store,
-    )  # fmt: skip
+    )
     result["command"] = (
         f"memstrata-bench encryption --store {args.store} --memories {args.memories} --queries {args.queries} "
         f"--rounds {args.rounds}" + (f" --data {Path(args.data).name}" if args.data else "")
@@ -261,9 +280,14 @@ def cmd_longmemeval(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     store = getattr(args, "store", None)
     result = longmemeval.run(
-        args.data, store=store, embedder=args.embedder, strategy=args.strategy, granularity=args.granularity,
-        limit=args.limit, progress=progress,
-    )  # fmt: skip
+        args.data,
+        store=store,
+        embedder=args.embedder,
+        strategy=args.strategy,
+        granularity=args.granularity,
+        limit=args.limit,
+        progress=progress,
+    )
     result["command"] = (
         f"memstrata-bench longmemeval --data {Path(args.data).name} --granularity {args.granularity}"
         + (f" --strategy {args.strategy}" if args.strategy != Strategy.HYBRID.value else "")
@@ -283,9 +307,12 @@ def cmd_parity(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--limit must be >= 1, got {args.limit}")
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     result = postgres_parity.run_parity(
-        args.data, longmemeval_data=args.longmemeval, limit=args.limit, embedder=args.embedder or "static",
+        args.data,
+        longmemeval_data=args.longmemeval,
+        limit=args.limit,
+        embedder=args.embedder or "static",
         progress=progress,
-    )  # fmt: skip
+    )
     result["command"] = f"memstrata-bench parity --data {Path(args.data).name}" + (
         f" --longmemeval {Path(args.longmemeval).name} --limit {args.limit}" if args.longmemeval else ""
     )
@@ -301,9 +328,13 @@ def cmd_bulkload(args: argparse.Namespace) -> int:
         raise InvalidInput("--memories, --existing and --queries must each be at least 20")
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     result = postgres_parity.run_bulkload(
-        memories=args.memories, existing=args.existing, queries=args.queries, auto_analyze=not args.no_auto_analyze,
-        embedder=args.embedder or "static", progress=progress,
-    )  # fmt: skip
+        memories=args.memories,
+        existing=args.existing,
+        queries=args.queries,
+        auto_analyze=not args.no_auto_analyze,
+        embedder=args.embedder or "static",
+        progress=progress,
+    )
     result["command"] = f"memstrata-bench bulkload --memories {args.memories} --existing {args.existing}" + (
         " --no-auto-analyze" if args.no_auto_analyze else ""
     )
@@ -321,12 +352,18 @@ def cmd_heldout(args: argparse.Namespace) -> int:
         raise InvalidInput("give --locomo FILE, --longmemeval FILE or both")
     progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
     store = getattr(args, "store", None)
-    result = heldout.run(locomo_data=args.locomo, longmemeval_data=args.longmemeval, store=store,
-                         embedder=args.embedder, progress=progress)  # fmt: skip
+    result = heldout.run(
+        locomo_data=args.locomo,
+        longmemeval_data=args.longmemeval,
+        store=store,
+        embedder=args.embedder,
+        progress=progress,
+    )
     result["command"] = "memstrata-bench heldout" + "".join(
-        f" --{name} {Path(path).name}" for name, path in (("locomo", args.locomo), ("longmemeval", args.longmemeval))
+        f" --{name} {Path(path).name}"
+        for name, path in (("locomo", args.locomo), ("longmemeval", args.longmemeval))
         if path
-    )  # fmt: skip
+    )
     if args.out:
         write_result(args.out, "heldout", result)
     print(json.dumps(result, indent=None if args.json else 2))
@@ -401,10 +438,11 @@ DEFAULT_RESULTS = "benchmarks/results"
 def _register_scale(kinds: Any) -> None:
     latency = kinds.add_parser("latency", help="add throughput and search/context latency at one size")
     latency.add_argument(
-        "--store", default=argparse.SUPPRESS,
+        "--store",
+        default=argparse.SUPPRESS,
         help="sqlite (temporary file, default), postgres (throwaway database), citus (throwaway schema on Citus) "
         "or a store URL",
-    )  # fmt: skip
+    )
     latency.add_argument("--memories", type=int, required=True, help="memories to load")
     latency.add_argument("--users", type=int, default=1, help="users to spread them over (default 1)")
     latency.add_argument("--queries", type=int, default=200, help="sampled search queries (default 200)")
@@ -412,18 +450,23 @@ def _register_scale(kinds: Any) -> None:
     latency.add_argument("--k", type=int, default=10)
     latency.add_argument("--seed", type=int, default=7)
     latency.add_argument(
-        "--no-defer-index", action="store_true",
+        "--no-defer-index",
+        action="store_true",
         help="keep Postgres' HNSW index during the bulk load (default: rebuild it after)",
-    )  # fmt: skip
+    )
     latency.add_argument(
-        "--posting-budget", type=int, default=None,
+        "--posting-budget",
+        type=int,
+        default=None,
         help="SQLite: keyword postings ranked per search of a big store "
         "(default: the store's max(4000, 4%% of rows); 0 = no limit)",
-    )  # fmt: skip
+    )
     latency.add_argument(
-        "--busy-cores", type=int, default=0,
+        "--busy-cores",
+        type=int,
+        default=0,
         help="keep this many CPU cores busy while search and context are timed (default 0: a quiet run)",
-    )  # fmt: skip
+    )
     latency.add_argument("--out", help="also write the result JSON to this directory")
     latency.add_argument("--name", help="result file name (default: latency-<store>-<memories>-<users>)")
     latency.add_argument("--progress", action="store_true", help="progress bar on stderr even with --json")
@@ -446,11 +489,13 @@ def _register_scale(kinds: Any) -> None:
 
     peers = kinds.add_parser("peers", help="memstrata vs LangGraph stores, mem0, BM25 on LoCoMo, same run")
     peers.add_argument("--data", required=True, help="path to a locomo10.json-format (or LongMemEval) file")
-    peers.add_argument("--benchmark", default="locomo", choices=["locomo", "longmemeval"],
-                       help="the data's benchmark (default locomo)")  # fmt: skip
+    peers.add_argument(
+        "--benchmark", default="locomo", choices=["locomo", "longmemeval"], help="the data's benchmark (default locomo)"
+    )
     peers.add_argument("--peers", help="comma-separated subset (default: all)")
-    peers.add_argument("--conversations", "--limit", type=int,
-                       help="use only the first N conversations (LongMemEval: questions)")  # fmt: skip
+    peers.add_argument(
+        "--conversations", "--limit", type=int, help="use only the first N conversations (LongMemEval: questions)"
+    )
     peers.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
     peers.add_argument("--out", help="also write the result JSON to this directory")
     peers.add_argument("--json", action="store_true", help="print only the JSON object")
@@ -489,10 +534,16 @@ def cmd_latency(args: argparse.Namespace) -> int:
     from .report import write_result
 
     config = latency.LatencyConfig(
-        memories=args.memories, users=args.users, queries=args.queries, context_queries=args.context_queries,
-        k=args.k, seed=args.seed, defer_index=not args.no_defer_index, posting_budget=_posting_budget(args),
+        memories=args.memories,
+        users=args.users,
+        queries=args.queries,
+        context_queries=args.context_queries,
+        k=args.k,
+        seed=args.seed,
+        defer_index=not args.no_defer_index,
+        posting_budget=_posting_budget(args),
         busy_cores=args.busy_cores,
-    )  # fmt: skip
+    )
     latency.exit_on_sigterm()
     bar = latency.ProgressBar(f"latency {args.memories:,}/{args.users:,}") if args.progress or not args.json else None
     result = latency.run(config, store=getattr(args, "store", None), embedder=args.embedder, progress=bar)
@@ -525,13 +576,21 @@ def cmd_scale(args: argparse.Namespace) -> int:
     latency.exit_on_sigterm()  # stopping the run stops the current point too (which drops its database)
 
     points = scale.plan(
-        stores=comma_list(args.stores), layouts=comma_list(args.layouts), sizes=_ints(args.sizes, "--sizes"),
-        max_memories=args.max_memories, queries=args.queries, context_queries=args.context_queries,
-    )  # fmt: skip
+        stores=comma_list(args.stores),
+        layouts=comma_list(args.layouts),
+        sizes=_ints(args.sizes, "--sizes"),
+        max_memories=args.max_memories,
+        queries=args.queries,
+        context_queries=args.context_queries,
+    )
     result = scale.run(
-        points, args.out, name=args.name, resume=args.resume, timeout=args.timeout,
+        points,
+        args.out,
+        name=args.name,
+        resume=args.resume,
+        timeout=args.timeout,
         log=lambda msg: print(msg, file=sys.stderr),
-    )  # fmt: skip
+    )
     print(json.dumps(result, indent=None if args.json else 2))
     return 0 if all("error" not in p for p in result["points"]) else 1
 
@@ -553,10 +612,14 @@ def cmd_peers(args: argparse.Namespace) -> int:
         return peers.reexec([*embedder, *argv, *(["--json"] if args.json else [])])
     bar = None if args.json else ProgressBar("peers")
     result = peers.run(
-        args.data, peers=comma_list(args.peers) if args.peers else peers.ALL_PEERS,
-        conversations=args.conversations, ks=_ks(args.k), embedder=args.embedder, progress=bar,
+        args.data,
+        peers=comma_list(args.peers) if args.peers else peers.ALL_PEERS,
+        conversations=args.conversations,
+        ks=_ks(args.k),
+        embedder=args.embedder,
+        progress=bar,
         benchmark=args.benchmark,
-    )  # fmt: skip
+    )
     if bar:
         bar.done()
     if args.out:
@@ -580,9 +643,15 @@ def cmd_all(args: argparse.Namespace) -> int:
     from .report import write_result
 
     chosen = bench_all.steps(
-        args.data, args.out, quick=args.quick, max_memories=args.max_memories, stores=args.stores,
-        resume=args.resume, skip=comma_list(args.skip), longmemeval=args.longmemeval,
-    )  # fmt: skip
+        args.data,
+        args.out,
+        quick=args.quick,
+        max_memories=args.max_memories,
+        stores=args.stores,
+        resume=args.resume,
+        skip=comma_list(args.skip),
+        longmemeval=args.longmemeval,
+    )
     outcome = bench_all.run(chosen, log=lambda msg: print(msg, file=sys.stderr))
     steps = [{"name": s.name, "command": s.command, **outcome[s.name]} for s in chosen]
     write_result(args.out, "bench-all", {"benchmark": "all", "steps": steps})

@@ -60,7 +60,7 @@ PAIRS: tuple[Pair, ...] = (
         "Globex",
         "issue",
         first_by_add=True,
-    ),  # fmt: skip
+    ),
     Pair("I love coffee.", "I hate coffee now.", "love", "hate", "issue"),
     # Porto said in 2026 is first stored; Madrid, said in 2024, arrives later and must not retire it.
     Pair(
@@ -71,23 +71,23 @@ PAIRS: tuple[Pair, ...] = (
         "issue",
         first_at=datetime(2026, 1, 10, tzinfo=UTC),
         later_at=datetime(2024, 5, 1, tzinfo=UTC),
-    ),  # fmt: skip
+    ),
     Pair("I live in Madrid.", "ok so we finally moved to Porto last month, loving it so far", "Madrid", "Porto"),
     Pair(
         "I work at Acme, been there five years", "big news, I left Acme and joined Globex on Monday!", "Acme", "Globex"
-    ),  # fmt: skip
+    ),
     Pair(
         "I love coffee, can't start the day without it",
         "honestly I'm done with coffee, it wrecks my sleep",
         "love",
         "done with coffee",
-    ),  # fmt: skip
+    ),
     Pair(
         "I'm vegetarian",
         "I used to be vegetarian but I eat meat again since last year",
         "vegetarian",
         "used to be vegetarian|no longer vegetarian",
-    ),  # fmt: skip
+    ),
     Pair("my manager is Bob", "Bob retired so my new manager is Karen", "Bob", "Karen"),
     Pair("I'm a nurse", "I'm not a nurse anymore, I retrained as a chemistry teacher", "nurse", "chemistry"),
     Pair("my favourite band is Radiohead", "these days my favorite band is Blur tbh", "Radiohead", "Blur"),
@@ -99,7 +99,7 @@ PAIRS: tuple[Pair, ...] = (
         "I don't like running anymore, my knees can't take it",
         "likes? running",
         "not like running",
-    ),  # fmt: skip
+    ),
     Pair("I'm married to Tom", "Tom and I got divorced, I'm married to Sam now", "Tom", "Sam"),
     Pair("I live in Berlin", "I no longer live in Berlin, I'm in Munich now", "Berlin", "Munich"),
     Pair("I work at Initech", "I quit my job at Initech last week", "Initech", "quit|no longer works at Initech"),
@@ -149,8 +149,12 @@ def _words(text: str) -> list[str]:
 
 def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, Any]:
     llm = ScriptedLLM([resolving_model] * 16) if mode == "llm" else None
-    with tempfile.TemporaryDirectory() as tmp, Memory(store=f"sqlite:///{Path(tmp) / 'm.db'}", embedder=embedder,
-                                                      llm=llm, extractor=RuleExtractor()) as memory:  # fmt: skip
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(
+            store=f"sqlite:///{Path(tmp) / 'm.db'}", embedder=embedder, llm=llm, extractor=RuleExtractor()
+        ) as memory,
+    ):
         scope = Scope("alice")
         first = _first(memory, scope, pair, mode, llm)
         later = _later(memory, scope, pair, mode, llm)
@@ -163,10 +167,15 @@ def run_pair(pair: Pair, mode: str, *, embedder: str = "static") -> dict[str, An
     passed = bool(old_ids) and not old_ids & current_ids and old_ids <= kept
     passed = passed and any(re.search(pair.new, r.content, re.IGNORECASE) for r in current)
     return {
-        "first": pair.first, "later": pair.later, "source": pair.source, "mode": mode, "passed": passed,
-        "llm_calls": len(llm.calls) if llm is not None else 0, "current": [r.content for r in current],
+        "first": pair.first,
+        "later": pair.later,
+        "source": pair.source,
+        "mode": mode,
+        "passed": passed,
+        "llm_calls": len(llm.calls) if llm is not None else 0,
+        "current": [r.content for r in current],
         "history": [r.content for r in everything if r.valid_to],
-    }  # fmt: skip
+    }
 
 
 def _first(memory: Memory, scope: Scope, pair: Pair, mode: str, llm: ScriptedLLM | None) -> list[MemoryRecord]:

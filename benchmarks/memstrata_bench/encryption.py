@@ -30,10 +30,19 @@ BENCH_MASTER_KEY = "6d656d7374726174612062656e63686d61726b206d6173746572206b6579
 """A fixed 32-byte master key (hex) for the PostgreSQL runs: benchmark data only, never a real key."""
 KEY_SETTINGS = {"sqlite": ("MEMSTRATA_STORE_KEY", BENCH_KEY), "postgres": ("MEMSTRATA_MASTER_KEY", BENCH_MASTER_KEY)}
 TIMED = (
-    "search_ms_p50", "search_ms_p95", "search_no_embed_ms_p95", "add_per_s", "add_one_ms_p50", "load_per_s",
-    "store_vector_ms_p50", "store_vector_ms_p95", "store_keyword_ms_p50", "store_keyword_ms_p95",
-    "store_hybrid_ms_p50", "store_hybrid_ms_p95",
-)  # fmt: skip
+    "search_ms_p50",
+    "search_ms_p95",
+    "search_no_embed_ms_p95",
+    "add_per_s",
+    "add_one_ms_p50",
+    "load_per_s",
+    "store_vector_ms_p50",
+    "store_vector_ms_p95",
+    "store_keyword_ms_p50",
+    "store_keyword_ms_p95",
+    "store_hybrid_ms_p50",
+    "store_hybrid_ms_p95",
+)
 """Medians over runs of these `bench latency` figures; `store_*` time the store's reads alone (no embedding,
 no ranking), where the sealed store's extra work (opening payloads, hashing query terms) shows undiluted."""
 

@@ -41,8 +41,12 @@ def time_once(locomo: str | Path, source: str | Path | None) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(TOOL_ROOT)])}
     done = subprocess.run(
         [sys.executable, "-c", _TIMED, str(Path(locomo).resolve())],
-        cwd=root, env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 

@@ -90,8 +90,14 @@ def held_out(
         chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold])
         for i in inside:
             held[i] = scores[chosen][i]
-        folds.append({"fold": fold, "questions": len(inside), "chosen": chosen,
-                      "recall@10": round(_mean([held[i] for i in inside]), 4)})  # fmt: skip
+        folds.append(
+            {
+                "fold": fold,
+                "questions": len(inside),
+                "chosen": chosen,
+                "recall@10": round(_mean([held[i] for i in inside]), 4),
+            }
+        )
     per_fold = [f["recall@10"] for f in folds]
     result: dict[str, Any] = {
         "estimate": round(_mean(held), 4),
@@ -124,8 +130,9 @@ def in_sample(scores: Scores) -> dict[str, Any]:
 
 # -- scoring every setting on every question ----------------------------------------------------------
 def _layer(memory: Memory, params: HybridParams) -> SemanticMemory:
-    return SemanticMemory(store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False,
-                          params=params)  # fmt: skip
+    return SemanticMemory(
+        store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False, params=params
+    )
 
 
 def locomo_scores(
@@ -143,18 +150,27 @@ def locomo_scores(
     for label, params in settings.items():
         layer = _layer(memory, params)
         scores[label] = [
-            evidence_recall(q.evidence, [h.memory.source_ids for h in layer.search(
-                Scope(f"locomo-{c.sample_id}"), q.question, k=10)], 10)
+            evidence_recall(
+                q.evidence,
+                [h.memory.source_ids for h in layer.search(Scope(f"locomo-{c.sample_id}"), q.question, k=10)],
+                10,
+            )
             for c in conversations
             for q in c.questions
-        ]  # fmt: skip
+        ]
     layer = _layer(memory, HybridParams())
     keyword = [
-        evidence_recall(q.evidence, [h.memory.source_ids for h in layer.search(
-            Scope(f"locomo-{c.sample_id}"), q.question, k=10, strategy=Strategy.KEYWORD)], 10)
+        evidence_recall(
+            q.evidence,
+            [
+                h.memory.source_ids
+                for h in layer.search(Scope(f"locomo-{c.sample_id}"), q.question, k=10, strategy=Strategy.KEYWORD)
+            ],
+            10,
+        )
         for c in conversations
         for q in c.questions
-    ]  # fmt: skip
+    ]
     return scores, folds, categories, keyword
 
 
@@ -183,37 +199,50 @@ def longmemeval_scores(
 
 
 def run(
-    *, locomo_data: str | Path | None = None, longmemeval_data: str | Path | None = None,
-    store: str | None = None, embedder: str | None = None, progress: Progress | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    *,
+    locomo_data: str | Path | None = None,
+    longmemeval_data: str | Path | None = None,
+    store: str | None = None,
+    embedder: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Score the grid on the given benchmarks and estimate held-out recall for each."""
     settings = grid()
     result: dict[str, Any] = {"benchmark": "heldout", "grid": list(settings), "default": next(iter(settings))}
-    with bench_store(store) as target, Memory(
-        store=target.url if target.owner_url is None else open_postgres(target), embedder=embedder or "static",
-        track_access=False,
-    ) as memory:  # fmt: skip
+    with (
+        bench_store(store) as target,
+        Memory(
+            store=target.url if target.owner_url is None else open_postgres(target),
+            embedder=embedder or "static",
+            track_access=False,
+        ) as memory,
+    ):
         started = time.perf_counter()
         if locomo_data is not None:
             scores, conversations, categories, keyword = locomo_scores(memory, locomo_data, settings)
             result["locomo"] = {
-                "data": Path(locomo_data).name, "questions": len(conversations), "in_sample": in_sample(scores),
+                "data": Path(locomo_data).name,
+                "questions": len(conversations),
+                "in_sample": in_sample(scores),
                 "in_sample_by_category": group_means(next(iter(scores.values())), categories),
                 "leave_one_conversation_out": held_out(scores, conversations, categories),
                 "keyword": {"recall@10": round(_mean(keyword), 4), "by_category": group_means(keyword, categories)},
-            }  # fmt: skip
+            }
             if progress:
                 progress(f"LoCoMo: {len(settings)} settings x {len(conversations)} questions")
         if longmemeval_data is not None:
             scores, ids, types, keyword = longmemeval_scores(memory, longmemeval_data, settings)
             halves = ["even" if i % 2 == 0 else "odd" for i in range(len(ids))]
             result["longmemeval"] = {
-                "data": Path(longmemeval_data).name, "questions": len(types), "in_sample": in_sample(scores),
+                "data": Path(longmemeval_data).name,
+                "questions": len(types),
+                "in_sample": in_sample(scores),
                 "in_sample_by_type": group_means(next(iter(scores.values())), types),
                 "leave_one_question_out": held_out(scores, ids, types, list_folds=False),
-                "split_half": held_out(scores, halves, types), "leave_one_type_out": held_out(scores, types, types),
+                "split_half": held_out(scores, halves, types),
+                "leave_one_type_out": held_out(scores, types, types),
                 "keyword": {"recall@10": round(_mean(keyword), 4), "by_type": group_means(keyword, types)},
-            }  # fmt: skip
+            }
             if progress:
                 progress(f"LongMemEval: {len(settings)} settings x {len(types)} questions")
         result["store"] = memory.store.url.split("://")[0]

@@ -375,9 +375,14 @@ def _ms(start: float) -> float:
 
 
 def _load(
-    memory: Any, config: LatencyConfig, run: str, words: list[str], weights: np.ndarray,
-    rng: np.random.Generator, progress: Progress | None,
-) -> tuple[float, list[tuple[str, str]]]:  # fmt: skip
+    memory: Any,
+    config: LatencyConfig,
+    run: str,
+    words: list[str],
+    weights: np.ndarray,
+    rng: np.random.Generator,
+    progress: Progress | None,
+) -> tuple[float, list[tuple[str, str]]]:
     """Load the corpus; return (seconds, sampled (user, text) pairs to build queries from)."""
     shares = spread(config.memories, config.users)
     wanted = max(config.queries + WARMUP, config.context_queries) * 2
@@ -397,8 +402,9 @@ def _load(
     return time.perf_counter() - started, samples
 
 
-def _add_rates(memory: Any, config: LatencyConfig, run: str, words: list[str], weights: np.ndarray,
-               rng: np.random.Generator) -> dict[str, float]:  # fmt: skip
+def _add_rates(
+    memory: Any, config: LatencyConfig, run: str, words: list[str], weights: np.ndarray, rng: np.random.Generator
+) -> dict[str, float]:
     users = [user_id(run, i) for i in rng.choice(config.users, size=ADD_BATCHES + ADD_ONE)]
     added, started = 0, time.perf_counter()
     for user in users[:ADD_BATCHES]:
@@ -419,8 +425,9 @@ def _add_rates(memory: Any, config: LatencyConfig, run: str, words: list[str], w
     }
 
 
-def _add_messages_rate(memory: Any, users: Sequence[str], words: list[str], weights: np.ndarray,
-                       rng: np.random.Generator) -> float:  # fmt: skip
+def _add_messages_rate(
+    memory: Any, users: Sequence[str], words: list[str], weights: np.ndarray, rng: np.random.Generator
+) -> float:
     """Messages/s of `add_messages` batches of `ADD_BATCH` chat turns (user and assistant alternating) into a
     new session per batch: the conversation path (buffer, episode log, summary folding), not bare memories."""
     added, started = 0, time.perf_counter()
@@ -545,8 +552,9 @@ def run(
     rss_start = rss_bytes()
     with ExitStack() as stack:
         target = stack.enter_context(bench_store(store))
-        memory = stack.enter_context(Memory(store=target.url if target.owner_url is None else open_postgres(target),
-                                            embedder=timed))  # fmt: skip
+        memory = stack.enter_context(
+            Memory(store=target.url if target.owner_url is None else open_postgres(target), embedder=timed)
+        )
         if config.posting_budget != -1 and hasattr(memory.store, "posting_budget"):
             memory.store.posting_budget = config.posting_budget
         defer = (

@@ -33,10 +33,37 @@ from . import selfrun
 
 RESULTS = selfrun.TOOL_ROOT / "results"
 WORDS = (
-    "tea", "coffee", "hiking", "berlin", "paris", "kyoto", "manager", "sarah", "project", "deadline",
-    "budget", "python", "rust", "guitar", "piano", "marathon", "dentist", "birthday", "sister", "brother",
-    "dog", "cat", "garden", "novel", "jazz", "climbing", "sushi", "pasta", "meeting", "report",
-)  # fmt: skip
+    "tea",
+    "coffee",
+    "hiking",
+    "berlin",
+    "paris",
+    "kyoto",
+    "manager",
+    "sarah",
+    "project",
+    "deadline",
+    "budget",
+    "python",
+    "rust",
+    "guitar",
+    "piano",
+    "marathon",
+    "dentist",
+    "birthday",
+    "sister",
+    "brother",
+    "dog",
+    "cat",
+    "garden",
+    "novel",
+    "jazz",
+    "climbing",
+    "sushi",
+    "pasta",
+    "meeting",
+    "report",
+)
 MIX = (("add", 0.4), ("search", 0.4), ("context", 0.2))
 
 
@@ -116,7 +143,7 @@ async def run_load(url: str, key: str, clients: int, duration: float) -> dict[st
                     "p95": ms(v, 95),
                     "p99": ms(v, 99),
                     "mean": round(statistics.fmean(v) * 1000, 2) if v else None,
-                }  # fmt: skip
+                }
                 for name, v in samples.items()
             },
         },
@@ -211,7 +238,7 @@ def main() -> int:
             "load_average_1m_before": load_before,
             "load_average_1m_after": round(os.getloadavg()[0], 2),
             "note": "client and server share the machine's cores",
-        },  # fmt: skip
+        },
         **result,
     }
     out = Path(args.out)

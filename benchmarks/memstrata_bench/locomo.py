@@ -45,7 +45,7 @@ def ingest(memory: Memory, conversation: Conversation) -> Scope:
                     "session": turn.session,
                     "turn": turn.index,
                     "session_date": turn.session_date,
-                },  # fmt: skip
+                },
                 source_ids=(turn.dia_id,),
                 created_at=turn.at,
                 context=context_text(previous),

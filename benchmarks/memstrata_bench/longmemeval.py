@@ -46,11 +46,15 @@ def turn_items(conversation: Conversation, user_id: str) -> list[NewMemory]:
         previous = [t.document for t in turns[max(0, position - turn.index) : position]]
         items.append(
             NewMemory(
-                content=turn.document, kind=MemoryKind.EPISODE, created_at=turn.at, source_ids=(turn.dia_id,),
+                content=turn.document,
+                kind=MemoryKind.EPISODE,
+                created_at=turn.at,
+                source_ids=(turn.dia_id,),
                 metadata={"role": turn.speaker, "session": turn.session, "turn": turn.index},
-                context=context_text(previous), scope=Scope(user_id, session_id=session_scope(turn.session)),
+                context=context_text(previous),
+                scope=Scope(user_id, session_id=session_scope(turn.session)),
             )
-        )  # fmt: skip
+        )
     return items
 
 
@@ -63,8 +67,15 @@ def session_items(case: Case) -> list[NewMemory]:
     for turns in grouped.values():
         text = fit_text("\n".join(t.document for t in turns))
         session_id = turns[0].dia_id.rsplit(":", 1)[0]
-        items.append(NewMemory(content=text, kind=MemoryKind.EPISODE, created_at=turns[0].at,
-                               source_ids=(session_id,), metadata={"session": turns[0].session}))  # fmt: skip
+        items.append(
+            NewMemory(
+                content=text,
+                kind=MemoryKind.EPISODE,
+                created_at=turns[0].at,
+                source_ids=(session_id,),
+                metadata={"session": turns[0].session},
+            )
+        )
     return items
 
 
@@ -116,9 +127,12 @@ def run(
     if granularity not in GRANULARITIES:
         raise InvalidInput(f"unknown granularity {granularity!r}; use one of {', '.join(GRANULARITIES)}")
     cases = load(data, limit=limit)
-    with bench_store(store) as target, Memory(
-        store=target.url if target.owner_url is None else open_postgres(target), embedder=embedder or "static"
-    ) as memory:  # fmt: skip
+    with (
+        bench_store(store) as target,
+        Memory(
+            store=target.url if target.owner_url is None else open_postgres(target), embedder=embedder or "static"
+        ) as memory,
+    ):
         started = time.perf_counter()
         for number, case in enumerate(cases, start=1):
             ingest(memory, case, granularity)
@@ -132,9 +146,16 @@ def run(
             latencies.append((time.perf_counter() - t) * 1000)
             rows.append(score_case(case, ranked, granularity=granularity))
         return {
-            "benchmark": "longmemeval", "data": Path(data).name, "granularity": granularity, "strategy": strategy,
-            "store": memory.store.url.split("://")[0], "embedder": memory.embedder.name, "questions": len(cases),
+            "benchmark": "longmemeval",
+            "data": Path(data).name,
+            "granularity": granularity,
+            "strategy": strategy,
+            "store": memory.store.url.split("://")[0],
+            "embedder": memory.embedder.name,
+            "questions": len(cases),
             "memories": sum(len(c.conversation.turns) for c in cases) if granularity == "turn" else None,
-            **summarize(cases, rows), "ingest_s": round(ingest_s, 2), **latency_summary(latencies, "search_ms"),
+            **summarize(cases, rows),
+            "ingest_s": round(ingest_s, 2),
+            **latency_summary(latencies, "search_ms"),
             "per_question": {c.question_id: r for c, r in zip(cases, rows, strict=True)},
-        }  # fmt: skip
+        }

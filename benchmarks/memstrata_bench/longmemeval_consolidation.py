@@ -46,11 +46,15 @@ def load_haystack(memory: Memory, question: dict[str, Any]) -> tuple[dict[str, i
         for turn in session:
             if turn.get("has_answer"):
                 evidence.add(number)
-            items.append(NewMemory(
-                content=(turn["content"] or "(empty)")[:MAX_TURN_CHARS], kind=MemoryKind.EPISODE,
-                created_at=parse_date(date),
-                metadata={"role": turn["role"], "turn": number}, scope=Scope("u", session_id=sid),
-            ))  # fmt: skip
+            items.append(
+                NewMemory(
+                    content=(turn["content"] or "(empty)")[:MAX_TURN_CHARS],
+                    kind=MemoryKind.EPISODE,
+                    created_at=parse_date(date),
+                    metadata={"role": turn["role"], "turn": number},
+                    scope=Scope("u", session_id=sid),
+                )
+            )
             number += 1
     ids: dict[str, int] = {}
     for start in range(0, len(items), 256):
@@ -76,8 +80,10 @@ def scores(found: list[int], evidence: set[int]) -> dict[str, float]:
 
 
 def run_question(question: dict[str, Any], embedder: str) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp, Memory(store=f"sqlite:///{Path(tmp) / 'q.db'}",
-                                                      embedder=embedder, track_access=False) as memory:  # fmt: skip
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(store=f"sqlite:///{Path(tmp) / 'q.db'}", embedder=embedder, track_access=False) as memory,
+    ):
         turns, evidence = load_haystack(memory, question)
         off = scores(ranked_turns(memory, question["question"], turns), evidence)
         report = memory.consolidate(scope="u")  # the default policy
@@ -86,9 +92,17 @@ def run_question(question: dict[str, Any], embedder: str) -> dict[str, Any]:
             scope="u", options=ConsolidationOptions(kinds=(MemoryKind.EPISODE,))
         )  # turns compressed too, by topic
         turns_on = scores(ranked_turns(memory, question["question"], turns), evidence)
-    return {"id": question["question_id"], "type": question["question_type"], "off": off, "on": on,
-            "episodes_on": turns_on, "compressed": report.compressed, "episodes_compressed": episodes.compressed,
-            "summaries": len(episodes.summaries), "turns": len(turns)}  # fmt: skip
+    return {
+        "id": question["question_id"],
+        "type": question["question_type"],
+        "off": off,
+        "on": on,
+        "episodes_on": turns_on,
+        "compressed": report.compressed,
+        "episodes_compressed": episodes.compressed,
+        "summaries": len(episodes.summaries),
+        "turns": len(turns),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,18 +122,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{index + 1}/{len(questions)}", file=sys.stderr, end="\r")
     summary = {
         f"{metric}@{K}_{side}": round(statistics.fmean(r[side][metric] for r in rows), 4)
-        for side in ("off", "on", "episodes_on") for metric in ("recall_any", "recall_all")
-    }  # fmt: skip
+        for side in ("off", "on", "episodes_on")
+        for metric in ("recall_any", "recall_all")
+    }
     result = {
-        "benchmark": "longmemeval-consolidation", "data": Path(args.data).name, "questions": len(rows),
-        "embedder": args.embedder, "window": "topic", **summary,
+        "benchmark": "longmemeval-consolidation",
+        "data": Path(args.data).name,
+        "questions": len(rows),
+        "embedder": args.embedder,
+        "window": "topic",
+        **summary,
         "compressed_share": round(sum(r["compressed"] for r in rows) / sum(r["turns"] for r in rows), 4),
         "episodes_compressed_share": round(
             sum(r["episodes_compressed"] for r in rows) / sum(r["turns"] for r in rows), 4
         ),
         "summaries_per_question": statistics.median(r["summaries"] for r in rows),
-        "seconds": round(time.perf_counter() - started, 1), "rows": rows,
-    }  # fmt: skip
+        "seconds": round(time.perf_counter() - started, 1),
+        "rows": rows,
+    }
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
     return 0

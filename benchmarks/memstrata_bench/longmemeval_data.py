@@ -25,9 +25,13 @@ from memstrata import InvalidInput
 from .locomo_data import Conversation, Question, Turn
 
 TYPES = (
-    "single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
-    "knowledge-update", "temporal-reasoning",
-)  # fmt: skip
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "multi-session",
+    "knowledge-update",
+    "temporal-reasoning",
+)
 TURN_SEPARATOR = ":"
 SEARCH_K = 50
 """Hits asked per question: enough for turn recall@50 and, through their sessions, session metrics @10."""
@@ -111,8 +115,9 @@ def parse_case(raw: dict[str, Any]) -> Case:
     question = Question(str(raw["question"]), str(raw["question_type"]), tuple(evidence), asked)
     conversation = Conversation(f"lme-{question_id}", tuple(turns), (question,))
     answers = tuple(str(s) for s in raw.get("answer_session_ids", []))
-    return Case(question_id, str(raw["question_type"]), question.question, asked, answers, tuple(evidence),
-                conversation)  # fmt: skip
+    return Case(
+        question_id, str(raw["question_type"]), question.question, asked, answers, tuple(evidence), conversation
+    )
 
 
 def load(path: str | Path, *, limit: int | None = None) -> list[Case]:

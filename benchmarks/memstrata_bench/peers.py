@@ -45,13 +45,29 @@ from .report import latency_summary
 DEFAULT_KS = (1, 5, 10, 20)
 REFERENCE = "memstrata"
 ALL_PEERS = (
-    "memstrata", "memstrata-postgres", "langgraph-inmemory", "langgraph-sqlite", "langgraph-postgres", "mem0",
+    "memstrata",
+    "memstrata-postgres",
+    "langgraph-inmemory",
+    "langgraph-sqlite",
+    "langgraph-postgres",
+    "mem0",
     "bm25",
-)  # fmt: skip
+)
 PEER_PACKAGES = (
-    "memstrata", "numpy", "langgraph", "langgraph-checkpoint-sqlite", "langgraph-checkpoint-postgres",
-    "mem0ai", "qdrant-client", "bm25s", "PyStemmer", "sqlite-vec", "sqlean.py", "psycopg", "pgvector",
-)  # fmt: skip
+    "memstrata",
+    "numpy",
+    "langgraph",
+    "langgraph-checkpoint-sqlite",
+    "langgraph-checkpoint-postgres",
+    "mem0ai",
+    "qdrant-client",
+    "bm25s",
+    "PyStemmer",
+    "sqlite-vec",
+    "sqlean.py",
+    "psycopg",
+    "pgvector",
+)
 PYTHON_ENV = "MEMSTRATA_PEERS_PYTHON"
 VENV_ENV = "MEMSTRATA_PEERS_VENV"
 INPROCESS_ENV = "MEMSTRATA_PEERS_INPROCESS"
@@ -119,9 +135,12 @@ def locomo_scorer(ks: Sequence[int]) -> tuple[Scorer, Summarizer]:
     def summarize(rows: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
         by_k = [{k: r[f"recall@{k}"] for k in ks} for _, r in rows]
         cats = ("1", "2", "3", "4")
-        return {"overall": mean_recalls(by_k, ks), "by_category": {
-            c: mean_recalls([{k: r[f"recall@{k}"] for k in ks} for cat, r in rows if cat == c], ks) for c in cats
-        }}  # fmt: skip
+        return {
+            "overall": mean_recalls(by_k, ks),
+            "by_category": {
+                c: mean_recalls([{k: r[f"recall@{k}"] for k in ks} for cat, r in rows if cat == c], ks) for c in cats
+            },
+        }
 
     return score, summarize
 
@@ -242,24 +261,31 @@ class Mem0Peer:
         config = {
             "vector_store": {
                 "provider": "qdrant",
-                "config": {"collection_name": "locomo", "path": str(workdir / "qdrant"),
-                           "embedding_model_dims": embedder.dimensions, "on_disk": True},
+                "config": {
+                    "collection_name": "locomo",
+                    "path": str(workdir / "qdrant"),
+                    "embedding_model_dims": embedder.dimensions,
+                    "on_disk": True,
+                },
             },
             "embedder": {
-                "provider": "openai", "config": {"api_key": "unused", "embedding_dims": embedder.dimensions},
+                "provider": "openai",
+                "config": {"api_key": "unused", "embedding_dims": embedder.dimensions},
             },
             "llm": {"provider": "openai", "config": {"api_key": "unused"}},
             "history_db_path": str(workdir / "mem0-history.db"),
-        }  # fmt: skip
+        }
         self.memory = Mem0Memory.from_config(config)
         self.memory.embedding_model = _Mem0Embedding(embedder)
 
     def ingest(self, conversation: Conversation) -> None:
         for turn in conversation.turns:
             self.memory.add(
-                [{"role": "user", "content": turn.document}], user_id=_namespace(conversation),
-                metadata={"dia_id": turn.dia_id}, infer=False,
-            )  # fmt: skip
+                [{"role": "user", "content": turn.document}],
+                user_id=_namespace(conversation),
+                metadata={"dia_id": turn.dia_id},
+                infer=False,
+            )
 
     def search(self, conversation: Conversation, question: Question, k: int) -> list[str]:
         found = self.memory.search(
@@ -455,8 +481,10 @@ def _suite(
 
     def summarize(rows: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
         by_type = {t: longmemeval_data.mean_metrics([r for cat, r in rows if cat == t]) for t in longmemeval_data.TYPES}
-        return {"overall": longmemeval_data.mean_metrics([r for _, r in rows]),
-                "by_type": {t: m for t, m in by_type.items() if m}}  # fmt: skip
+        return {
+            "overall": longmemeval_data.mean_metrics([r for _, r in rows]),
+            "by_type": {t: m for t, m in by_type.items() if m},
+        }
 
     return [c.conversation for c in cases.values()], (score, summarize), "turn_recall"
 

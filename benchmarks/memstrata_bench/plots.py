@@ -53,8 +53,9 @@ def _plot_metric(ax: Any, result: dict[str, Any], metric: str, *, dashed: bool =
     for (store, layout), values in sorted(curves(result, metric).items()):
         color, marker = SERIES_STYLE.get((store, layout), ("black", "x"))
         xs, ys = zip(*values, strict=True)
-        ax.plot(xs, ys, color=color, marker=marker, linestyle="--" if dashed else "-",
-                label=_label(store, layout) + suffix)  # fmt: skip
+        ax.plot(
+            xs, ys, color=color, marker=marker, linestyle="--" if dashed else "-", label=_label(store, layout) + suffix
+        )
 
 
 def _save(fig: Any, path: Path, source: str) -> Path:

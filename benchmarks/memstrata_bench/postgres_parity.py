@@ -89,9 +89,12 @@ def _locomo(memories: tuple[Memory, Memory], data: str, layout: str, progress: P
             _search_locomo(memories, conversation, ranked)
     if progress:
         progress(f"locomo {layout}: {len(evidence)} questions on both stores")
-    return _summary(ranked, lambda rows: statistics.fmean(
-        evidence_recall(e, [(r,) for r in row], K) for e, row in zip(evidence, rows, strict=True)
-    ))  # fmt: skip
+    return _summary(
+        ranked,
+        lambda rows: statistics.fmean(
+            evidence_recall(e, [(r,) for r in row], K) for e, row in zip(evidence, rows, strict=True)
+        ),
+    )
 
 
 def _search_locomo(
@@ -128,9 +131,10 @@ def _longmemeval(memories: tuple[Memory, Memory], data: str, limit: int, layout:
             _search_longmemeval(memories, [case], ranked)
     if layout == "shared":
         _search_longmemeval(memories, cases, ranked)
-    return _summary(ranked, lambda rows: statistics.fmean(
-        score_case(c, row)["turn_recall@10"] for c, row in zip(cases, rows, strict=True)
-    ))  # fmt: skip
+    return _summary(
+        ranked,
+        lambda rows: statistics.fmean(score_case(c, row)["turn_recall@10"] for c, row in zip(cases, rows, strict=True)),
+    )
 
 
 def _search_longmemeval(
@@ -143,9 +147,13 @@ def _search_longmemeval(
 
 
 def run_parity(
-    locomo_data: str, *, longmemeval_data: str | None = None, limit: int = 30, embedder: str = "static",
+    locomo_data: str,
+    *,
+    longmemeval_data: str | None = None,
+    limit: int = 30,
+    embedder: str = "static",
     progress: Progress | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Recall@10 of both stores and their top-10 agreement, per layout and benchmark."""
     result: dict[str, Any] = {"benchmark": "postgres-parity", "k": K, "embedder": embedder}
     for layout in ("alone", "shared"):
@@ -181,9 +189,15 @@ def _analyze(owner_url: str) -> None:
 
 
 def run_bulkload(
-    *, memories: int = 20_000, existing: int = 2_000, queries: int = 200, auto_analyze: bool = True,
-    embedder: str = "static", seed: int = 11, progress: Progress | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    *,
+    memories: int = 20_000,
+    existing: int = 2_000,
+    queries: int = 200,
+    auto_analyze: bool = True,
+    embedder: str = "static",
+    seed: int = 11,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Search p50/p95 right after a bulk load into an existing database, and in steady state."""
     rng = np.random.default_rng(seed)
     words = model_vocabulary()
@@ -194,8 +208,9 @@ def run_bulkload(
             planner.enabled = False  # the store as it was: no statistics after bulk writes
         for index in range(20):
             texts = synthetic_texts(rng, words, weights, existing // 20)
-            memory.add_many([NewMemory(content=t, kind=MemoryKind.FACT) for t in texts], scope=f"earlier-{index}",
-                            dedupe=False)  # fmt: skip
+            memory.add_many(
+                [NewMemory(content=t, kind=MemoryKind.FACT) for t in texts], scope=f"earlier-{index}", dedupe=False
+            )
         assert target.owner_url is not None
         _analyze(target.owner_url)
         analyzed_before = getattr(planner, "analyzed", 0)
@@ -215,11 +230,17 @@ def run_bulkload(
         _analyze(target.owner_url)
         steady = _timed_searches(memory, "importer", asked[queries + 10 :])
     return {
-        "benchmark": "postgres-bulkload", "memories": memories, "existing": existing, "queries": queries,
-        "auto_analyze": auto_analyze, "store_analyzed_during_load": getattr(planner, "analyzed", 0) - analyzed_before,
-        "load_s": round(load_s, 2), "after_load": after_load, "steady": steady,
+        "benchmark": "postgres-bulkload",
+        "memories": memories,
+        "existing": existing,
+        "queries": queries,
+        "auto_analyze": auto_analyze,
+        "store_analyzed_during_load": getattr(planner, "analyzed", 0) - analyzed_before,
+        "load_s": round(load_s, 2),
+        "after_load": after_load,
+        "steady": steady,
         "p95_ratio": round(after_load["search_ms_p95"] / steady["search_ms_p95"], 3),
-    }  # fmt: skip
+    }
 
 
 def write(result: dict[str, Any], out: str | None, name: str) -> None:

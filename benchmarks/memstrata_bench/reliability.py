@@ -70,9 +70,13 @@ class Backend:
     marker in everything the backend keeps."""
 
     def __init__(
-        self, kind: str, open_store: Callable[[], Store], traces: Callable[[str], int], url: str,
+        self,
+        kind: str,
+        open_store: Callable[[], Store],
+        traces: Callable[[str], int],
+        url: str,
         owner_url: str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.kind, self.open_store, self.traces, self.url, self.owner_url = kind, open_store, traces, url, owner_url
 
     def memory(self, **kwargs: Any) -> Memory:
@@ -112,8 +116,11 @@ def postgres_backend(admin_url: str) -> Iterator[Backend]:
     params: dict[str, Any] = dict(conninfo_to_dict(admin_url))
     with psycopg.connect(admin_url, autocommit=True) as admin:
         for role in (owner, app):
-            admin.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD {}").format(
-                sql.Identifier(role), sql.Literal(password)))  # fmt: skip
+            admin.execute(
+                sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD {}").format(
+                    sql.Identifier(role), sql.Literal(password)
+                )
+            )
         admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(db), sql.Identifier(owner)))
         try:
             with psycopg.connect(make_conninfo(**(params | {"dbname": db})), autocommit=True) as conn:
@@ -219,14 +226,26 @@ def probe_isolation(backend: Backend, *, operations: int = 300, seed: int = 15) 
 
 def forged_document(importer: str, victim: str) -> dict[str, Any]:
     now = "2026-01-01T00:00:00+00:00"
-    job = {"id": "job-evil", "status": "pending", "attempts": 0, "error": None,
-           "scope": {"user_id": victim, "agent_id": None, "session_id": None},
-           "messages": [{"role": "user", "content": "I live in Evilcity.", "at": now, "speaker": None}],
-           "created_at": now, "finished_at": None}  # fmt: skip
-    return {"format": "memstrata-export", "version": 1, "user_id": importer, "exported_at": now,
-            "source": {"store": "x", "embedder": "hashing-64", "dimensions": 64, "memstrata_version": "x"},
-            "memories": [], "history": [],
-            "items": [{"namespace": "queue", "key": "job-evil", "value": job, "updated_at": now}]}  # fmt: skip
+    job = {
+        "id": "job-evil",
+        "status": "pending",
+        "attempts": 0,
+        "error": None,
+        "scope": {"user_id": victim, "agent_id": None, "session_id": None},
+        "messages": [{"role": "user", "content": "I live in Evilcity.", "at": now, "speaker": None}],
+        "created_at": now,
+        "finished_at": None,
+    }
+    return {
+        "format": "memstrata-export",
+        "version": 1,
+        "user_id": importer,
+        "exported_at": now,
+        "source": {"store": "x", "embedder": "hashing-64", "dimensions": 64, "memstrata_version": "x"},
+        "memories": [],
+        "history": [],
+        "items": [{"namespace": "queue", "key": "job-evil", "value": job, "updated_at": now}],
+    }
 
 
 def probe_erasure(backend: Backend, redis_url: str | None, *, trials: int = 3) -> dict[str, int]:
@@ -253,8 +272,10 @@ def probe_erasure(backend: Backend, redis_url: str | None, *, trials: int = 3) -
                 server.add_message("user", f"fresh turn {i}", scope=scope)
             left += MARKER in server.session_summary(scope=scope)
             left += _visible(server, user)
-    return {"trials": trials, "marker_strings_after_receipt": left + backend.traces(MARKER) + redis_traces(
-        redis_url, MARKER)}  # fmt: skip
+    return {
+        "trials": trials,
+        "marker_strings_after_receipt": left + backend.traces(MARKER) + redis_traces(redis_url, MARKER),
+    }
 
 
 def _visible(memory: Memory, user: str) -> int:
@@ -263,8 +284,14 @@ def _visible(memory: Memory, user: str) -> int:
 
 
 REST_BODIES: dict[tuple[str, str], dict[str, Any]] = {
-    ("POST", "/memories"): {"content": "ok", "kind": "fact", "metadata": {"k": "v"}, "importance": 0.5,
-                            "source_ids": ["s"], "agent_id": "bot"},
+    ("POST", "/memories"): {
+        "content": "ok",
+        "kind": "fact",
+        "metadata": {"k": "v"},
+        "importance": 0.5,
+        "source_ids": ["s"],
+        "agent_id": "bot",
+    },
     ("PATCH", "/memories/{memory_id}"): {"content": "ok2", "metadata": {"k": "v"}, "importance": 0.4},
     ("POST", "/memories/{memory_id}/supersede"): {"content": "ok3", "reason": "r"},
     ("POST", "/search"): {"query": "ok", "k": 5, "filters": {"metadata": {"k": "v"}, "kinds": ["fact"]}},
@@ -274,7 +301,7 @@ REST_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/learn"): {"messages": [{"role": "user", "content": "I live in Oslo.", "speaker": "al"}]},
     ("POST", "/sessions/{session_id}/messages"): {"messages": [{"role": "user", "content": "hi", "speaker": "al"}]},
     ("POST", "/context"): {"query": "ok", "max_tokens": 200, "session_id": "s1"},
-}  # fmt: skip
+}
 HOSTILE: list[Any] = [SURROGATE, NUL, HUGE, nested(5_000), 1.5, None, -1, [1], {"a": 1}]
 
 
@@ -324,8 +351,14 @@ def probe_bad_input(backend: Backend) -> dict[str, Any]:
                     errors += 1
                     failures.append(f"{method} {template} {field}: {status}")
         for bad in ("a%00b", "a%ED%A0%80b", "%C0%80", "x" * 5000):
-            for template in ("/entities/{x}", "/memories/{x}", "/profile/facts/{x}/k", "/sessions/{x}",
-                             "/memories/{x}/history", "/erasures/{x}"):  # fmt: skip
+            for template in (
+                "/entities/{x}",
+                "/memories/{x}",
+                "/profile/facts/{x}/k",
+                "/sessions/{x}",
+                "/memories/{x}/history",
+                "/erasures/{x}",
+            ):
                 requests += 1
                 if client.get(base + template.replace("{x}", bad)).status_code >= 500:
                     errors += 1
@@ -360,8 +393,12 @@ def probe_concurrent_learns(backend: Backend, *, trials: int = 5, learns: int = 
             current = memory.store.list_memories(user, MemoryFilter(metadata={"attribute": "location"}), limit=100)
             contradictions += max(0, len(current) - 1)
             failures += len(errors)
-    return {"trials": trials, "learns_per_trial": learns, "contradictory_current_facts": contradictions,
-            "errors": failures}  # fmt: skip
+    return {
+        "trials": trials,
+        "learns_per_trial": learns,
+        "contradictory_current_facts": contradictions,
+        "errors": failures,
+    }
 
 
 def probe_kill9(backend: Backend, *, trials: int = 3) -> dict[str, int]:
@@ -372,8 +409,10 @@ def probe_kill9(backend: Backend, *, trials: int = 3) -> dict[str, int]:
         env = os.environ | {"MEMSTRATA_REL_URL": backend.url, "MEMSTRATA_REL_OWNER_URL": backend.owner_url or ""}
         writer = subprocess.Popen(
             [sys.executable, "-m", "memstrata_bench.reliability", "writer", backend.kind, user],
-            stdout=subprocess.PIPE, env=env, text=True,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
         assert writer.stdout is not None
         first = writer.stdout.readline().strip()  # the writer is up (imports and store opened)
         ids: list[str] = [first] if first else []
@@ -430,10 +469,13 @@ def probe_search_latency(
             loaded = _timed_searches(memory, user, texts, sizes)
         before = [_uncapped_keyword_ms(store, user, text) for text in texts[3::4][:2]] if uncapped else []
     return {
-        "memories": memories, "queries": queries, "query_bytes": sizes, **quiet,
+        "memories": memories,
+        "queries": queries,
+        "query_bytes": sizes,
+        **quiet,
         "under_load": {"threads": load_threads, **loaded},
         **({"keyword_uncapped_32kb_ms": before} if before else {}),
-    }  # fmt: skip
+    }
 
 
 def _fill(memory: Memory, user: str, vocabulary: list[str], rng: random.Random, memories: int) -> None:
@@ -459,14 +501,18 @@ def _timed_searches(memory: Memory, user: str, texts: list[str], sizes: list[int
         memory.search(text, scope=user, k=10)
         hybrid.append((time.perf_counter() - started) * 1000)
     return {
-        **latency_summary(keyword, "keyword_ms"), **latency_summary(hybrid, "hybrid_ms"),
-        "keyword_ms_max": round(max(keyword), 1), "hybrid_ms_max": round(max(hybrid), 1),
+        **latency_summary(keyword, "keyword_ms"),
+        **latency_summary(hybrid, "hybrid_ms"),
+        "keyword_ms_max": round(max(keyword), 1),
+        "hybrid_ms_max": round(max(hybrid), 1),
         "by_query_bytes": {
-            size: {**latency_summary(keyword[i :: len(sizes)], "keyword_ms"),
-                   **latency_summary(hybrid[i :: len(sizes)], "hybrid_ms")}
+            size: {
+                **latency_summary(keyword[i :: len(sizes)], "keyword_ms"),
+                **latency_summary(hybrid[i :: len(sizes)], "hybrid_ms"),
+            }
             for i, size in enumerate(sizes)
         },
-    }  # fmt: skip
+    }
 
 
 @contextmanager
@@ -520,9 +566,14 @@ def _query(rng: random.Random, vocabulary: list[str], size: int) -> str:
 
 
 def run(
-    admin_url: str | None, redis_url: str | None, *, latency_memories: int, only: set[str] | None = None,
-    load_threads: int = 4, uncapped: bool = False,
-) -> dict[str, Any]:  # fmt: skip
+    admin_url: str | None,
+    redis_url: str | None,
+    *,
+    latency_memories: int,
+    only: set[str] | None = None,
+    load_threads: int = 4,
+    uncapped: bool = False,
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     kinds: list[tuple[str, Callable[[], Any]]] = [("sqlite", sqlite_backend)]
     if admin_url:
@@ -563,15 +614,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency-memories", type=int, default=10_000)
     parser.add_argument("--load-threads", type=int, default=4, help="concurrent searchers in the loaded phase")
     parser.add_argument("--uncapped", action="store_true", help="also time two 32 KB keyword searches of every word")
-    parser.add_argument("--only", help="comma-separated probes: isolation,erasure,bad_input,concurrent_learns,"
-                        "kill9,search_latency")  # fmt: skip
+    parser.add_argument(
+        "--only", help="comma-separated probes: isolation,erasure,bad_input,concurrent_learns,kill9,search_latency"
+    )
     parser.add_argument("--out", default="benchmarks/results/reliability.json")
     options = parser.parse_args(args)
     only = set(options.only.split(",")) if options.only else None
     results = run(
-        options.postgres_admin_url, options.redis_url, latency_memories=options.latency_memories, only=only,
-        load_threads=options.load_threads, uncapped=options.uncapped,
-    )  # fmt: skip
+        options.postgres_admin_url,
+        options.redis_url,
+        latency_memories=options.latency_memories,
+        only=only,
+        load_threads=options.load_threads,
+        uncapped=options.uncapped,
+    )
     out = Path(options.out)
     if only is not None and out.exists():  # a partial run replaces only the probes it ran
         merged = json.loads(out.read_text())

@@ -54,10 +54,19 @@ class Point:
 
     def argv(self) -> list[str]:
         return [
-            "latency", "--store", self.store, "--memories", str(self.memories),
-            "--users", str(self.users), "--queries", str(self.queries),
-            "--context-queries", str(self.context_queries), "--json",
-        ]  # fmt: skip
+            "latency",
+            "--store",
+            self.store,
+            "--memories",
+            str(self.memories),
+            "--users",
+            str(self.users),
+            "--queries",
+            str(self.queries),
+            "--context-queries",
+            str(self.context_queries),
+            "--json",
+        ]
 
 
 def plan(
@@ -109,8 +118,12 @@ def run_point(point: Point, *, python: str = sys.executable, timeout: float | No
     """Run one point in a subprocess; its progress bar goes to our stderr."""
     started = time.perf_counter()
     base = {**asdict(point), "users": point.users, "requested_queries": point.queries}
-    with subprocess.Popen([*selfrun.command(python), *point.argv(), "--progress"], stdout=subprocess.PIPE,
-                          env=selfrun.environment(), text=True) as proc:  # fmt: skip
+    with subprocess.Popen(
+        [*selfrun.command(python), *point.argv(), "--progress"],
+        stdout=subprocess.PIPE,
+        env=selfrun.environment(),
+        text=True,
+    ) as proc:
         try:
             stdout, _ = proc.communicate(timeout=timeout)
         except BaseException as exc:  # timeout or Ctrl-C: SIGTERM lets the child drop its throwaway database
@@ -217,15 +230,26 @@ def markdown_table(result: dict[str, Any]) -> str:
         if "error" in p:
             rows.append(f"| {p['store']} | {p['layout']} | {p['memories']:,} | {p['users']:,} | error: {p['error']} |")
             continue
-        triple = {m: " / ".join(_cell(p.get(f"{m}_{q}"), 2) for q in ("p50", "p95", "p99"))
-                  for m in ("search_ms", "context_ms")}  # fmt: skip
+        triple = {
+            m: " / ".join(_cell(p.get(f"{m}_{q}"), 2) for q in ("p50", "p95", "p99"))
+            for m in ("search_ms", "context_ms")
+        }
         cells = [
-            p["store"], p["layout"], f"{p['memories']:,}", f"{p['users']:,}", _cell(p.get("add_per_s"), 0),
-            _cell(p.get("add_messages_per_s"), 0), _cell(p.get("load_per_s"), 0), triple["search_ms"],
-            _cell(p.get("search_no_embed_ms_p95"), 2), _cell(p.get("embed_ms_p50"), 2), triple["context_ms"],
-            _cell(p.get("rss_mb_end")), _cell(p.get("rss_bytes_per_memory"), 0),
+            p["store"],
+            p["layout"],
+            f"{p['memories']:,}",
+            f"{p['users']:,}",
+            _cell(p.get("add_per_s"), 0),
+            _cell(p.get("add_messages_per_s"), 0),
+            _cell(p.get("load_per_s"), 0),
+            triple["search_ms"],
+            _cell(p.get("search_no_embed_ms_p95"), 2),
+            _cell(p.get("embed_ms_p50"), 2),
+            triple["context_ms"],
+            _cell(p.get("rss_mb_end")),
+            _cell(p.get("rss_bytes_per_memory"), 0),
             _cell(p.get("disk_bytes_per_memory"), 0),
-        ]  # fmt: skip
+        ]
         rows.append("| " + " | ".join(cells) + " |")
     return head + "\n".join(rows) + "\n"
 
@@ -241,9 +265,21 @@ def breakdown_table(result: dict[str, Any]) -> str:
     for p in sorted(result.get("points", []), key=lambda p: (p["memories"], p["store"], p["layout"])):
         if "error" in p or "store_vector_ms_p50" not in p:
             continue
-        metrics = ("search_ms", "search_no_embed_ms", "embed_ms", "store_vector_ms", "store_keyword_ms",
-                   "store_hybrid_ms", "store_access_ms")  # fmt: skip
-        cells = [p["store"], p["layout"], f"{p['memories']:,}", *(_cell(p.get(f"{m}_p50"), 2) for m in metrics),
-                 _cell(p.get("source_at_k"), 3)]  # fmt: skip
+        metrics = (
+            "search_ms",
+            "search_no_embed_ms",
+            "embed_ms",
+            "store_vector_ms",
+            "store_keyword_ms",
+            "store_hybrid_ms",
+            "store_access_ms",
+        )
+        cells = [
+            p["store"],
+            p["layout"],
+            f"{p['memories']:,}",
+            *(_cell(p.get(f"{m}_p50"), 2) for m in metrics),
+            _cell(p.get("source_at_k"), 3),
+        ]
         rows.append("| " + " | ".join(cells) + " |")
     return head + "\n".join(rows) + "\n"

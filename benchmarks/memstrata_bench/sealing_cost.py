@@ -153,8 +153,11 @@ def run(*, memories: int, queries: int, batches: int, seed: int = 11) -> dict[st
             )
 
         timed("search", [op for i, q in enumerate(asked) for op in interleaved(i, search(q))], None)
-        timed("store_hybrid", [op for i, (q, v) in enumerate(zip(asked, vectors, strict=True))
-                               for op in interleaved(i, read(q, v))], None)  # fmt: skip
+        timed(
+            "store_hybrid",
+            [op for i, (q, v) in enumerate(zip(asked, vectors, strict=True)) for op in interleaved(i, read(q, v))],
+            None,
+        )
         fresh = [latency.synthetic_texts(rng, words, weights, BATCH) for _ in range(batches)]
         timed("add", [op for i, texts in enumerate(fresh) for op in interleaved(i, add(texts, True))], BATCH)
         cache = getattr(getattr(memory["sealed"].store, "_keys", None), "opened", None)

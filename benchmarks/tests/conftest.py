@@ -25,16 +25,32 @@ def conversation(sample_id: str, offset: int) -> dict[str, Any]:
     ]
     by_text = {t["text"]: t["dia_id"] for t in turns}
     qa = [
-        {"question": "What is the name of Ana's kitten?", "answer": "Pixel", "category": 4,
-         "evidence": [by_text[TOPICS[0][1]]]},
-        {"question": "Where did Clara move for her bakery job?", "answer": "Lisbon", "category": 1,
-         "evidence": [by_text[TOPICS[2][1]]]},
-        {"question": "Which marathon did Ben run?", "answer": "Berlin", "category": 2,
-         "evidence": [by_text[TOPICS[3][1]]]},
-        {"question": "What does Ben like to eat?", "answer": "ramen", "category": 3,
-         "evidence": [by_text[TOPICS[5][1]]]},
+        {
+            "question": "What is the name of Ana's kitten?",
+            "answer": "Pixel",
+            "category": 4,
+            "evidence": [by_text[TOPICS[0][1]]],
+        },
+        {
+            "question": "Where did Clara move for her bakery job?",
+            "answer": "Lisbon",
+            "category": 1,
+            "evidence": [by_text[TOPICS[2][1]]],
+        },
+        {
+            "question": "Which marathon did Ben run?",
+            "answer": "Berlin",
+            "category": 2,
+            "evidence": [by_text[TOPICS[3][1]]],
+        },
+        {
+            "question": "What does Ben like to eat?",
+            "answer": "ramen",
+            "category": 3,
+            "evidence": [by_text[TOPICS[5][1]]],
+        },
         {"question": "Ignored adversarial question", "answer": "", "category": 5, "evidence": ["D1:1"]},
-    ]  # fmt: skip
+    ]
     return {
         "sample_id": sample_id,
         "conversation": {
@@ -42,7 +58,7 @@ def conversation(sample_id: str, offset: int) -> dict[str, Any]:
             "speaker_b": "Ben",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": turns,
-        },  # fmt: skip
+        },
         "qa": qa,
     }
 

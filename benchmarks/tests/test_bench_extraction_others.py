@@ -24,8 +24,12 @@ def test_words_stem_drop_stopwords_and_read_numbers():
 
 
 def test_coverage_and_answer_containment():
-    assert coverage("Caroline attends a support group.", "Caroline attended a support group yesterday.",
-                    ignore=["Caroline"]) == 1.0  # fmt: skip
+    assert (
+        coverage(
+            "Caroline attends a support group.", "Caroline attended a support group yesterday.", ignore=["Caroline"]
+        )
+        == 1.0
+    )
     assert coverage("Caroline paints a sunset.", "The user likes tea.", ignore=["Caroline"]) == 0.0
     assert contains_answer("nine months", "The user has been using it for 9 months.")
     assert not contains_answer("Yes", "The user said yes.")  # no content word: never "contained"
@@ -55,7 +59,7 @@ def _longmemeval_file(path: Path) -> Path:
                     {"role": "assistant", "content": "Lisbon is lovely."},
                 ],
                 [{"role": "user", "content": "What is a good pasta recipe?"}],
-            ],  # fmt: skip
+            ],
             "answer_session_ids": ["s1"],
         },
         {
@@ -90,7 +94,7 @@ def _longmemeval_file(path: Path) -> Path:
             "haystack_dates": [],
             "haystack_sessions": [],
             "answer_session_ids": [],
-        },  # fmt: skip
+        },
     ]
     file = path / "lme.json.gz"
     with gzip.open(file, "wt", encoding="utf-8") as handle:
@@ -181,17 +185,36 @@ def test_a_malformed_judgment_names_its_line(tmp_path):
 
 def test_cli_reports_others_beside_the_labelled_set(tmp_path, capsys):
     out = tmp_path / "results"
-    code = main(["extraction", "--longmemeval", str(_longmemeval_file(tmp_path)),
-                 "--locomo", str(_locomo_file(tmp_path)), "--judgments", str(tmp_path), "--sample", "5",
-                 "--out", str(out), "--name", "extraction-others", "--json"])  # fmt: skip
+    code = main(
+        [
+            "extraction",
+            "--longmemeval",
+            str(_longmemeval_file(tmp_path)),
+            "--locomo",
+            str(_locomo_file(tmp_path)),
+            "--judgments",
+            str(tmp_path),
+            "--sample",
+            "5",
+            "--out",
+            str(out),
+            "--name",
+            "extraction-others",
+            "--json",
+        ]
+    )
     assert code == 0
     printed = json.loads(capsys.readouterr().out)
     written = json.loads((out / "extraction-others.json").read_text())
     assert printed["labelled_by"].startswith("the project (self-written")
     assert printed["others"]["longmemeval"]["recall"] == 1.0
     assert printed["others"]["locomo"]["judged"] == {
-        "sample": 1, "judged": 0, "correct": 0, "precision": None, "unjudged_count": 1,
-    }  # fmt: skip
+        "sample": 1,
+        "judged": 0,
+        "correct": 0,
+        "precision": None,
+        "unjudged_count": 1,
+    }
     assert written["others"]["locomo"]["recall"] == 0.5
 
 

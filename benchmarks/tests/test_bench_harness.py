@@ -209,12 +209,26 @@ def test_reexec_without_the_venv_explains_how_to_create_it(monkeypatch: pytest.M
 def test_all_steps_name_their_commands_and_results() -> None:
     chosen = bench_all.steps("/data/locomo.json", "out/results", max_memories=100_000)
     assert [s.name for s in chosen] == [
-        "locomo-hybrid", "locomo-semantic", "locomo-keyword", "locomo-hybrid-extracted", "locomo-hybrid-both",
-        "peers", "embedders", "extraction", "learn", "load", "scale",
-        "latency-postgres-100000-1-run1", "latency-postgres-100000-1-run2", "latency-postgres-100000-1-run3",
-        "latency-postgres-100000-1-busy1", "latency-sqlite-100000-1-unpruned", "latency-sqlite-100000-1-pruned",
-        "latency-sqlite-100000-1-budget2000", "plots",
-    ]  # fmt: skip
+        "locomo-hybrid",
+        "locomo-semantic",
+        "locomo-keyword",
+        "locomo-hybrid-extracted",
+        "locomo-hybrid-both",
+        "peers",
+        "embedders",
+        "extraction",
+        "learn",
+        "load",
+        "scale",
+        "latency-postgres-100000-1-run1",
+        "latency-postgres-100000-1-run2",
+        "latency-postgres-100000-1-run3",
+        "latency-postgres-100000-1-busy1",
+        "latency-sqlite-100000-1-unpruned",
+        "latency-sqlite-100000-1-pruned",
+        "latency-sqlite-100000-1-budget2000",
+        "plots",
+    ]
     by_name = {s.name: s for s in chosen}
     assert by_name["scale"].command.startswith("memstrata-bench scale --out out/results")
     assert "--max-memories 100000" in by_name["scale"].command and "--resume" not in by_name["scale"].command
@@ -246,8 +260,16 @@ def test_result_json_round_trips() -> None:
 
 
 def _point(store: str, layout: str, memories: int, **extra: object) -> dict[str, object]:
-    metrics = ("search_ms", "search_no_embed_ms", "embed_ms", "context_ms", "store_vector_ms", "store_keyword_ms",
-               "store_hybrid_ms", "store_access_ms")  # fmt: skip
+    metrics = (
+        "search_ms",
+        "search_no_embed_ms",
+        "embed_ms",
+        "context_ms",
+        "store_vector_ms",
+        "store_keyword_ms",
+        "store_hybrid_ms",
+        "store_access_ms",
+    )
     values = {f"{m}_{q}": 1.5 for m in metrics for q in ("p50", "p95", "p99")}
     return {
         "store": store,
@@ -279,12 +301,17 @@ def test_scale_tables_list_points_by_size_and_show_errors() -> None:
 def test_peers_table_has_ratios_and_errors() -> None:
     result = {
         "systems": {
-            "memstrata": {"overall": {"recall@1": 0.5, "recall@10": 0.8}, "search_ms_p50": 1.0, "search_ms_p95": 2.0,
-                          "search_ms_p99": 3.0, "ingest_s": 1.0},
+            "memstrata": {
+                "overall": {"recall@1": 0.5, "recall@10": 0.8},
+                "search_ms_p50": 1.0,
+                "search_ms_p95": 2.0,
+                "search_ms_p99": 3.0,
+                "ingest_s": 1.0,
+            },
             "mem0": {"error": "ImportError: no module named mem0"},
         },
         "ratios": {"memstrata": {"recall@10": 1.0, "search_p95": 1.0}},
-    }  # fmt: skip
+    }
     lines = peers.markdown_table(result).splitlines()
     assert lines[0].startswith("| system | recall@1 | recall@10 |")
     assert lines[2] == "| memstrata | 0.500 | 0.800 | 1.00 / 2.00 / 3.00 | 1.0 | 1.0 | 1.0 |"

@@ -35,9 +35,11 @@ def test_held_out_scores_each_fold_with_the_setting_chosen_without_it() -> None:
     result = heldout.held_out(scores, ["x", "y", "z"])
     assert [f["chosen"] for f in result["folds"]] == ["a", "a", "a"]
     assert result["estimate"] == pytest.approx(2 / 3, abs=1e-4)
-    assert heldout.in_sample(scores) == {"default": pytest.approx(2 / 3, abs=1e-4),
-                                         "best": {"label": "a", "recall@10": pytest.approx(2 / 3, abs=1e-4)},
-                                         "all": {"a": 0.6667, "b": 0.3333}}  # fmt: skip
+    assert heldout.in_sample(scores) == {
+        "default": pytest.approx(2 / 3, abs=1e-4),
+        "best": {"label": "a", "recall@10": pytest.approx(2 / 3, abs=1e-4)},
+        "all": {"a": 0.6667, "b": 0.3333},
+    }
     # a setting that wins everywhere is chosen for every fold and the estimate equals its in-sample score
     sweep = heldout.held_out({"a": [0.5, 0.5], "b": [1.0, 1.0]}, ["x", "y"])
     assert sweep["estimate"] == 1.0 and {f["chosen"] for f in sweep["folds"]} == {"b"}
@@ -56,12 +58,14 @@ def test_held_out_reports_the_spread_over_folds_and_the_mean_of_each_group() -> 
     assert heldout.group_means([1.0, 0.0, 0.5], ["b", "a", "b"]) == {"b": 0.75, "a": 0.0}
 
 
-def test_the_command_estimates_both_benchmarks(locomo_file: Path, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_command_estimates_both_benchmarks(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lme_file = tmp_path / "lme.json.gz"
     lme_file.write_bytes(gzip.compress(json.dumps(DATA).encode()))
-    code = main(["heldout", "--locomo", str(locomo_file), "--longmemeval", str(lme_file),
-                 "--out", str(tmp_path), "--json"])  # fmt: skip
+    code = main(
+        ["heldout", "--locomo", str(locomo_file), "--longmemeval", str(lme_file), "--out", str(tmp_path), "--json"]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     loco = result["locomo"]

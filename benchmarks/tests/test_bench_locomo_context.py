@@ -53,7 +53,7 @@ SAMPLE = {
                 "text": f"Filler remark number {i} about the weather.",
             }
             for i in range(3, 40)
-        ],  # fmt: skip
+        ],
     },
     "qa": [
         {"question": "When did Caroline go to the LGBTQ support group?", "evidence": ["D1:1"], "category": 2},
@@ -62,7 +62,7 @@ SAMPLE = {
             "question": "Where is Caroline's necklace from, and what race did Melanie run?",
             "evidence": ["D2:2", "D2:1"],
             "category": 4,
-        },  # fmt: skip
+        },
     ],
 }
 

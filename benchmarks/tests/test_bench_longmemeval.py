@@ -18,11 +18,16 @@ from memstrata import InvalidInput
 
 def _question(qid: str, kind: str, question: str, asked: str, sessions: list[tuple[str, str, list[Any]]]) -> Any:
     return {
-        "question_id": qid, "question_type": kind, "question": question, "answer": "-", "question_date": asked,
-        "haystack_session_ids": [s[0] for s in sessions], "haystack_dates": [s[1] for s in sessions],
+        "question_id": qid,
+        "question_type": kind,
+        "question": question,
+        "answer": "-",
+        "question_date": asked,
+        "haystack_session_ids": [s[0] for s in sessions],
+        "haystack_dates": [s[1] for s in sessions],
         "haystack_sessions": [s[2] for s in sessions],
         "answer_session_ids": [s[0] for s in sessions if any(t.get("has_answer") for t in s[2])],
-    }  # fmt: skip
+    }
 
 
 def _turn(role: str, text: str, evidence: bool = False) -> dict[str, Any]:
@@ -30,20 +35,44 @@ def _turn(role: str, text: str, evidence: bool = False) -> dict[str, Any]:
 
 
 FILLER = [
-    ("filler_1", "2023/04/02 (Sun) 10:00", [_turn("user", "Can you suggest a pasta recipe?"),
-                                             _turn("assistant", "Try a simple carbonara with eggs and pecorino.")]),
-    ("filler_2", "2023/04/20 (Thu) 18:30", [_turn("user", "How do I fix a squeaky door hinge?"),
-                                             _turn("assistant", "A drop of oil on the hinge pin usually helps.")]),
-]  # fmt: skip
+    (
+        "filler_1",
+        "2023/04/02 (Sun) 10:00",
+        [
+            _turn("user", "Can you suggest a pasta recipe?"),
+            _turn("assistant", "Try a simple carbonara with eggs and pecorino."),
+        ],
+    ),
+    (
+        "filler_2",
+        "2023/04/20 (Thu) 18:30",
+        [
+            _turn("user", "How do I fix a squeaky door hinge?"),
+            _turn("assistant", "A drop of oil on the hinge pin usually helps."),
+        ],
+    ),
+]
 DATA = [
-    _question("q1", "single-session-user", "What breed is my new puppy?", "2023/05/24 (Wed) 09:14", [
-        *FILLER,
-        ("answer_1", "2023/05/10 (Wed) 08:00", [_turn("user", "I just adopted a beagle puppy named Max!", True),
-                                                 _turn("assistant", "Congratulations on adopting Max!")]),
-        ("late_1", "2023/05/24 (Wed) 20:00", [_turn("user", "The beagle puppy chewed my shoes today.", True)]),
-    ]),
+    _question(
+        "q1",
+        "single-session-user",
+        "What breed is my new puppy?",
+        "2023/05/24 (Wed) 09:14",
+        [
+            *FILLER,
+            (
+                "answer_1",
+                "2023/05/10 (Wed) 08:00",
+                [
+                    _turn("user", "I just adopted a beagle puppy named Max!", True),
+                    _turn("assistant", "Congratulations on adopting Max!"),
+                ],
+            ),
+            ("late_1", "2023/05/24 (Wed) 20:00", [_turn("user", "The beagle puppy chewed my shoes today.", True)]),
+        ],
+    ),
     _question("q2_abs", "single-session-user", "What breed is my cat?", "2023/05/24 (Wed) 09:14", FILLER),
-]  # fmt: skip
+]
 
 
 @pytest.fixture
@@ -93,15 +122,21 @@ def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
 def test_the_command_finds_the_evidence_as_of_the_question(
     lme_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], granularity: str
 ) -> None:
-    code = main(["longmemeval", "--data", str(lme_file), "--granularity", granularity,
-                 "--out", str(tmp_path), "--json"])  # fmt: skip
+    code = main(
+        ["longmemeval", "--data", str(lme_file), "--granularity", granularity, "--out", str(tmp_path), "--json"]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 1 and result["granularity"] == granularity
     overall = result["overall"]
     assert overall["session_recall_all@10"] == 1.0  # the same-day session after the question's minute counts
-    keys = {"session_recall_any@5", "session_recall_any@10", "session_recall_all@5", "session_recall_all@10",
-            "session_ndcg@10"}  # fmt: skip
+    keys = {
+        "session_recall_any@5",
+        "session_recall_any@10",
+        "session_recall_all@5",
+        "session_recall_all@10",
+        "session_ndcg@10",
+    }
     assert keys <= set(overall) and set(result["by_type"]) == {"single-session-user"}
     if granularity == "turn":
         assert overall["turn_recall@10"] == 1.0 and overall["turn_recall@50"] == 1.0

@@ -12,11 +12,23 @@ from memstrata_bench import latency, peers
 from memstrata_bench.cli import main
 
 LATENCY_KEYS = {
-    "add_per_s", "add_messages_per_s", "store_hybrid_ms_p50", "source_at_k", "posting_budget",
-    "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50",
-    "search_no_embed_ms_p95", "embed_ms_p50", "embed_ms_p95", "load_per_s", "rss_bytes_per_memory",
-    "disk_bytes_per_memory", "command",
-}  # fmt: skip
+    "add_per_s",
+    "add_messages_per_s",
+    "store_hybrid_ms_p50",
+    "source_at_k",
+    "posting_budget",
+    "search_ms_p50",
+    "search_ms_p95",
+    "search_ms_p99",
+    "search_no_embed_ms_p50",
+    "search_no_embed_ms_p95",
+    "embed_ms_p50",
+    "embed_ms_p95",
+    "load_per_s",
+    "rss_bytes_per_memory",
+    "disk_bytes_per_memory",
+    "command",
+}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -29,10 +41,22 @@ def _json_out(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
 
 
 def test_latency_on_sqlite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code = main([
-        "latency", "--memories", "300", "--users", "3", "--queries", "6", "--context-queries", "2",
-        "--out", str(tmp_path), "--json",
-    ])  # fmt: skip
+    code = main(
+        [
+            "latency",
+            "--memories",
+            "300",
+            "--users",
+            "3",
+            "--queries",
+            "6",
+            "--context-queries",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ]
+    )
     assert code == 0
     result = _json_out(capsys)
     assert result.keys() >= LATENCY_KEYS
@@ -66,10 +90,22 @@ def test_latency_on_a_throwaway_postgres(capsys: pytest.CaptureFixture[str]) -> 
     from tests.support.pg import connect_admin
 
     connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
-    code = main([
-        "latency", "--store", "postgres", "--memories", "200", "--users", "2", "--queries", "5",
-        "--context-queries", "2", "--json",
-    ])  # fmt: skip
+    code = main(
+        [
+            "latency",
+            "--store",
+            "postgres",
+            "--memories",
+            "200",
+            "--users",
+            "2",
+            "--queries",
+            "5",
+            "--context-queries",
+            "2",
+            "--json",
+        ]
+    )
     assert code == 0
     result = _json_out(capsys)
     assert result["store"] == "postgres" and result["search_hits_mean"] > 0
@@ -78,9 +114,19 @@ def test_latency_on_a_throwaway_postgres(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_scale_writes_points_incrementally_and_resumes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     argv = [
-        "scale", "--stores", "sqlite", "--sizes", "200", "--queries", "4", "--context-queries", "1",
-        "--out", str(tmp_path), "--json",
-    ]  # fmt: skip
+        "scale",
+        "--stores",
+        "sqlite",
+        "--sizes",
+        "200",
+        "--queries",
+        "4",
+        "--context-queries",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--json",
+    ]
     assert main(argv) == 0
     first = json.loads((tmp_path / "scale.json").read_text())
     assert [(p["layout"], p["users"]) for p in first["points"]] == [("one_user", 1), ("many_users", 2)]
@@ -128,10 +174,18 @@ def test_peers_and_plots_in_the_peers_venv(
     capfd: pytest.CaptureFixture[str], tmp_path: Path, locomo_file: Path
 ) -> None:
     results = tmp_path / "results"
-    code = main([
-        "peers", "--data", str(locomo_file), "--peers", "memstrata,bm25,langgraph-inmemory,mem0",
-        "--out", str(results), "--json",
-    ])  # fmt: skip
+    code = main(
+        [
+            "peers",
+            "--data",
+            str(locomo_file),
+            "--peers",
+            "memstrata,bm25,langgraph-inmemory,mem0",
+            "--out",
+            str(results),
+            "--json",
+        ]
+    )
     assert code == 0
     result = json.loads((results / "peers.json").read_text())
     assert set(result["systems"]) == {"memstrata", "bm25", "langgraph-inmemory", "mem0"}
@@ -141,9 +195,17 @@ def test_peers_and_plots_in_the_peers_venv(
     assert result["versions"]["bm25s"] and result["versions"]["mem0ai"]
     assert set(result["ratios"]) == set(result["systems"])
     metrics = (
-        "search_ms_p50", "search_ms_p95", "search_ms_p99", "search_no_embed_ms_p50", "search_no_embed_ms_p95",
-        "search_no_embed_ms_p99", "add_per_s", "load_per_s", "rss_bytes_per_memory", "disk_bytes_per_memory",
-    )  # fmt: skip
+        "search_ms_p50",
+        "search_ms_p95",
+        "search_ms_p99",
+        "search_no_embed_ms_p50",
+        "search_no_embed_ms_p95",
+        "search_no_embed_ms_p99",
+        "add_per_s",
+        "load_per_s",
+        "rss_bytes_per_memory",
+        "disk_bytes_per_memory",
+    )
     points = [
         {"store": "sqlite", "layout": "one_user", "memories": m, **{name: float(m) for name in metrics}}
         for m in (1000, 10000)
@@ -167,11 +229,21 @@ def test_all_quick_runs_each_step_and_records_commands(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, locomo_file: Path
 ) -> None:
     out = tmp_path / "results"
-    code = main([
-        "all", "--quick", "--data", str(locomo_file), "--out", str(out), "--stores", "sqlite",
-        "--skip", "locomo-semantic,locomo-keyword,locomo-hybrid-extracted,locomo-hybrid-both,peers,embedders,"
-        "learn,load,plots",
-    ])  # fmt: skip
+    code = main(
+        [
+            "all",
+            "--quick",
+            "--data",
+            str(locomo_file),
+            "--out",
+            str(out),
+            "--stores",
+            "sqlite",
+            "--skip",
+            "locomo-semantic,locomo-keyword,locomo-hybrid-extracted,locomo-hybrid-both,peers,embedders,"
+            "learn,load,plots",
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "bench-all.json").read_text())
     assert [s["name"] for s in summary["steps"]] == ["locomo-hybrid", "extraction", "scale"]
@@ -228,8 +300,19 @@ def test_encryption_compares_plain_and_encrypted_in_one_run(
     from memstrata_bench.encryption import alternating
 
     assert alternating(2) == [False, True, True, False]
-    argv = ["encryption", "--data", str(locomo_file), "--memories", "200", "--queries", "5", "--rounds", "1",
-            "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "encryption",
+        "--data",
+        str(locomo_file),
+        "--memories",
+        "200",
+        "--queries",
+        "5",
+        "--rounds",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     capsys.readouterr()
     result = json.loads((tmp_path / "encryption.json").read_text())
@@ -276,8 +359,21 @@ def test_encryption_on_postgres_compares_sealed_and_plain_in_one_run(
     from tests.support.pg import connect_admin
 
     connect_admin().close()  # skips locally (fails under CI=true) when PostgreSQL is unreachable
-    argv = ["encryption", "--store", "postgres", "--data", str(locomo_file), "--memories", "200",
-            "--queries", "5", "--rounds", "1", "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "encryption",
+        "--store",
+        "postgres",
+        "--data",
+        str(locomo_file),
+        "--memories",
+        "200",
+        "--queries",
+        "5",
+        "--rounds",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     capsys.readouterr()
     result = json.loads((tmp_path / "encryption-postgres.json").read_text())
@@ -291,9 +387,11 @@ def test_sealing_cost_interleaves_the_stores_and_divides_sealed_by_plain() -> No
     from memstrata_bench.sealing_cost import interleaved, ratios, summary
 
     assert [[store for store, _ in interleaved(i, lambda s: lambda: s)] for i in range(4)] == [
-        ["plain", "sealed", "sealed_uncached"], ["sealed", "sealed_uncached", "plain"],
-        ["sealed_uncached", "plain", "sealed"], ["plain", "sealed", "sealed_uncached"],
-    ]  # fmt: skip
+        ["plain", "sealed", "sealed_uncached"],
+        ["sealed", "sealed_uncached", "plain"],
+        ["sealed_uncached", "plain", "sealed"],
+        ["plain", "sealed", "sealed_uncached"],
+    ]
     plain = summary("add", [1.0, 2.0, 4.0], 0.3, 0.6, per=256)
     sealed = summary("add", [2.0, 2.0, 2.0], 0.6, 0.9, per=256)
     assert plain == {"add_per_s": 128.0, "add_client_cpu_ms": 100.0, "add_server_cpu_ms": 200.0}
@@ -335,7 +433,10 @@ def test_buffer_append_times_appends_by_session_size_on_both_buffers(tmp_path: P
     buffer_append.main(argv)
     rows = json.loads((tmp_path / "b.json").read_text())["rows"]
     assert [(r["backend"], r["held"], r["appends"]) for r in rows] == [
-        ("memory", 5, 30), ("memory", 40, 30), ("redis", 5, 30), ("redis", 40, 30),
-    ]  # fmt: skip
+        ("memory", 5, 30),
+        ("memory", 40, 30),
+        ("redis", 5, 30),
+        ("redis", 40, 30),
+    ]
     assert all(r["append_ms_p50"] > 0 for r in rows)
     assert all(r["server_cpu_ms_per_append"] >= 0 for r in rows if r["backend"] == "redis")

@@ -146,9 +146,11 @@ def redact_url(url: str) -> str:
 def _client(url: str, shown: str, timeout: float) -> Any:
     """A `redis.Redis`, or a `RedisCluster` for a `redis+cluster://` URL (any one node of the cluster)."""
     options: dict[str, Any] = {
-        "decode_responses": True, "socket_connect_timeout": timeout, "socket_timeout": timeout,
+        "decode_responses": True,
+        "socket_connect_timeout": timeout,
+        "socket_timeout": timeout,
         "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
-    }  # fmt: skip
+    }
     parts = urlsplit(url)
     try:
         if parts.scheme.lower() in CLUSTER_SCHEMES:

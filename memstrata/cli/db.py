@@ -16,11 +16,12 @@ def register(commands: Any) -> None:
     db = commands.add_parser("db", help="database administration (PostgreSQL)")
     actions = db.add_subparsers(dest="db_action", required=True, metavar="ACTION")
     distribute = actions.add_parser(
-        "distribute", help="distribute the schema on Citus: user tables by user_id, meta as reference tables",
+        "distribute",
+        help="distribute the schema on Citus: user tables by user_id, meta as reference tables",
         description="Run once on the Citus coordinator, as the schema owner (--owner, $MEMSTRATA_STORE_OWNER, "
         "else --store), with the citus and vector extensions created on every node and the workers "
         "registered. Migrates first; idempotent. Later migrations distribute the tables they add.",
-    )  # fmt: skip
+    )
     distribute.add_argument("--owner", help="owner connection URL (default: $MEMSTRATA_STORE_OWNER, else --store)")
     distribute.add_argument("--shards", type=int, default=32, help="shard count of the user tables (default 32)")
     add_json_flag(distribute)
@@ -46,6 +47,8 @@ def cmd_distribute(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print(f"distributed: {', '.join(done.distributed) or '(already)'}; "
-              f"reference: {', '.join(done.reference) or '(already)'}; {done.shard_count} shards")  # fmt: skip
+        print(
+            f"distributed: {', '.join(done.distributed) or '(already)'}; "
+            f"reference: {', '.join(done.reference) or '(already)'}; {done.shard_count} shards"
+        )
     return 0

@@ -16,11 +16,12 @@ from .value_flags import add_value_flags, value_from_args
 
 def register(commands: Any) -> None:
     erase = commands.add_parser(
-        "erase", help="erase everything about a user (GDPR Art. 17) and print the receipt",
+        "erase",
+        help="erase everything about a user (GDPR Art. 17) and print the receipt",
         description="Removes the user's memories, vectors, full text, episodes, summaries, entities, "
         "profile, procedures, queue items, history and buffer keys, then prints the stored, content-free "
         "receipt.",
-    )  # fmt: skip
+    )
     erase.add_argument("--user", required=True, help="user id (a user of the server: TENANT:USER, e.g. default:alice)")
     erase.add_argument("--yes", action="store_true", help="confirm: nothing can be recovered afterwards")
     add_json_flag(erase)
@@ -40,12 +41,13 @@ def register(commands: Any) -> None:
     import_.set_defaults(handler=cmd_import)
 
     compact = commands.add_parser(
-        "compact", help="rewrite the store's files so that erased or deleted text is physically gone",
+        "compact",
+        help="rewrite the store's files so that erased or deleted text is physically gone",
         description="SQLite: merge the full-text index, VACUUM and truncate the WAL. PostgreSQL: VACUUM "
         "(FULL) every user table through the owner URL (exclusive table locks while it runs), then "
         "CHECKPOINT so the WAL holding erased rows can be recycled. Run after erasures when the bytes "
         "must be gone from the files, not only from every query.",
-    )  # fmt: skip
+    )
     compact.set_defaults(handler=cmd_compact)
 
     sweep = commands.add_parser("sweep", help="delete expired memories and data past its retention")
@@ -69,11 +71,15 @@ def cmd_erase(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         receipt = memory.erase_user(scope=args.user)  # also applies the audit log's erasure rule
         record_erasure(memory.store, args.user, receipt, operation="cli: memstrata erase")  # names the CLI
-    emit(args, receipt, lambda: (
-        f"erased: {counts_text(receipt.counts)} in {receipt.duration_ms:.0f} ms\n"
-        f"receipt {receipt.request_id} at {receipt.erased_at:%Y-%m-%d %H:%M:%S} UTC\n"
-        f"user hash {receipt.algorithm} {receipt.user_hash} (salt {receipt.salt})"
-    ))  # fmt: skip
+    emit(
+        args,
+        receipt,
+        lambda: (
+            f"erased: {counts_text(receipt.counts)} in {receipt.duration_ms:.0f} ms\n"
+            f"receipt {receipt.request_id} at {receipt.erased_at:%Y-%m-%d %H:%M:%S} UTC\n"
+            f"user hash {receipt.algorithm} {receipt.user_hash} (salt {receipt.salt})"
+        ),
+    )
     return 0
 
 
@@ -105,22 +111,31 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidInput(f"cannot read {args.file}: {exc.strerror}") from None
     with open_memory(args, create=True) as memory, progress_bar(args, "import", "memories") as progress:
         report = memory.import_user(raw, scope=args.user, progress=progress)
-    emit(args, report, lambda: (
-        f"imported into {report.user_id}: {report.memories_written} memories written, "
-        f"{report.memories_unchanged} unchanged, {report.events_written} history events, "
-        f"{report.items_written} items written ({report.items_unchanged} unchanged, {report.items_skipped} skipped); "
-        f"embedded with {report.embedder}"
-    ))  # fmt: skip
+    emit(
+        args,
+        report,
+        lambda: (
+            f"imported into {report.user_id}: {report.memories_written} memories written, "
+            f"{report.memories_unchanged} unchanged, {report.events_written} history events, "
+            f"{report.items_written} items written ({report.items_unchanged} unchanged, "
+            f"{report.items_skipped} skipped); "
+            f"embedded with {report.embedder}"
+        ),
+    )
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         report = memory.sweep(scope=args.user)
-    emit(args, report, lambda: (
-        f"swept {report.users} user(s): {report.expired} expired, {report.retention} past retention, "
-        f"{report.sessions} old session item(s) removed"
-    ))  # fmt: skip
+    emit(
+        args,
+        report,
+        lambda: (
+            f"swept {report.users} user(s): {report.expired} expired, {report.retention} past retention, "
+            f"{report.sessions} old session item(s) removed"
+        ),
+    )
     return 0
 
 

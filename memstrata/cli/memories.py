@@ -87,9 +87,12 @@ def _metadata(raw: str | None) -> dict[str, Any] | None:
 def cmd_add(args: argparse.Namespace) -> int:
     with open_memory(args, create=True) as memory:
         record = memory.add(
-            args.content, scope=scope_of(args), kind=args.kind, metadata=_metadata(args.metadata),
+            args.content,
+            scope=scope_of(args),
+            kind=args.kind,
+            metadata=_metadata(args.metadata),
             importance=args.importance,
-        )  # fmt: skip
+        )
     print_json(to_json(record)) if args.json else print(record.id)
     return 0
 
@@ -97,9 +100,13 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         hits = memory.search(
-            args.query, scope=scope_of(args), k=args.k, strategy=args.strategy, threshold=args.threshold,
+            args.query,
+            scope=scope_of(args),
+            k=args.k,
+            strategy=args.strategy,
+            threshold=args.threshold,
             filters=value_from_args(args, SearchFilter),
-        )  # fmt: skip
+        )
     if args.json:
         print_json(SearchResultJSON(hits=[SearchHitJSON.of(h) for h in hits]).model_dump(mode="json"))
     else:

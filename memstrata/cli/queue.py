@@ -28,8 +28,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     else:
         print("  ".join(f"{k}: {v}" for k, v in status.counts.items()))
         for failure in status.failures:
-            print(f"{failure['status']:8} {failure['user_id']} {failure['id']} attempts={failure['attempts']} "
-                  f"{failure['error']}")  # fmt: skip
+            print(
+                f"{failure['status']:8} {failure['user_id']} {failure['id']} attempts={failure['attempts']} "
+                f"{failure['error']}"
+            )
     return 1 if status.counts.get("failed") else 0
 
 

@@ -17,9 +17,10 @@ def register(commands: Any) -> None:
     serve.add_argument("--host", help="bind address (default: $MEMSTRATA_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default: $MEMSTRATA_PORT or 8420)")
     serve.add_argument(
-        "--insecure-no-auth", action="store_true",
+        "--insecure-no-auth",
+        action="store_true",
         help="DEVELOPMENT ONLY: accept requests without API keys (same as MEMSTRATA_AUTH=off)",
-    )  # fmt: skip
+    )
     serve.add_argument("--tenant", help="tenant of the bootstrap key, and of every request without auth")
     serve.add_argument("--no-ui", action="store_true", help="do not serve the Web UI")
     serve.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
@@ -43,13 +44,17 @@ def register(commands: Any) -> None:
     create.add_argument("--user", help="bind the key to this one user (omit for the tenant's admin key)")
     create.add_argument("--name", default="", help="a label to recognise the key by")
     create.add_argument(
-        "--role", choices=["admin", "user", "read-only", "ingest-only", "privacy"],
+        "--role",
+        choices=["admin", "user", "read-only", "ingest-only", "privacy"],
         help="what the key may do (default: admin without --user, user with it); see docs/server.md",
-    )  # fmt: skip
+    )
     create.add_argument(
-        "--grant", action="append", default=[], choices=["export", "erase"],
+        "--grant",
+        action="append",
+        default=[],
+        choices=["export", "erase"],
         help="add a permission to the role (repeatable): export = export/import a user, erase = erase a user",
-    )  # fmt: skip
+    )
     create.set_defaults(handler=cmd_keys_create)
     list_ = actions.add_parser("list", help="list keys (never their tokens)")
     list_.add_argument("--tenant", help="only this tenant")
@@ -84,8 +89,20 @@ def cmd_audit(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print_json([{"at": e.at, "action": e.action.value, "key_id": e.key_id, "role": e.role, "user": e.user,
-                     "receipt": e.receipt, "operation": e.operation} for e in entries])  # fmt: skip
+        print_json(
+            [
+                {
+                    "at": e.at,
+                    "action": e.action.value,
+                    "key_id": e.key_id,
+                    "role": e.role,
+                    "user": e.user,
+                    "receipt": e.receipt,
+                    "operation": e.operation,
+                }
+                for e in entries
+            ]
+        )
         return 0
     for e in entries:
         target = f"user={e.user}" if e.user else f"receipt={e.receipt}"
@@ -109,10 +126,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     overrides = {
-        "host": args.host, "port": args.port, "tenant": args.tenant,
+        "host": args.host,
+        "port": args.port,
+        "tenant": args.tenant,
         "auth": False if args.insecure_no_auth else None,
-        "ui": False if args.no_ui else None, "mcp": False if args.no_mcp else None,
-    }  # fmt: skip
+        "ui": False if args.no_ui else None,
+        "mcp": False if args.no_mcp else None,
+    }
     config = ServerConfig(**{k: v for k, v in overrides.items() if v is not None})
     validate_tenant(config.tenant)
     settings = _settings(args)
@@ -189,9 +209,16 @@ def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Any:
 
 
 def _key_json(key: Any, token: str | None = None) -> dict[str, Any]:
-    value = {"id": key.id, "tenant": key.tenant, "user": key.user, "name": key.name, "role": key.role.value,
-             "grants": sorted(g.value for g in key.grants), "created_at": key.created_at,
-             "revoked_at": key.revoked_at}  # fmt: skip
+    value = {
+        "id": key.id,
+        "tenant": key.tenant,
+        "user": key.user,
+        "name": key.name,
+        "role": key.role.value,
+        "grants": sorted(g.value for g in key.grants),
+        "created_at": key.created_at,
+        "revoked_at": key.revoked_at,
+    }
     return value if token is None else {**value, "token": token}
 
 

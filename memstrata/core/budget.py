@@ -138,9 +138,13 @@ def _pack_block(block: Block, budget: int, count_many: CountMany) -> tuple[str, 
 
 
 def pack(
-    blocks: Sequence[Block], max_tokens: int, count_many: CountMany, *, joiner: str = "\n\n",
+    blocks: Sequence[Block],
+    max_tokens: int,
+    count_many: CountMany,
+    *,
+    joiner: str = "\n\n",
     display: Sequence[str] | None = None,
-) -> Packing:  # fmt: skip
+) -> Packing:
     """Pack `blocks` (most important first) into at most `max_tokens` tokens; the kept parts are shown
     in `display` order of block names (default: the priority order)."""
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:

@@ -20,17 +20,37 @@ Rule = tuple[str, str, str]
 
 _STEP_1B: tuple[Rule, ...] = (("eed", "m>0", "ee"), ("ed", "*v*", ""), ("ing", "*v*", ""))
 _STEP_2: tuple[Rule, ...] = (
-    ("ational", "m>0", "ate"), ("tional", "m>0", "tion"), ("enci", "m>0", "ence"), ("anci", "m>0", "ance"),
-    ("izer", "m>0", "ize"), ("logi", "m>0", "log"), ("bli", "m>0", "ble"), ("alli", "m>0", "al"),
-    ("entli", "m>0", "ent"), ("eli", "m>0", "e"), ("ousli", "m>0", "ous"), ("ization", "m>0", "ize"),
-    ("ation", "m>0", "ate"), ("ator", "m>0", "ate"), ("alism", "m>0", "al"), ("iveness", "m>0", "ive"),
-    ("fulness", "m>0", "ful"), ("ousness", "m>0", "ous"), ("aliti", "m>0", "al"), ("iviti", "m>0", "ive"),
+    ("ational", "m>0", "ate"),
+    ("tional", "m>0", "tion"),
+    ("enci", "m>0", "ence"),
+    ("anci", "m>0", "ance"),
+    ("izer", "m>0", "ize"),
+    ("logi", "m>0", "log"),
+    ("bli", "m>0", "ble"),
+    ("alli", "m>0", "al"),
+    ("entli", "m>0", "ent"),
+    ("eli", "m>0", "e"),
+    ("ousli", "m>0", "ous"),
+    ("ization", "m>0", "ize"),
+    ("ation", "m>0", "ate"),
+    ("ator", "m>0", "ate"),
+    ("alism", "m>0", "al"),
+    ("iveness", "m>0", "ive"),
+    ("fulness", "m>0", "ful"),
+    ("ousness", "m>0", "ous"),
+    ("aliti", "m>0", "al"),
+    ("iviti", "m>0", "ive"),
     ("biliti", "m>0", "ble"),
-)  # fmt: skip
+)
 _STEP_3: tuple[Rule, ...] = (
-    ("icate", "m>0", "ic"), ("ative", "m>0", ""), ("alize", "m>0", "al"), ("iciti", "m>0", "ic"),
-    ("ical", "m>0", "ic"), ("ful", "m>0", ""), ("ness", "m>0", ""),
-)  # fmt: skip
+    ("icate", "m>0", "ic"),
+    ("ative", "m>0", ""),
+    ("alize", "m>0", "al"),
+    ("iciti", "m>0", "ic"),
+    ("ical", "m>0", "ic"),
+    ("ful", "m>0", ""),
+    ("ness", "m>0", ""),
+)
 _STEP_4: tuple[Rule, ...] = tuple(
     (suffix, "m>1 s|t" if suffix == "ion" else "m>1", "")
     for suffix in "al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize".split()

@@ -113,8 +113,15 @@ class HybridParams:
             raise InvalidInput(f"unknown fusion {self.fusion!r}; use 'weighted' or 'rrf'")
         if self.rrf_k <= 0:
             raise InvalidInput(f"rrf_k must be > 0, got {self.rrf_k}")
-        boosts = (self.speaker_boost, self.neighbour_weight, self.time_boost, self.latest_boost, self.role_boost,
-                  self.when_boost, self.session_weight)  # fmt: skip
+        boosts = (
+            self.speaker_boost,
+            self.neighbour_weight,
+            self.time_boost,
+            self.latest_boost,
+            self.role_boost,
+            self.when_boost,
+            self.session_weight,
+        )
         if min(boosts) < 0:
             raise InvalidInput(
                 "speaker_boost, neighbour_weight, time_boost, latest_boost, role_boost, when_boost, session_weight "

@@ -183,10 +183,13 @@ def _previous_candidates(previous: str) -> list[_Candidate]:
             text = match.group("text") if match else unit
             found.append(
                 _Candidate(
-                    line=unit, text=text, score=salience(text) * PREVIOUS_WEIGHT, order=(0, line_no, unit_no),
+                    line=unit,
+                    text=text,
+                    score=salience(text) * PREVIOUS_WEIGHT,
+                    order=(0, line_no, unit_no),
                     terms=frozenset(content_terms(text)),
                 )
-            )  # fmt: skip
+            )
     return found
 
 

@@ -146,8 +146,24 @@ def query_windows(mentions: Sequence[Mention], now: datetime) -> list[TimeWindow
 
 
 _UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "fortnight": 14, "month": 30, "year": 365}
-_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "several": 3}  # fmt: skip
+_COUNT_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "few": 3,
+    "several": 3,
+}
 _RELATIVE_TO = re.compile(
     r"(?:\b(?P<count>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several)"
     r"|\b(?:the|that|last))?\s*\b(?P<unit>day|week|weekend|fortnight|month|year)s?\s+"
@@ -159,8 +175,9 @@ _RELATIVE_TO = re.compile(
 _PLACED = re.compile(r"^\s*(?:before|after|prior to|following)\s+(?:the\s+)?$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.IGNORECASE)
 _AND = re.compile(r"^\s*(?:and|to|until|till|through|-|–)\s*(?:the\s+)?$", re.IGNORECASE)
-_SEASON_YEAR = re.compile(r"\b(?P<season>spring|summer|fall|autumn|winter)(?:,?\s+of)?,?\s+(?P<year>(?:19|20)\d\d)\b",
-                          re.IGNORECASE)  # fmt: skip
+_SEASON_YEAR = re.compile(
+    r"\b(?P<season>spring|summer|fall|autumn|winter)(?:,?\s+of)?,?\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+)
 _BARE_YEAR = re.compile(r"(?<![\w-])(?:19|20)\d\d(?![\w-])")
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
@@ -225,8 +242,11 @@ def _in_year_of(window: TimeWindow, other: TimeWindow) -> TimeWindow:
         return window
     shift = other.start.year - window.start.year
     try:
-        return replace(window, start=window.start.replace(year=window.start.year + shift),
-                       end=window.end.replace(year=window.end.year + shift))  # fmt: skip
+        return replace(
+            window,
+            start=window.start.replace(year=window.start.year + shift),
+            end=window.end.replace(year=window.end.year + shift),
+        )
     except ValueError:  # 29 February
         return window
 

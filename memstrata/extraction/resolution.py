@@ -510,9 +510,8 @@ def validate_llm_decision(
     if kind is DecisionKind.NOOP:
         return Decision(DecisionKind.NOOP, ids[:1], "the model found it already stored")
     unrelated = [
-        m.id for m in targets
-        if not _related(candidate, m, related_similarity=related_similarity, retracted=retracted)
-    ]  # fmt: skip
+        m.id for m in targets if not _related(candidate, m, related_similarity=related_similarity, retracted=retracted)
+    ]
     if unrelated:
         return Decision(DecisionKind.ADD, (), f"refused to {kind.value} unrelated memories {unrelated}; added instead")
     if kind is DecisionKind.UPDATE:

@@ -190,10 +190,13 @@ def implied_subject(masked: str, original: str) -> tuple[str, str]:
     if _GERUND_SUBJECT.match(masked):
         return masked, original  # "Learning another language is tough": the gerund is the subject
     dropped = (
-        (_DROPPED_I, "I "), (_DROPPED_I_ADVERB_PAST, "I "), (_DROPPED_I_PAST_MY, "I "), (_DROPPED_I_HAVE, "I've "),
+        (_DROPPED_I, "I "),
+        (_DROPPED_I_ADVERB_PAST, "I "),
+        (_DROPPED_I_PAST_MY, "I "),
+        (_DROPPED_I_HAVE, "I've "),
         (_DROPPED_I_AM, "I'm "),
         (_DROPPED_I_AM_NOW, "I'm "),
-    )  # fmt: skip
+    )
     for pattern, prefix in dropped:
         if pattern.match(masked):
             lowered = masked[:1].lower() + masked[1:], original[:1].lower() + original[1:]

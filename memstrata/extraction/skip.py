@@ -133,8 +133,26 @@ def sarcastic(text: str) -> bool:
     return any(hint in low for hint in _EMPHASIS_HINTS) and bool(_EMPHASIS.search(text) and _NUISANCE.search(text))
 
 
-_MARKER_HINTS = ("/s", "\U0001f644", "\U0001f612", "\U0001f611", "said no", "right", "not!", "joy", "needed", "lucky",
-                 "fun", "not", "great", "another", "perfect", "wonderful", "lovely", "yay")  # fmt: skip
+_MARKER_HINTS = (
+    "/s",
+    "\U0001f644",
+    "\U0001f612",
+    "\U0001f611",
+    "said no",
+    "right",
+    "not!",
+    "joy",
+    "needed",
+    "lucky",
+    "fun",
+    "not",
+    "great",
+    "another",
+    "perfect",
+    "wonderful",
+    "lovely",
+    "yay",
+)
 """Words every sarcasm marker contains: a cheap test before the regular expression."""
 _EMPHASIS_HINTS = ("love", "adore", "enjoy", "lovve")
 

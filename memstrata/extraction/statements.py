@@ -65,8 +65,11 @@ def first_person(text: str, names: Iterable[str] = ()) -> str | None:
     """`text` as the user would say it, when it starts with "The user", "User" or one of `names`;
     else None. Only the subject and its first verb change: "Alice loves coffee" -> "I love coffee"."""
     alternatives = ["the user", "user", *(re.escape(n) for n in names if n.strip())]
-    match = re.match(rf"^\s*(?:{'|'.join(alternatives)})(?P<poss>'s|’s)?\s+(?P<verb>[\w']+)(?P<rest>.*)$",
-                     text, re.IGNORECASE | re.DOTALL)  # fmt: skip
+    match = re.match(
+        rf"^\s*(?:{'|'.join(alternatives)})(?P<poss>'s|’s)?\s+(?P<verb>[\w']+)(?P<rest>.*)$",
+        text,
+        re.IGNORECASE | re.DOTALL,
+    )
     if match is None:
         return None
     verb, rest = match["verb"], match["rest"]

@@ -196,9 +196,13 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
 
 
 def _open_memory(
-    memory: Memory | AsyncMemory | None, *, store: str | None, buffer: str | None,
-    embedder: Embedder | str | None, ttl: float | None,
-) -> Memory:  # fmt: skip
+    memory: Memory | AsyncMemory | None,
+    *,
+    store: str | None,
+    buffer: str | None,
+    embedder: Embedder | str | None,
+    ttl: float | None,
+) -> Memory:
     if memory is not None:
         if store is not None or buffer is not None or embedder is not None:
             raise InvalidInput("pass either memory= or store=/buffer=/embedder=, not both")

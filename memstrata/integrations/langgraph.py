@@ -148,8 +148,12 @@ class MemstrataStore(BaseStore):
     @classmethod
     @contextmanager
     def from_conn_string(
-        cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-    ) -> Iterator[MemstrataStore]:  # fmt: skip
+        cls,
+        conn_string: str,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+    ) -> Iterator[MemstrataStore]:
         """A store over a memstrata store URL or path (`sqlite:///memories.db`, `memories.db`, `:memory:`,
         `postgresql://...`), closed on exit. With `index={"embed": ..., "dims": ...}` the vectors come
         from those embeddings, else from the configured memstrata embedder (`MEMSTRATA_EMBEDDER`)."""
@@ -203,9 +207,12 @@ class MemstrataStore(BaseStore):
         if op.refresh_ttl and stored.ttl_minutes is not None:
             refresh[(owner, document_key(stored.namespace, stored.key))] = stored
         return Item(
-            value=stored.value, key=stored.key, namespace=stored.namespace,
-            created_at=stored.created_at, updated_at=stored.updated_at,
-        )  # fmt: skip
+            value=stored.value,
+            key=stored.key,
+            namespace=stored.namespace,
+            created_at=stored.created_at,
+            updated_at=stored.updated_at,
+        )
 
     def _search(
         self,
@@ -218,11 +225,15 @@ class MemstrataStore(BaseStore):
         check_page(op.limit, op.offset)
         by_owner = {
             owner: live(
-                (i for i in reader.items(owner) if has_prefix(i.namespace, op.namespace_prefix)
-                 and matches_filter(i.value, op.filter)), now,
+                (
+                    i
+                    for i in reader.items(owner)
+                    if has_prefix(i.namespace, op.namespace_prefix) and matches_filter(i.value, op.filter)
+                ),
+                now,
             )
             for owner in reader.owners(op.namespace_prefix)
-        }  # fmt: skip
+        }
         candidates = [item for items in by_owner.values() for item in items]
         if op.query and op.query in queries:
             similarities: dict[str, float] = {}
@@ -244,7 +255,7 @@ class MemstrataStore(BaseStore):
                 created_at=item.created_at,
                 updated_at=item.updated_at,
                 score=score,
-            )  # fmt: skip
+            )
             for item, score in page
         ]
 
@@ -299,11 +310,15 @@ class MemstrataStore(BaseStore):
         value = check_value(op.value)
         texts = self._texts(value, op.index)
         plan.item = item = StoredItem(
-            namespace=tuple(op.namespace), key=op.key, value=value,
-            created_at=old.created_at if old is not None and not old.expired(now) else now, updated_at=now,
-            expires_at=expiry(now, op.ttl), ttl_minutes=op.ttl,
+            namespace=tuple(op.namespace),
+            key=op.key,
+            value=value,
+            created_at=old.created_at if old is not None and not old.expired(now) else now,
+            updated_at=now,
+            expires_at=expiry(now, op.ttl),
+            ttl_minutes=op.ttl,
             vector_ids=tuple(vector_id(op.namespace, op.key, path) for path, _ in texts),
-        )  # fmt: skip
+        )
         existing = {r.id: r for r in self.store.get(plan.owner, list(old.vector_ids))} if old else {}
         scope = Scope.from_storage(plan.owner)
         for (path, text), memory_id in zip(texts, item.vector_ids, strict=True):
@@ -314,9 +329,14 @@ class MemstrataStore(BaseStore):
                 continue
             try:
                 record = new_record(
-                    scope=scope, content=text, kind=MemoryKind.NOTE, memory_id=memory_id, metadata=metadata,
-                    expires_at=item.expires_at, created_at=previous.created_at if previous else now,
-                )  # fmt: skip
+                    scope=scope,
+                    content=text,
+                    kind=MemoryKind.NOTE,
+                    memory_id=memory_id,
+                    metadata=metadata,
+                    expires_at=item.expires_at,
+                    created_at=previous.created_at if previous else now,
+                )
             except InvalidInput as exc:
                 raise InvalidInput(f"cannot index {path!r} of item {item.key!r}: {exc}") from None
             plan.changed.append(record.evolve(updated_at=now))
@@ -543,8 +563,12 @@ class AsyncMemstrataStore(MemstrataStore):
     @classmethod
     @asynccontextmanager
     async def from_conn_string(  # type: ignore[override]
-        cls, conn_string: str, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-    ) -> AsyncIterator[AsyncMemstrataStore]:  # fmt: skip
+        cls,
+        conn_string: str,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+    ) -> AsyncIterator[AsyncMemstrataStore]:
         memory = await anyio.to_thread.run_sync(_memory_for, conn_string, index)
         store = None
         try:

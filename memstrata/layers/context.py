@@ -248,9 +248,12 @@ class ContextAssembler:
                 return None
             hits = self._memory_hits(scope, query, search_depth(budget), {t.id for t in recent}, vectors)
             return Block(
-                "memories", MEMORIES_HEADER, [render_memory(h.memory) for h in hits], empty=NO_MEMORIES,
+                "memories",
+                MEMORIES_HEADER,
+                [render_memory(h.memory) for h in hits],
+                empty=NO_MEMORIES,
                 order=[h.memory.created_at.timestamp() for h in hits],
-            )  # fmt: skip
+            )
         if name == "entities":
             text = " ".join([query or "", *(t.content for t in recent)])
             return Block("entities", ENTITIES_HEADER, [render_entity(e) for e in self._entities(user_id, query, text)])

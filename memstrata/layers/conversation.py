@@ -149,11 +149,15 @@ class SessionState:
             return None if value is None else value.isoformat()
 
         return {
-            "summary": self.summary, "folded": self.folded, "last_folded_id": self.last_folded_id,
-            "last_folded_at": iso(self.last_folded_at), "summarizer": self.summarizer,
-            "updated_at": iso(self.updated_at), "ended_at": iso(self.ended_at),
+            "summary": self.summary,
+            "folded": self.folded,
+            "last_folded_id": self.last_folded_id,
+            "last_folded_at": iso(self.last_folded_at),
+            "summarizer": self.summarizer,
+            "updated_at": iso(self.updated_at),
+            "ended_at": iso(self.ended_at),
             "ended_through_id": self.ended_through_id,
-        }  # fmt: skip
+        }
 
     @classmethod
     def from_value(cls, value: Mapping[str, Any]) -> SessionState:
@@ -162,11 +166,15 @@ class SessionState:
             return datetime.fromisoformat(raw) if isinstance(raw, str) and raw else None
 
         return cls(
-            summary=str(value.get("summary") or ""), folded=int(value.get("folded") or 0),
-            last_folded_id=value.get("last_folded_id"), last_folded_at=when("last_folded_at"),
-            summarizer=value.get("summarizer"), updated_at=when("updated_at"), ended_at=when("ended_at"),
+            summary=str(value.get("summary") or ""),
+            folded=int(value.get("folded") or 0),
+            last_folded_id=value.get("last_folded_id"),
+            last_folded_at=when("last_folded_at"),
+            summarizer=value.get("summarizer"),
+            updated_at=when("updated_at"),
+            ended_at=when("ended_at"),
             ended_through_id=value.get("ended_through_id"),
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,9 +192,12 @@ class SessionSnapshot:
 def turn_from_record(record: MemoryRecord) -> Turn:
     meta = record.metadata
     return Turn(
-        role=str(meta.get("role") or "user"), content=record.content, at=record.created_at, id=record.id,
+        role=str(meta.get("role") or "user"),
+        content=record.content,
+        at=record.created_at,
+        id=record.id,
         speaker=meta.get("speaker"),
-    )  # fmt: skip
+    )
 
 
 def _context_line(content: str, speaker: str | None) -> str:
@@ -270,10 +281,14 @@ class Conversation:
             metadata: dict[str, Any] = {"role": role} | ({"speaker": speaker} if speaker else {})
             items.append(
                 NewMemory(
-                    content=content, kind=MemoryKind.EPISODE, metadata=metadata, created_at=at, scope=scope,
+                    content=content,
+                    kind=MemoryKind.EPISODE,
+                    metadata=metadata,
+                    created_at=at,
+                    scope=scope,
                     context=context_text(previous),
                 )
-            )  # fmt: skip
+            )
             previous.append(_context_line(content, speaker))
         records = self.semantic.add_many(scope, items, dedupe=False)
         turns = [turn_from_record(r) for r in records]
@@ -432,9 +447,14 @@ class Conversation:
             chunk = window[: self.summary_threshold]
             summary = self.summarizer.summarize(state.summary or None, chunk)
             state = replace(
-                state, summary=summary, folded=state.folded + len(chunk), last_folded_id=chunk[-1].id,
-                last_folded_at=chunk[-1].at, summarizer=self.summarizer.name, updated_at=self.clock(),
-            )  # fmt: skip
+                state,
+                summary=summary,
+                folded=state.folded + len(chunk),
+                last_folded_id=chunk[-1].id,
+                last_folded_at=chunk[-1].at,
+                summarizer=self.summarizer.name,
+                updated_at=self.clock(),
+            )
             self._save_state(scope, state)
             self._trim(scope, chunk[-1].id)
             window = window[len(chunk) :]

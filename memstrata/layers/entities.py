@@ -122,10 +122,16 @@ class EntityMemory:
         if existing is None:
             key = normalize_name(name)
             entity = Entity(
-                key=key, name=name.strip(), type=type, first_seen=now, last_seen=now, summary=summary or "",
-                aliases=tuple(sorted(alias_keys - {key})), attributes=dict(attributes or {}),
+                key=key,
+                name=name.strip(),
+                type=type,
+                first_seen=now,
+                last_seen=now,
+                summary=summary or "",
+                aliases=tuple(sorted(alias_keys - {key})),
+                attributes=dict(attributes or {}),
                 memory_ids=(memory_id,) if memory_id else (),
-            )  # fmt: skip
+            )
         else:
             key = existing.key
             mentioned = normalize_name(name)
@@ -135,14 +141,18 @@ class EntityMemory:
                 *([memory_id] if memory_id and memory_id not in existing.memory_ids else []),
             ]
             entity = Entity(
-                key=key, name=existing.name, type=existing.type if type == "other" else type,
-                first_seen=existing.first_seen, last_seen=max(existing.last_seen, now),
+                key=key,
+                name=existing.name,
+                type=existing.type if type == "other" else type,
+                first_seen=existing.first_seen,
+                last_seen=max(existing.last_seen, now),
                 mention_count=existing.mention_count + (memory_id is None or memory_id not in existing.memory_ids),
                 summary=summary or existing.summary,
-                aliases=tuple(sorted(merged_aliases)), attributes={**existing.attributes, **(attributes or {})},
+                aliases=tuple(sorted(merged_aliases)),
+                attributes={**existing.attributes, **(attributes or {})},
                 memory_ids=tuple(links[-MAX_LINKED_MEMORIES:]),
                 summary_built=existing.summary_built and not summary,
-            )  # fmt: skip
+            )
         self.store.put_item(user_id, namespaces.ENTITY, key, _to_value(entity))
         return entity
 
@@ -201,19 +211,32 @@ class EntityMemory:
 
 def _to_value(entity: Entity) -> dict[str, Any]:
     return {
-        "key": entity.key, "name": entity.name, "type": entity.type, "summary": entity.summary,
-        "aliases": list(entity.aliases), "attributes": entity.attributes, "memory_ids": list(entity.memory_ids),
-        "first_seen": entity.first_seen.isoformat(), "last_seen": entity.last_seen.isoformat(),
-        "mention_count": entity.mention_count, "summary_built": entity.summary_built,
-    }  # fmt: skip
+        "key": entity.key,
+        "name": entity.name,
+        "type": entity.type,
+        "summary": entity.summary,
+        "aliases": list(entity.aliases),
+        "attributes": entity.attributes,
+        "memory_ids": list(entity.memory_ids),
+        "first_seen": entity.first_seen.isoformat(),
+        "last_seen": entity.last_seen.isoformat(),
+        "mention_count": entity.mention_count,
+        "summary_built": entity.summary_built,
+    }
 
 
 def _entity(item: Item) -> Entity:
     v = item.value
     return Entity(
-        key=v["key"], name=v["name"], type=v["type"], summary=v.get("summary", ""),
-        aliases=tuple(v.get("aliases", [])), attributes=dict(v.get("attributes", {})),
-        memory_ids=tuple(v.get("memory_ids", [])), first_seen=datetime.fromisoformat(v["first_seen"]),
-        last_seen=datetime.fromisoformat(v["last_seen"]), mention_count=int(v.get("mention_count", 1)),
+        key=v["key"],
+        name=v["name"],
+        type=v["type"],
+        summary=v.get("summary", ""),
+        aliases=tuple(v.get("aliases", [])),
+        attributes=dict(v.get("attributes", {})),
+        memory_ids=tuple(v.get("memory_ids", [])),
+        first_seen=datetime.fromisoformat(v["first_seen"]),
+        last_seen=datetime.fromisoformat(v["last_seen"]),
+        mention_count=int(v.get("mention_count", 1)),
         summary_built=bool(v.get("summary_built", False)),
-    )  # fmt: skip
+    )

@@ -76,9 +76,14 @@ class LearnResult:
 
 class LearningMemory:
     def __init__(
-        self, *, semantic: SemanticMemory, entities: EntityMemory, profiles: ProfileMemory, extractor: Extractor,
+        self,
+        *,
+        semantic: SemanticMemory,
+        entities: EntityMemory,
+        profiles: ProfileMemory,
+        extractor: Extractor,
         reconciler: Reconciler,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """`extractor` proposes the candidates; `reconciler` decides what each does to the stored memories."""
         self.semantic = semantic
         self.entities = entities
@@ -88,9 +93,14 @@ class LearningMemory:
 
     @fenced
     def learn(
-        self, scope: Scope, messages: Sequence[Message], *, known_name: str | None = None,
-        source_ids: Sequence[str] = (), progress: JobProgress | None = None,
-    ) -> LearnResult:  # fmt: skip
+        self,
+        scope: Scope,
+        messages: Sequence[Message],
+        *,
+        known_name: str | None = None,
+        source_ids: Sequence[str] = (),
+        progress: JobProgress | None = None,
+    ) -> LearnResult:
         """Extract, then resolve and write under the user's reconciliation lock (storage/user_lock.py):
         concurrent learns of one user see each other's writes and end with one current value.
 
@@ -153,8 +163,9 @@ class LearningMemory:
         if operation is None:
             retracted = _retractions(message)
             item = replace(self._new_memory(candidate, step.source_ids, retracted), record_id=step.record_id)
-            operation = self.reconciler.reconcile(scope, candidate, item, stated_at=message.at,
-                                                  retracted=retracted, names=names)  # fmt: skip
+            operation = self.reconciler.reconcile(
+                scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
+            )
         self._link(scope, candidate, operation.memory)
         return operation
 
@@ -163,8 +174,9 @@ class LearningMemory:
     ) -> list[tuple[Candidate, Message]]:
         """For user messages nothing else was read from that report one of the user's open items done
         ("I called the dentist"), the memory that closes it (`completions.completion`)."""
-        where = MemoryFilter(kinds=(MemoryKind.TASK,), agent_id=scope.agent_id,
-                             metadata={"subject": "user", "attribute": "task"})  # fmt: skip
+        where = MemoryFilter(
+            kinds=(MemoryKind.TASK,), agent_id=scope.agent_id, metadata={"subject": "user", "attribute": "task"}
+        )
         tasks = self.semantic.store.list_memories(scope.user_id, where, limit=_OPEN_ITEMS_READ)
         items = [str(r.metadata.get("value") or r.content) for r in tasks]
         found = [(completion(m, items, name=known_name), m) for m in messages] if items else []
@@ -182,11 +194,18 @@ class LearningMemory:
             return stored
         retracted = _retractions(message)
         content = f'The user said: "{" ".join(message.content.split())}"'
-        statement = Candidate(MemoryKind.FACT, content, "identity", attribute=RETRACTION,
-                              value="; ".join(retracted), polarity=-1)  # fmt: skip
+        statement = Candidate(
+            MemoryKind.FACT, content, "identity", attribute=RETRACTION, value="; ".join(retracted), polarity=-1
+        )
         metadata = {**statement.metadata(), **retraction_metadata(retracted), "origin": "extraction"}
-        item = NewMemory(content=content, kind=MemoryKind.FACT, metadata=metadata, importance=0.6,
-                         source_ids=step.source_ids, record_id=step.record_id)  # fmt: skip
+        item = NewMemory(
+            content=content,
+            kind=MemoryKind.FACT,
+            metadata=metadata,
+            importance=0.6,
+            source_ids=step.source_ids,
+            record_id=step.record_id,
+        )
         return self.reconciler.retract(scope, statement, item, stated_at=message.at, retracted=retracted)
 
     @staticmethod
@@ -249,12 +268,15 @@ def candidate_of(entry: dict[str, Any]) -> Candidate:
     """The candidate a plan entry (`plan_entry`) records."""
     event_time = entry.get("event_time")
     profile = entry.get("profile")
-    return Candidate(**{
-        **entry, "kind": MemoryKind(entry["kind"]),
-        "event_time": datetime.fromisoformat(event_time) if event_time else None,
-        "entities": tuple(EntityMention(**mention) for mention in entry.get("entities") or ()),
-        "profile": ProfileSlot(**profile) if profile else None,
-    })  # fmt: skip
+    return Candidate(
+        **{
+            **entry,
+            "kind": MemoryKind(entry["kind"]),
+            "event_time": datetime.fromisoformat(event_time) if event_time else None,
+            "entities": tuple(EntityMention(**mention) for mention in entry.get("entities") or ()),
+            "profile": ProfileSlot(**profile) if profile else None,
+        }
+    )
 
 
 def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:

@@ -41,8 +41,9 @@ class Procedure:
         return f"- {self.memory.content}"
 
 
-def procedure_text(task: str, type_: ProcedureType, instruction: str | None, example_input: str | None,
-                   example_output: str | None) -> tuple[str, dict[str, str]]:  # fmt: skip
+def procedure_text(
+    task: str, type_: ProcedureType, instruction: str | None, example_input: str | None, example_output: str | None
+) -> tuple[str, dict[str, str]]:
     """The text to index and the metadata of a procedure (pure)."""
     if type_ == "instruction":
         if not instruction:

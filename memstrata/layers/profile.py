@@ -68,9 +68,13 @@ class ProfileMemory:
             old = existing.value
             previous.insert(0, {"value": old["value"], "updated_at": old["updated_at"], "replaced_at": now.isoformat()})
         payload = {
-            "category": category, "key": key, "value": value, "source": source,
-            "updated_at": now.isoformat(), "previous": previous[:MAX_PREVIOUS],
-        }  # fmt: skip
+            "category": category,
+            "key": key,
+            "value": value,
+            "source": source,
+            "updated_at": now.isoformat(),
+            "previous": previous[:MAX_PREVIOUS],
+        }
         return _fact(self.store.put_item(user_id, namespaces.PROFILE, f"{category}:{key}", payload))
 
     def facts(self, user_id: str, category: str | None = None) -> list[ProfileFact]:
@@ -93,6 +97,10 @@ class ProfileMemory:
 def _fact(item: Item) -> ProfileFact:
     v = item.value
     return ProfileFact(
-        category=v["category"], key=v["key"], value=v["value"], updated_at=datetime.fromisoformat(v["updated_at"]),
-        source=v.get("source"), previous=tuple(v.get("previous", [])),
-    )  # fmt: skip
+        category=v["category"],
+        key=v["key"],
+        value=v["value"],
+        updated_at=datetime.fromisoformat(v["updated_at"]),
+        source=v.get("source"),
+        previous=tuple(v.get("previous", [])),
+    )

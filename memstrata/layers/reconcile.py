@@ -88,9 +88,15 @@ class Reconciler:
 
     # -- one candidate -----------------------------------------------------------------------------
     def reconcile(
-        self, scope: Scope, candidate: Candidate, item: NewMemory, *, stated_at: datetime,
-        retracted: Sequence[str] = (), names: Iterable[str] = (),
-    ) -> Operation:  # fmt: skip
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        item: NewMemory,
+        *,
+        stated_at: datetime,
+        retracted: Sequence[str] = (),
+        names: Iterable[str] = (),
+    ) -> Operation:
         """Compare `candidate` (stored as `item`) with similar current memories and apply the decision."""
         stated_at = min(stated_at, self.semantic.clock())  # a message dated ahead of the store is valid from now
         existing = self.similar(scope, candidate, retracted=retracted, names=names, stated_at=stated_at)
@@ -99,9 +105,13 @@ class Reconciler:
         return replace(operation, fallback_reason=fallback)
 
     def decide(
-        self, candidate: Candidate, existing: Sequence[ExistingMemory], *, retracted: Sequence[str] = (),
+        self,
+        candidate: Candidate,
+        existing: Sequence[ExistingMemory],
+        *,
+        retracted: Sequence[str] = (),
         stated_at: datetime | None = None,
-    ) -> tuple[Decision, str | None]:  # fmt: skip
+    ) -> tuple[Decision, str | None]:
         """The LLM's checked decision when an LLM is configured and answers usably, else the rules'; with
         why the rules decided instead of a configured LLM (None when the LLM decided or was not asked)."""
         rules = decide(candidate, existing, retracted=retracted, stated_at=stated_at)
@@ -122,9 +132,13 @@ class Reconciler:
         return _not_against_later(proposed, existing, stated_at), None
 
     def _ask(
-        self, llm: LLMClient, candidate: Candidate, existing: Sequence[ExistingMemory], stated_at: datetime | None,
+        self,
+        llm: LLMClient,
+        candidate: Candidate,
+        existing: Sequence[ExistingMemory],
+        stated_at: datetime | None,
         retracted: Sequence[str],
-    ) -> Decision:  # fmt: skip
+    ) -> Decision:
         today = (stated_at or self.semantic.clock()).date()
         prompt = build_resolution_messages([candidate.content], [m.content for m in existing], today=today)
         response = complete_whole(llm, prompt, max_tokens=512, json_mode=True)
@@ -134,9 +148,14 @@ class Reconciler:
 
     # -- gathering -----------------------------------------------------------------------------------
     def similar(
-        self, scope: Scope, candidate: Candidate, *, retracted: Sequence[str] = (), names: Iterable[str] = (),
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        *,
+        retracted: Sequence[str] = (),
+        names: Iterable[str] = (),
         stated_at: datetime | None = None,
-    ) -> list[ExistingMemory]:  # fmt: skip
+    ) -> list[ExistingMemory]:
         """The user's current memories that `candidate` may duplicate or contradict."""
         store, user = self.semantic.store, scope.user_id
         where = self._current(scope, stated_at)
@@ -162,9 +181,14 @@ class Reconciler:
         ]
 
     def _replaced(
-        self, scope: Scope, candidate: Candidate, retracted: Sequence[str], stated_at: datetime | None,
-        *, exclude: Iterable[str],
-    ) -> list[MemoryRecord]:  # fmt: skip
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        retracted: Sequence[str],
+        stated_at: datetime | None,
+        *,
+        exclude: Iterable[str],
+    ) -> list[MemoryRecord]:
         """Superseded memories of the candidate's slot (or named by its retractions) said after it:
         a statement older than a memory already replaced is history, never current."""
         if stated_at is None:
@@ -189,9 +213,14 @@ class Reconciler:
         """`record` as resolution sees it; a memory stored as plain text gets the slot its text states."""
         metadata = record.metadata if "attribute" in record.metadata else self._read_slot(record, names)
         return ExistingMemory(
-            record.id, record.content, record.content_hash, record.kind, metadata,
-            similarity=similarity, stated_at=stated_at_of(record),
-        )  # fmt: skip
+            record.id,
+            record.content,
+            record.content_hash,
+            record.kind,
+            metadata,
+            similarity=similarity,
+            stated_at=stated_at_of(record),
+        )
 
     def _read_slot(self, record: MemoryRecord, names: Sequence[str]) -> dict[str, Any]:
         key = f"{record.content_hash}:{','.join(names)}"
@@ -302,8 +331,13 @@ def _not_against_later(decision: Decision, existing: Sequence[ExistingMemory], s
 
 def retraction_metadata(phrases: Sequence[str]) -> dict[str, Any]:
     """Slot metadata of a memory that records a retraction."""
-    return {"subject": "user", "attribute": RETRACTION, "value": "; ".join(phrases), "polarity": -1,
-            "retracts": list(phrases)}  # fmt: skip
+    return {
+        "subject": "user",
+        "attribute": RETRACTION,
+        "value": "; ".join(phrases),
+        "polarity": -1,
+        "retracts": list(phrases),
+    }
 
 
 __all__ = ["Operation", "Reconciler", "retraction_metadata", "stated_at_of", "user_names"]

@@ -139,10 +139,16 @@ class SemanticMemory:
     """Long-term memories of one store, embedded with one embedder."""
 
     def __init__(
-        self, *, store: Store, embedder: Embedder, clock: Clock, track_access: bool = True,
-        params: HybridParams | None = None, default_expiry: ExpiryPolicy | None = None,
+        self,
+        *,
+        store: Store,
+        embedder: Embedder,
+        clock: Clock,
+        track_access: bool = True,
+        params: HybridParams | None = None,
+        default_expiry: ExpiryPolicy | None = None,
         context_weight: float = CONTEXT_VECTOR_WEIGHT,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """`context_weight`: how much a memory's `context` pulls its stored vector (`layers.context_vector`; 0 = the
         vector of the content alone)."""
         if context_weight < 0:
@@ -280,9 +286,12 @@ class SemanticMemory:
         """Retire a memory in favour of a new one: the old record gets `valid_to` and a successor link."""
         old = self.get(scope, memory_id)
         item = NewMemory(
-            content=content, kind=old.kind, importance=old.importance,
-            metadata={**old.metadata, **(metadata or {})}, source_ids=old.source_ids,
-        )  # fmt: skip
+            content=content,
+            kind=old.kind,
+            importance=old.importance,
+            metadata={**old.metadata, **(metadata or {})},
+            source_ids=old.source_ids,
+        )
         return self.replace(old.scope, [memory_id], item, reason=reason)
 
     @fenced
@@ -323,12 +332,14 @@ class SemanticMemory:
             for old in olds
         ]
         events = [
-            new_event(r, event, before=old.content, after=successor.content, at=now, successor=successor.id,
-                      reason=reason)
+            new_event(
+                r, event, before=old.content, after=successor.content, at=now, successor=successor.id, reason=reason
+            )
             for r, old in zip(retired, olds, strict=True)
-        ]  # fmt: skip
-        events.append(new_event(successor, EventType.ADD, after=successor.content, at=now,
-                                predecessors=[o.id for o in olds]))  # fmt: skip
+        ]
+        events.append(
+            new_event(successor, EventType.ADD, after=successor.content, at=now, predecessors=[o.id for o in olds])
+        )
         vectors = self.vectors_of([successor])
         self.store.save(scope.user_id, [successor, *retired], events, vectors)
         return successor
@@ -358,8 +369,10 @@ class SemanticMemory:
         retired = [
             replace(old, valid_to=max(start, valid_since(old)), superseded_by=record.id, updated_at=now) for old in olds
         ]
-        events += [new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now,
-                             successor=record.id) for r in retired]  # fmt: skip
+        events += [
+            new_event(r, EventType.SUPERSEDE, before=r.content, after=record.content, at=now, successor=record.id)
+            for r in retired
+        ]
         vectors = self.vectors_of([record])
         self.store.save(scope.user_id, [record, *retired], events, vectors)
         return record
@@ -387,9 +400,12 @@ class SemanticMemory:
         if not records:
             return False
         event = HistoryEvent(
-            id=new_event(records[0], EventType.DELETE).id, memory_id=memory_id, user_id=scope.user_id,
-            event=EventType.DELETE, at=self.clock(),
-        )  # fmt: skip
+            id=new_event(records[0], EventType.DELETE).id,
+            memory_id=memory_id,
+            user_id=scope.user_id,
+            event=EventType.DELETE,
+            at=self.clock(),
+        )
         deleted = self.store.delete(scope.user_id, [memory_id], [event]) > 0
         self._time_cues.forget(scope.user_id, memory_id)
         derived.drop_item_of(self.store, scope.user_id, records[0])
@@ -449,10 +465,18 @@ class SemanticMemory:
         semantic, keyword = self._candidates(scope, keywords, strategy, where, depth, embed, vector_text=query)
         windows = _query_windows(read, at, _params_of(strategy, self.params)) if fused else []
         hits = _rank(
-            strategy, read, semantic, keyword, now=at, decay_rate=decay_rate, params=self.params,
-            named=frozenset(w.casefold() for w in words(read)), windows=windows, cues=self._time_cues,
+            strategy,
+            read,
+            semantic,
+            keyword,
+            now=at,
+            decay_rate=decay_rate,
+            params=self.params,
+            named=frozenset(w.casefold() for w in words(read)),
+            windows=windows,
+            cues=self._time_cues,
             owner=owner if about_owner else None,
-        )  # fmt: skip
+        )
         if threshold is not None:
             hits = [h for h in hits if h.score >= threshold]
         hits = hits[:k]
@@ -636,10 +660,13 @@ def _rank(
     hits = []
     for hit in ranked:
         scores = {
-            **raw[hit.id], "keyword_norm": hit.components["keyword"], "semantic_norm": hit.components["vector"],
-            "boost": hit.components["speaker_boost"], "time_match": hit.components["time_match"],
+            **raw[hit.id],
+            "keyword_norm": hit.components["keyword"],
+            "semantic_norm": hit.components["vector"],
+            "boost": hit.components["speaker_boost"],
+            "time_match": hit.components["time_match"],
             "hybrid": hit.score,
-        }  # fmt: skip
+        }
         score = hit.score
         if strategy is Strategy.TIME_WEIGHTED:
             record = records[hit.id]

@@ -81,9 +81,13 @@ def build_layers(
     track_access: bool,
 ) -> Layers:
     semantic = SemanticMemory(
-        store=store, embedder=embedder, clock=clock, track_access=track_access,
-        default_expiry=policy.default_expiry, context_weight=settings.context_vector_weight,
-    )  # fmt: skip
+        store=store,
+        embedder=embedder,
+        clock=clock,
+        track_access=track_access,
+        default_expiry=policy.default_expiry,
+        context_weight=settings.context_vector_weight,
+    )
     profiles = ProfileMemory(store=store, clock=clock)
     entities = EntityMemory(store=store, clock=clock)
     procedures = ProceduralMemory(semantic=semantic)
@@ -110,10 +114,17 @@ def build_layers(
             return False
 
     conversation = Conversation(
-        store=store, semantic=semantic, buffer=opened, clock=clock, summarizer=summarizer,
-        window_size=settings.window_size, summary_threshold=settings.summary_threshold,
-        fallback=buffer_fallback(buffer), fold_later=fold_later if llm is not None else None, fold_waiting=fold_waiting,
-    )  # fmt: skip
+        store=store,
+        semantic=semantic,
+        buffer=opened,
+        clock=clock,
+        summarizer=summarizer,
+        window_size=settings.window_size,
+        summary_threshold=settings.summary_threshold,
+        fallback=buffer_fallback(buffer),
+        fold_later=fold_later if llm is not None else None,
+        fold_waiting=fold_waiting,
+    )
     user_context = UserContextUpdater(store=store, clock=clock, llm=llm, extractor=reader)
     lifecycle = Lifecycle(store=store, embedder=embedder, clock=clock, policy=policy, llm=llm, buffer=opened)
     queue = WorkQueue(
@@ -123,15 +134,25 @@ def build_layers(
         retention=timedelta(days=settings.job_retention_days),
     )
     return Layers(
-        semantic=semantic, profiles=profiles, entities=entities, procedures=procedures,
-        learning=learning, conversation=conversation, user_context=user_context,
+        semantic=semantic,
+        profiles=profiles,
+        entities=entities,
+        procedures=procedures,
+        learning=learning,
+        conversation=conversation,
+        user_context=user_context,
         context=ContextAssembler(
-            semantic=semantic, conversation=conversation, user_context=user_context, profiles=profiles,
-            entities=entities, procedures=procedures,
+            semantic=semantic,
+            conversation=conversation,
+            user_context=user_context,
+            profiles=profiles,
+            entities=entities,
+            procedures=procedures,
         ),
-        lifecycle=lifecycle, queue=queue,
+        lifecycle=lifecycle,
+        queue=queue,
         owns_buffer=buffer is None or isinstance(buffer, str),
-    )  # fmt: skip
+    )
 
 
 def _job_runner(learning: LearningMemory, lifecycle: Lifecycle, conversation: Conversation, clock: Clock) -> Job:

@@ -160,11 +160,22 @@ class WorkQueue:
 
     def enqueue(self, scope: Scope, messages: Sequence[dict[str, Any]] = (), *, kind: str = LEARN) -> str:
         job_id = new_job_id(self.clock())
-        self.store.put_item(scope.user_id, namespaces.QUEUE, job_id, {
-            "id": job_id, "kind": kind, "status": PENDING, "attempts": 0, "error": None,
-            "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id},
-            "messages": list(messages), "created_at": self.clock().isoformat(), "finished_at": None,
-        })  # fmt: skip
+        self.store.put_item(
+            scope.user_id,
+            namespaces.QUEUE,
+            job_id,
+            {
+                "id": job_id,
+                "kind": kind,
+                "status": PENDING,
+                "attempts": 0,
+                "error": None,
+                "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id},
+                "messages": list(messages),
+                "created_at": self.clock().isoformat(),
+                "finished_at": None,
+            },
+        )
         return job_id
 
     def process(self, *, limit: int = 100, user_ids: Sequence[str] | None = None) -> int:
@@ -200,12 +211,18 @@ class WorkQueue:
         except UserErased:
             raise
         except PermissionDenied as exc:
-            job = progress.value | {"status": FAILED, "attempts": progress.value.get("attempts", 0) + 1,
-                                    "error": f"refused: {exc}", "finished_at": self.clock().isoformat()}  # fmt: skip
+            job = progress.value | {
+                "status": FAILED,
+                "attempts": progress.value.get("attempts", 0) + 1,
+                "error": f"refused: {exc}",
+                "finished_at": self.clock().isoformat(),
+            }
             job = _without_text(job)
         except Exception as exc:  # noqa: BLE001 - any failure of a job is recorded on it, never fatal
-            job = progress.value | {"attempts": int(progress.value.get("attempts", 0)) + 1,
-                                    "error": f"{type(exc).__name__}: {exc}"}  # fmt: skip
+            job = progress.value | {
+                "attempts": int(progress.value.get("attempts", 0)) + 1,
+                "error": f"{type(exc).__name__}: {exc}",
+            }
             if job["attempts"] >= MAX_ATTEMPTS:
                 job |= {"status": FAILED, "finished_at": self.clock().isoformat()}
         else:
@@ -247,8 +264,10 @@ class WorkQueue:
             for item in self.store.list_items(user_id, namespaces.QUEUE, limit=ALL):
                 counts[item.value["status"]] += 1
                 if item.value["status"] == FAILED or item.value.get("error"):
-                    failures.append({k: item.value[k] for k in ("id", "status", "attempts", "error", "created_at")}
-                                    | {"user_id": user_id})  # fmt: skip
+                    failures.append(
+                        {k: item.value[k] for k in ("id", "status", "attempts", "error", "created_at")}
+                        | {"user_id": user_id}
+                    )
         return QueueStatus(dict(counts), failures)
 
     # -- background worker ----------------------------------------------------

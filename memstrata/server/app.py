@@ -156,9 +156,12 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's schema, with error responses documented as application/problem+json (what they are)."""
     if app.openapi_schema is None:
         schema = get_openapi(
-            title=app.title, version=app.version, summary=app.summary, description=app.description,
+            title=app.title,
+            version=app.version,
+            summary=app.summary,
+            description=app.description,
             routes=app.routes,
-        )  # fmt: skip
+        )
         problem_ref = {"$ref": "#/components/schemas/Problem"}
         for operation in (op for path in schema["paths"].values() for op in path.values()):
             document_permission(operation)

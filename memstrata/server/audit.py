@@ -81,9 +81,14 @@ class AuditLog:
 
     def record(self, principal: Principal, action: Action, operation: str, user: str | None) -> AuditEntry:
         entry = AuditEntry(
-            id=new_id()[:16], at=utcnow(), action=action, operation=operation, key_id=principal.key_id,
-            role=principal.role.value, user=user,
-        )  # fmt: skip
+            id=new_id()[:16],
+            at=utcnow(),
+            action=action,
+            operation=operation,
+            key_id=principal.key_id,
+            role=principal.role.value,
+            user=user,
+        )
         self.store.put_item(SYSTEM_USER, NAMESPACE_PREFIX + principal.tenant, _item_key(entry), entry.to_value())
         return entry
 
@@ -101,9 +106,14 @@ class AuditLog:
     def erased(self, principal: Principal, receipt: ErasureReceipt, user: str, operation: str) -> AuditEntry:
         """After `principal` erased `user` (REST): the erasure rule, with the key named on its entry."""
         entry = record_erasure(
-            self.store, f"{principal.tenant}:{user}", receipt, operation=operation, key_id=principal.key_id,
-            role=principal.role.value, always=True,
-        )  # fmt: skip
+            self.store,
+            f"{principal.tenant}:{user}",
+            receipt,
+            operation=operation,
+            key_id=principal.key_id,
+            role=principal.role.value,
+            always=True,
+        )
         assert entry is not None
         return entry
 
@@ -137,9 +147,15 @@ def record_erasure(
         if item.value.get("user") == user:
             store.delete_item(SYSTEM_USER, namespace, item.key)
     entry = AuditEntry(
-        id=receipt.request_id[:16], at=receipt.erased_at, action=Action.ERASE, operation=operation, key_id=key_id,
-        role=role, user=None, receipt=receipt.request_id,
-    )  # fmt: skip
+        id=receipt.request_id[:16],
+        at=receipt.erased_at,
+        action=Action.ERASE,
+        operation=operation,
+        key_id=key_id,
+        role=role,
+        user=None,
+        receipt=receipt.request_id,
+    )
     store.put_item(SYSTEM_USER, namespace, _item_key(entry), entry.to_value())
     return entry
 

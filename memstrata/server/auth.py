@@ -126,9 +126,14 @@ class KeyRing:
         check_binding(chosen, user)
         token = new_token()
         key = ApiKey(
-            id=new_id()[:16], tenant=tenant, user=user, name=name, created_at=utcnow(), role=chosen,
+            id=new_id()[:16],
+            tenant=tenant,
+            user=user,
+            name=name,
+            created_at=utcnow(),
+            role=chosen,
             grants=parse_grants(grants),
-        )  # fmt: skip
+        )
         self.store.put_item(SYSTEM_USER, API_KEY_NAMESPACE, hash_token(token), key.to_value())
         return key, token
 

@@ -112,9 +112,12 @@ def _shown(result: BaseModel, permissions: frozenset[Permission]) -> CallToolRes
 
 def _annotations(spec: ToolSpec) -> ToolAnnotations:
     return ToolAnnotations(
-        title=spec.title, read_only_hint=spec.read_only, destructive_hint=spec.destructive,
-        idempotent_hint=spec.idempotent, open_world_hint=False,
-    )  # fmt: skip
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=spec.destructive,
+        idempotent_hint=spec.idempotent,
+        open_world_hint=False,
+    )
 
 
 def build_mcp_server(resolve: Resolver) -> MCPServer:
@@ -122,16 +125,22 @@ def build_mcp_server(resolve: Resolver) -> MCPServer:
     server: MCPServer = MCPServer("memstrata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for spec in TOOLS:
         server.add_tool(
-            _bound_tool(spec, resolve), title=spec.title, description=inspect.cleandoc(spec.fn.__doc__ or ""),
-            annotations=_annotations(spec), structured_output=True, meta={PERMISSION_META: spec.permission.value},
-        )  # fmt: skip
+            _bound_tool(spec, resolve),
+            title=spec.title,
+            description=inspect.cleandoc(spec.fn.__doc__ or ""),
+            annotations=_annotations(spec),
+            structured_output=True,
+            meta={PERMISSION_META: spec.permission.value},
+        )
 
     @server.resource(
-        "memstrata://user/{section}", name="user", title="The user's memory",
+        "memstrata://user/{section}",
+        name="user",
+        title="The user's memory",
         description="The current user's context block (section=context, as a prompt would get it), user "
         f"context object (profile), profile facts (facts) or entities; one of: {', '.join(SECTIONS)}.",
         mime_type="text/plain",
-    )  # fmt: skip
+    )
     async def user_section(section: str, ctx: Context) -> str:
         bound = resolve(ctx, Permission.READ)
         return await anyio.to_thread.run_sync(_mapped(read_section), bound, section)
@@ -215,7 +224,10 @@ def build_http_endpoint(get_state: Callable[[], ServerState], config: ServerConf
     """The MCP server and the ASGI endpoint to route at /mcp (stateless streamable HTTP, JSON responses)."""
     server = build_mcp_server(http_resolver(get_state))
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True,
-        max_request_body_size=config.max_body_bytes, transport_security=_transport_security(config),
-    )  # fmt: skip
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=config.max_body_bytes,
+        transport_security=_transport_security(config),
+    )
     return server, AuthenticatedEndpoint(app, get_state)

@@ -86,9 +86,11 @@ SessionId = Annotated[
 ]
 Kind = Annotated[
     MemoryKind,
-    Field(description="fact (true about the user), preference, event (dated), note, task (open item), "
-          "episode (a conversation turn), summary, procedure"),
-]  # fmt: skip
+    Field(
+        description="fact (true about the user), preference, event (dated), note, task (open item), "
+        "episode (a conversation turn), summary, procedure"
+    ),
+]
 Metadata = Annotated[dict[str, Any] | None, Field(description="JSON object stored with the memory (e.g. source, tags)")]
 Filters = Annotated[
     SearchFilter | None,
@@ -158,9 +160,14 @@ def add_memory(
     """Store one memory exactly as written (no extraction). Storing identical text again returns the
     existing memory. Use learn instead when the text is a conversation to distill."""
     record = b.memory.add(
-        content, scope=b.scope, kind=kind, metadata=metadata, importance=importance, pinned=pinned,
+        content,
+        scope=b.scope,
+        kind=kind,
+        metadata=metadata,
+        importance=importance,
+        pinned=pinned,
         expires_at=expires_at,
-    )  # fmt: skip
+    )
     return memory_out(record, b.tenant)
 
 
@@ -174,7 +181,7 @@ def search_memories(
             description="hybrid (default, best measured), semantic, keyword, time_weighted (favours recent), "
             "hybrid_weighted, hybrid_rrf"
         ),
-    ] = Strategy.HYBRID,  # fmt: skip
+    ] = Strategy.HYBRID,
     filters: Filters = None,
 ) -> SearchResultJSON:
     """Search the user's long-term memories and return the best matches with their scores. Call it before
@@ -393,8 +400,10 @@ def read_section(b: Binding, section: str) -> str:
     if section == "context":
         return b.memory.context(None, scope=b.scope).text
     readers: dict[str, Callable[[Binding], BaseModel]] = {
-        "profile": get_user_context, "facts": lambda x: get_profile(x), "entities": list_entities,
-    }  # fmt: skip
+        "profile": get_user_context,
+        "facts": lambda x: get_profile(x),
+        "entities": list_entities,
+    }
     if section not in readers:
         raise InvalidInput(f"unknown section {section!r}; use one of {', '.join(SECTIONS)}")
     return readers[section](b).model_dump_json(indent=2)

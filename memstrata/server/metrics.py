@@ -21,9 +21,12 @@ class Metrics:
             registry=self.registry,
         )
         self.latency = Histogram(
-            "memstrata_http_request_duration_seconds", "HTTP request latency", ["method", "route"],
-            buckets=LATENCY_BUCKETS, registry=self.registry,
-        )  # fmt: skip
+            "memstrata_http_request_duration_seconds",
+            "HTTP request latency",
+            ["method", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
         self.in_flight = Gauge("memstrata_http_requests_in_flight", "HTTP requests in progress", registry=self.registry)
 
     def render(self) -> bytes:

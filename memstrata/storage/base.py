@@ -256,11 +256,16 @@ def check_storable(records: Sequence[MemoryRecord], events: Sequence[HistoryEven
     """Refuse a write holding text no backend can store and read back (NUL, lone surrogates, too
     deep or too large JSON): `InvalidInput` naming the field, before anything is written."""
     for record in records:
-        check_all_text({
-            "content": record.content, "context": record.context, "memory id": record.id,
-            "agent_id": record.scope.agent_id, "session_id": record.scope.session_id,
-            "superseded_by": record.superseded_by,
-        })  # fmt: skip
+        check_all_text(
+            {
+                "content": record.content,
+                "context": record.context,
+                "memory id": record.id,
+                "agent_id": record.scope.agent_id,
+                "session_id": record.scope.session_id,
+                "superseded_by": record.superseded_by,
+            }
+        )
         check_json(record.metadata, "metadata")
         check_json(list(record.source_ids), "source_ids")
     for event in events:

@@ -112,9 +112,28 @@ def _json_tuple(text: str) -> tuple[str, ...]:
 
 
 def _record(row: sqlite3.Row | tuple[Any, ...]) -> MemoryRecord:
-    (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated, valid_from,
-     valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed, chash, pinned,
-     context) = row[:20]  # fmt: skip
+    (
+        user_id,
+        id_,
+        agent_id,
+        session_id,
+        kind,
+        content,
+        metadata,
+        importance,
+        created,
+        updated,
+        valid_from,
+        valid_to,
+        superseded_by,
+        expires_at,
+        source_ids,
+        access_count,
+        last_accessed,
+        chash,
+        pinned,
+        context,
+    ) = row[:20]
     return MemoryRecord(
         id=id_,
         scope=Scope.from_storage(user_id, agent_id, session_id),
@@ -481,12 +500,29 @@ class SQLiteStore:
         """Insert or rewrite the memory (`dated`: its creation date written out); returns its rowid (kept
         when rewritten)."""
         values = (
-            record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
-            record.content, json.dumps(record.metadata), record.importance, _ts(record.created_at),
-            _ts(record.updated_at), _ts(record.valid_from), _ts(record.valid_to), record.superseded_by,
-            _ts(record.expires_at), json.dumps(list(record.source_ids)), record.access_count,
-            _ts(record.last_accessed_at), record.content_hash, int(record.pinned), record.context, dated, blob,
-        )  # fmt: skip
+            record.user_id,
+            record.id,
+            record.scope.agent_id,
+            record.scope.session_id,
+            record.kind.value,
+            record.content,
+            json.dumps(record.metadata),
+            record.importance,
+            _ts(record.created_at),
+            _ts(record.updated_at),
+            _ts(record.valid_from),
+            _ts(record.valid_to),
+            record.superseded_by,
+            _ts(record.expires_at),
+            json.dumps(list(record.source_ids)),
+            record.access_count,
+            _ts(record.last_accessed_at),
+            record.content_hash,
+            int(record.pinned),
+            record.context,
+            dated,
+            blob,
+        )
         return int(conn.execute(_UPSERT if blob is not None else _UPSERT_KEEPING_EMBEDDING, values).fetchone()[0])
 
     @staticmethod
@@ -506,7 +542,7 @@ class SQLiteStore:
                     json.dumps(e.details),
                 )
                 for e in events
-            ],  # fmt: skip
+            ],
         )
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
@@ -613,9 +649,14 @@ class SQLiteStore:
             )
 
     def _vector_rows(
-        self, user_id: str, index: UserVectorIndex, query: Vector, best: tuple[np.ndarray, np.ndarray],
-        where: MemoryFilter, limit: int,
-    ) -> list[ScoredRow]:  # fmt: skip
+        self,
+        user_id: str,
+        index: UserVectorIndex,
+        query: Vector,
+        best: tuple[np.ndarray, np.ndarray],
+        where: MemoryFilter,
+        limit: int,
+    ) -> list[ScoredRow]:
         """The best rows that pass `where`, hydrated: `best` (rows, scores) first, then further down the
         exact ranking while filters rejected too many."""
         hits: list[ScoredRow] = []

@@ -50,9 +50,16 @@ def mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     program = tmp_path / "program.py"
     program.write_text(source)
     command = [
-        sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports", "--no-error-summary",
-        "--cache-dir", str(ROOT / ".mypy_cache"), str(program),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "mypy",
+        "--follow-imports=silent",
+        "--ignore-missing-imports",
+        "--no-error-summary",
+        "--cache-dir",
+        str(ROOT / ".mypy_cache"),
+        str(program),
+    ]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 

@@ -195,10 +195,15 @@ def test_erasure_leaves_no_row_on_any_worker(citus: CitusSchema, pg_store: Postg
     pg_store.record_access(victim, [r.id for r in records[:5]], utcnow())
     before = _rows_on_workers(citus, victim)
     assert before | {"keyword_documents": 0, "keyword_postings": 0} == {
-        "memories": 30, "history": 30, "items": 1, "memory_access": 5, "keyword_documents": 0, "keyword_totals": 1,
+        "memories": 30,
+        "history": 30,
+        "items": 1,
+        "memory_access": 5,
+        "keyword_documents": 0,
+        "keyword_totals": 1,
         "user_keys": 0,  # a plain store (no master key) keeps no data key
         "keyword_postings": 0,
-    }  # fmt: skip
+    }
     assert before["keyword_documents"] > 30  # "victim", "fact", 30 numbers, the dates' words
     assert before["keyword_postings"] > 30 * 3  # each memory's terms, on the victim's worker
     counts = pg_store.erase_user(victim)
@@ -220,9 +225,13 @@ def _rows_on_workers(citus: CitusSchema, user: str) -> dict[str, int]:
         dbname = admin.info.dbname
     for table, shard, host, port in shards:
         worker = psycopg.connect(
-            host=host, port=port, dbname=dbname, user="root", autocommit=True,
+            host=host,
+            port=port,
+            dbname=dbname,
+            user="root",
+            autocommit=True,
             options=f"-csearch_path={citus.schema},public",
-        )  # fmt: skip
+        )
         with worker:
             worker.execute("SET citus.override_table_visibility = off")
             query = sql.SQL("SELECT count(*) FROM {} WHERE user_id = %s").format(sql.Identifier(*shard.split(".")))
@@ -256,8 +265,13 @@ def test_db_distribute_command_and_later_tables(capsys: pytest.CaptureFixture[st
         owner.execute("CREATE TABLE later_user_table (user_id text NOT NULL, x int, PRIMARY KEY (user_id, x))")
         assert distribute_new_tables(owner, (*USER_TABLES, "later_user_table")) == ("later_user_table",)
         kinds = citus_tables(owner)
-        assert kinds == {**dict.fromkeys(USER_TABLES, "distributed"), "later_user_table": "distributed",
-                         "erasures": "distributed", "meta": "reference", "schema_migrations": "reference"}  # fmt: skip
+        assert kinds == {
+            **dict.fromkeys(USER_TABLES, "distributed"),
+            "later_user_table": "distributed",
+            "erasures": "distributed",
+            "meta": "reference",
+            "schema_migrations": "reference",
+        }
         row = owner.execute(
             "SELECT count(DISTINCT p.colocationid) FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid "
             "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h' AND c.relname <> 'erasures'"

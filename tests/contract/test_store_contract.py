@@ -33,10 +33,16 @@ def ids(rows: list) -> list[str]:
 
 def test_save_then_get_round_trips_every_field(store: Store) -> None:
     record = put(
-        store, Scope("alice", agent_id="bot", session_id="s1"), "Alice lives in Paris",
-        kind=MemoryKind.FACT, metadata={"topic": "home", "n": 3}, importance=0.8,
-        expires_at=T0 + timedelta(days=400), source_ids=("m1", "m2"), pinned=True,
-    )  # fmt: skip
+        store,
+        Scope("alice", agent_id="bot", session_id="s1"),
+        "Alice lives in Paris",
+        kind=MemoryKind.FACT,
+        metadata={"topic": "home", "n": 3},
+        importance=0.8,
+        expires_at=T0 + timedelta(days=400),
+        source_ids=("m1", "m2"),
+        pinned=True,
+    )
     [got] = store.get("alice", [record.id])
     assert got == record
 
@@ -91,8 +97,14 @@ def test_bind_embedder_refuses_another_model(store: Store) -> None:
 
 def test_list_filters(store: Store) -> None:
     fact = put(store, ALICE, "fact one", kind=MemoryKind.FACT, metadata={"topic": "food", "flag": True})
-    pref = put(store, ALICE, "pref one", kind=MemoryKind.PREFERENCE, metadata={"topic": "music"},
-               created_at=T0 + timedelta(days=2))  # fmt: skip
+    pref = put(
+        store,
+        ALICE,
+        "pref one",
+        kind=MemoryKind.PREFERENCE,
+        metadata={"topic": "music"},
+        created_at=T0 + timedelta(days=2),
+    )
     sess = put(store, Scope("alice", agent_id="a1", session_id="s9"), "session one", created_at=T0 + timedelta(days=5))
     everything = MemoryFilter()
     assert ids(store.list_memories("alice", everything)) == [sess.id, pref.id, fact.id]
@@ -160,8 +172,13 @@ def test_keyword_search_stems_and_ranks(store: Store) -> None:
 
 
 def test_keyword_search_matches_context_and_date_but_ranks_content_first(store: Store) -> None:
-    reply = put(store, ALICE, "Bob: Yes, we won it!", context="Alice: Did your team win the chess trophy?",
-                created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))  # fmt: skip
+    reply = put(
+        store,
+        ALICE,
+        "Bob: Yes, we won it!",
+        context="Alice: Did your team win the chess trophy?",
+        created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
+    )
     direct = put(store, ALICE, "Alice: the chess trophy is on my shelf", created_at=datetime(2023, 6, 1, tzinfo=UTC))
     rows = store.keyword_search("alice", "chess trophy", MemoryFilter(), limit=5)
     assert ids(rows) == [direct.id, reply.id]

@@ -167,8 +167,11 @@ def test_rolling_summary_includes_the_previous_one_and_stays_bounded() -> None:
 
 def test_sentences_and_salience() -> None:
     assert split_sentences("Dr. Smith came at 5 p.m. today. Then he left! Why?\nNew line") == [
-        "Dr. Smith came at 5 p.m. today.", "Then he left!", "Why?", "New line",
-    ]  # fmt: skip
+        "Dr. Smith came at 5 p.m. today.",
+        "Then he left!",
+        "Why?",
+        "New line",
+    ]
     assert salience("Thanks!") == 0.0
     assert salience("I moved to Berlin in 2021 with my partner Jonas.") > salience("That sounds fun.")
 

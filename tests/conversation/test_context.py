@@ -41,11 +41,17 @@ def rich(make_memory: MemoryFactory, clock: Clock) -> Any:
     procedures = ProceduralMemory(semantic=memory._layers.semantic)
     procedures.add(ALICE, "marathon plan", instruction="Answer with a weekly table")
     memory.store.put_item(
-        "alice", namespaces.USER_CONTEXT, "user",
-        {"facts": ["Alice has a dog named Rex"], "preferences": {"units": "metric"},
-         "last_topics": ["marathon", "nutrition", "shoes"], "open_items": ["send the race registration"],
-         "last_session": "2026-03-01T10:00:00+00:00"},
-    )  # fmt: skip
+        "alice",
+        namespaces.USER_CONTEXT,
+        "user",
+        {
+            "facts": ["Alice has a dog named Rex"],
+            "preferences": {"units": "metric"},
+            "last_topics": ["marathon", "nutrition", "shoes"],
+            "open_items": ["send the race registration"],
+            "last_session": "2026-03-01T10:00:00+00:00",
+        },
+    )
     clock.advance(days=1)
     for n in range(1, 12):
         memory.add_message(
@@ -68,8 +74,10 @@ def test_all_parts_in_priority_order_with_the_seed_formats(rich: Any) -> None:
     assert "Pending from last session: send the race registration" in text
     assert "Last talked about: marathon, nutrition, shoes" in text
     assert "Summary of earlier in this conversation:\n" in text
-    assert text.endswith("assistant: Turn 10: Marco says the October marathon pace is 10 min.\n"
-                         "user: Turn 11: Marco says the October marathon pace is 11 min.")  # fmt: skip
+    assert text.endswith(
+        "assistant: Turn 10: Marco says the October marathon pace is 10 min.\n"
+        "user: Turn 11: Marco says the October marathon pace is 11 min."
+    )
     assert context.tokens == count_tokens(text) == sum(p.tokens for p in context.parts)
     assert str(context) == text and context.part("recent") is not None
 

@@ -12,8 +12,15 @@ from memstrata.settings import Settings
 from .conftest import MemoryFactory
 
 MAYA = Scope("maya", session_id="s1")
-TURNS = ["My name is Maya.", "I live in Porto.", "My mother lives in Montreal.", "I have a peanut allergy.",
-         "Thanks, that's all for now.", "ok", "We're migrating our database to Postgres this week."]  # fmt: skip
+TURNS = [
+    "My name is Maya.",
+    "I live in Porto.",
+    "My mother lives in Montreal.",
+    "I have a peanut allergy.",
+    "Thanks, that's all for now.",
+    "ok",
+    "We're migrating our database to Postgres this week.",
+]
 
 
 def _maya(make_memory: MemoryFactory):  # type: ignore[no-untyped-def]

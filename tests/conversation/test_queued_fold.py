@@ -30,9 +30,12 @@ def server() -> Iterator[FakeLLMServer]:
 def memory(tmp_path: Path, server: FakeLLMServer, clock: Clock) -> Iterator[Memory]:
     llm = OpenAICompatibleLLM(server.base_url, "fake-model", api_key=API_KEY, max_retries=0)
     with Memory(
-        store=f"sqlite:///{tmp_path / 'fold.db'}", embedder=HashingEmbedder(64), llm=llm, clock=clock,
+        store=f"sqlite:///{tmp_path / 'fold.db'}",
+        embedder=HashingEmbedder(64),
+        llm=llm,
+        clock=clock,
         settings=Settings(llm=None, buffer="memory://"),
-    ) as built:  # fmt: skip
+    ) as built:
         yield built
 
 

@@ -86,15 +86,30 @@ def test_end_session_in_the_background_returns_a_future(memory: Any) -> None:
 
 
 def llm_answer(**change: Any) -> str:
-    return json.dumps({"facts_add": [], "preferences_set": {}, "last_topics": [], "open_items_add": [],
-                       "open_items_done": [], **change})  # fmt: skip
+    return json.dumps(
+        {
+            "facts_add": [],
+            "preferences_set": {},
+            "last_topics": [],
+            "open_items_add": [],
+            "open_items_done": [],
+            **change,
+        }
+    )
 
 
 def test_llm_update_uses_the_prompt_and_caps_facts(make_memory: MemoryFactory) -> None:
     facts = [f"Fact number {i}" for i in range(25)]
-    llm = ScriptedLLM([llm_answer(facts_add=facts, preferences_set={"contact_time": "Tuesday afternoon"},
-                                  last_topics=["alps", "hiking", "dentist", "extra"],
-                                  open_items_add=["call the dentist"])])  # fmt: skip
+    llm = ScriptedLLM(
+        [
+            llm_answer(
+                facts_add=facts,
+                preferences_set={"contact_time": "Tuesday afternoon"},
+                last_topics=["alps", "hiking", "dentist", "extra"],
+                open_items_add=["call the dentist"],
+            )
+        ]
+    )
     memory = make_memory(llm=llm)
     chat(memory, S1, *FIRST_SESSION)
     assert llm.calls == []  # no LLM work during the turns (no fold yet)

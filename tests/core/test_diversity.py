@@ -32,9 +32,11 @@ def test_asks_for_latest() -> None:
 
 def test_prefer_latest_raises_newer_candidates() -> None:
     times = {
-        "old": datetime(2023, 1, 1, tzinfo=UTC), "mid": datetime(2023, 3, 1, tzinfo=UTC),
-        "new": datetime(2023, 5, 1, tzinfo=UTC), "undated": None,
-    }  # fmt: skip
+        "old": datetime(2023, 1, 1, tzinfo=UTC),
+        "mid": datetime(2023, 3, 1, tzinfo=UTC),
+        "new": datetime(2023, 5, 1, tzinfo=UTC),
+        "undated": None,
+    }
     out = prefer_latest({"old": 1.0, "mid": 1.0, "new": 1.0, "undated": 1.0}, times, 0.2)
     assert out == {"old": 1.0, "mid": pytest.approx(1.1), "new": pytest.approx(1.2), "undated": 1.0}
     assert prefer_latest({"old": 1.0}, times, 0.2) == {"old": 1.0}

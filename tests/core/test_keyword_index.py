@@ -20,10 +20,35 @@ from memstrata.core.retrieval import date_text
 from memstrata.models import MemoryKind, MemoryRecord, Scope
 
 _MODULES = (
-    "argparse", "asyncio", "collections", "csv", "datetime", "decimal", "email", "functools", "http.client",
-    "inspect", "json", "logging", "pathlib", "random", "re", "sqlite3", "statistics", "string", "textwrap",
-    "threading", "unittest", "urllib.parse", "zipfile", "calendar", "difflib", "heapq", "shutil", "tarfile",
-)  # fmt: skip
+    "argparse",
+    "asyncio",
+    "collections",
+    "csv",
+    "datetime",
+    "decimal",
+    "email",
+    "functools",
+    "http.client",
+    "inspect",
+    "json",
+    "logging",
+    "pathlib",
+    "random",
+    "re",
+    "sqlite3",
+    "statistics",
+    "string",
+    "textwrap",
+    "threading",
+    "unittest",
+    "urllib.parse",
+    "zipfile",
+    "calendar",
+    "difflib",
+    "heapq",
+    "shutil",
+    "tarfile",
+)
 
 _CASES = (
     "Caroline's dog isn't Melanie\u2019s; it's the neighbours' dog.",
@@ -147,9 +172,17 @@ def test_memory_terms_index_content_context_and_date() -> None:
     )
     terms = memory_terms("alice", record)
     assert terms.frequencies == {
-        "move": 1.0, "to": 1.0, "berlin": 1.0, "where": 0.5, "do": 0.5, "you": 0.5, "live": 0.5,
-        "8": 1.0, "mai": 1.0, "2023": 1.0,
-    }  # fmt: skip
+        "move": 1.0,
+        "to": 1.0,
+        "berlin": 1.0,
+        "where": 0.5,
+        "do": 0.5,
+        "you": 0.5,
+        "live": 0.5,
+        "8": 1.0,
+        "mai": 1.0,
+        "2023": 1.0,
+    }
     assert terms.length == 1 + 3 + 4 + 3
 
 

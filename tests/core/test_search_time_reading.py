@@ -23,9 +23,16 @@ TRIPS = {
 @pytest.fixture
 def memory(store: Store) -> Memory:
     m = Memory(store=store, embedder=HashingEmbedder(64), track_access=False)
-    m.add_many([NewMemory(text, kind=MemoryKind.EPISODE, created_at=at, metadata={"trip": name},
-                          scope=Scope("u", session_id=name)) for name, (text, at) in TRIPS.items()],
-               scope="u", dedupe=False)  # fmt: skip
+    m.add_many(
+        [
+            NewMemory(
+                text, kind=MemoryKind.EPISODE, created_at=at, metadata={"trip": name}, scope=Scope("u", session_id=name)
+            )
+            for name, (text, at) in TRIPS.items()
+        ],
+        scope="u",
+        dedupe=False,
+    )
     return m
 
 

@@ -159,8 +159,15 @@ def test_states_time(text: str, expected: bool) -> None:
 
 
 def test_states_time_holds_for_every_text_the_resolver_dates() -> None:
-    texts = ("We left two weeks ago", "see you next month", "on 8 May 2023 we met", "I met them on the 15th",
-             "we went camping this weekend", "the party is on Friday at 3pm", "the day after tomorrow")  # fmt: skip
+    texts = (
+        "We left two weeks ago",
+        "see you next month",
+        "on 8 May 2023 we met",
+        "I met them on the 15th",
+        "we went camping this weekend",
+        "the party is on Friday at 3pm",
+        "the day after tomorrow",
+    )
     for text in texts:
         assert find_dates(text, NOW, prefer="past") and temporal.states_time(text)
 
@@ -182,8 +189,9 @@ def test_a_period_far_after_a_memory_is_not_read_from_its_text() -> None:
     said = datetime(2023, 5, 1, tzinfo=UTC)
     period = TimeWindow(datetime(2023, 4, 28, tzinfo=UTC), datetime(2023, 4, 29, tzinfo=UTC), DAY_SLACK)
     near = TimeWindow(datetime(2023, 4, 27, tzinfo=UTC), datetime(2023, 4, 30, tzinfo=UTC), DAY_SLACK)
-    far = TimeWindow(said + temporal.SAID_HORIZON + timedelta(days=1), said + temporal.SAID_HORIZON + timedelta(days=9),
-                     DAY_SLACK)  # fmt: skip
+    far = TimeWindow(
+        said + temporal.SAID_HORIZON + timedelta(days=1), said + temporal.SAID_HORIZON + timedelta(days=9), DAY_SLACK
+    )
     asked: list[str] = []
 
     class Periods(dict[str, list[TimeWindow]]):

@@ -180,9 +180,12 @@ def test_connection_refused_names_the_url_without_credentials() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     embedder = OpenAICompatibleEmbedder(
-        f"http://user:s3cret@127.0.0.1:{port}/v1?api-key=s3cret", "m", dimensions=8, max_retries=1,
+        f"http://user:s3cret@127.0.0.1:{port}/v1?api-key=s3cret",
+        "m",
+        dimensions=8,
+        max_retries=1,
         backoff_seconds=0.01,
-    )  # fmt: skip
+    )
     with pytest.raises(ProviderError, match="connection failed") as caught:
         embedder.embed_query("x")
     message = str(caught.value)

@@ -273,8 +273,14 @@ def slot_memory(memory_id: str, attribute: str, value: str, polarity: int = 1, *
 
 
 def likes(value: str, polarity: int = 1, attribute: str = "likes") -> Candidate:
-    return Candidate(MemoryKind.PREFERENCE, f"{attribute} {value} {polarity}!", "preference", attribute=attribute,
-                     value=value, polarity=polarity)  # fmt: skip
+    return Candidate(
+        MemoryKind.PREFERENCE,
+        f"{attribute} {value} {polarity}!",
+        "preference",
+        attribute=attribute,
+        value=value,
+        polarity=polarity,
+    )
 
 
 def test_a_time_word_is_not_part_of_the_value() -> None:
@@ -317,9 +323,15 @@ def test_a_fact_said_before_a_retraction_of_it_becomes_its_history() -> None:
 
 @pytest.mark.parametrize(
     ("value", "phrase", "named"),
-    [("acme corp", "work at acme", True), ("my honda civic", "civic", True), ("coffee", "drink coffee", True),
-     ("tea", "drink coffee", False), ("bo", "bo", False), ("acme", "work at initech", False)],
-)  # fmt: skip
+    [
+        ("acme corp", "work at acme", True),
+        ("my honda civic", "civic", True),
+        ("coffee", "drink coffee", True),
+        ("tea", "drink coffee", False),
+        ("bo", "bo", False),
+        ("acme", "work at initech", False),
+    ],
+)
 def test_value_named(value: str, phrase: str, named: bool) -> None:
     from memstrata.extraction.resolution import value_named
 

@@ -138,9 +138,14 @@ def make_store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Calla
 
 
 def _open(
-    kind: Kind, tmp_path: Path, stack: ExitStack, portal: BlockingPortal | None, *, fields: list[str],
+    kind: Kind,
+    tmp_path: Path,
+    stack: ExitStack,
+    portal: BlockingPortal | None,
+    *,
+    fields: list[str],
     ttl: dict[str, Any] | None,
-) -> BaseStore:  # fmt: skip
+) -> BaseStore:
     index = {"dims": DIMENSIONS, "fields": fields}
     if kind.name == "langgraph-inmemory":
         return InMemoryStore(index={**index, "embed": HashingEmbeddings()})  # type: ignore[typeddict-item]

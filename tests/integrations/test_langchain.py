@@ -139,8 +139,10 @@ def test_async_methods(memory: Any) -> None:
 def test_tool_messages_are_kept_as_text() -> None:
     call = AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Paris"}, "id": "c1"}])
     assert to_turn_dict(call) == {
-        "role": "assistant", "content": '[tool calls] weather({"city": "Paris"})', "speaker": None
-    }  # fmt: skip
+        "role": "assistant",
+        "content": '[tool calls] weather({"city": "Paris"})',
+        "speaker": None,
+    }
     result = ToolMessage("sunny", tool_call_id="c1", name="weather")
     assert to_turn_dict(result)["content"] == "[tool result weather] sunny"
     blocks = HumanMessage(

@@ -15,9 +15,12 @@ from memstrata.integrations.langchain import MemstrataRetriever
 pytestmark = pytest.mark.anyio  # runs the suite's async tests
 
 FACTS = [
-    "Alice's manager is Sarah", "Alice prefers short answers", "Alice is learning to brew green tea",
-    "Alice lives in Lisbon", "Alice's sister Priya works at Globex",
-]  # fmt: skip
+    "Alice's manager is Sarah",
+    "Alice prefers short answers",
+    "Alice is learning to brew green tea",
+    "Alice lives in Lisbon",
+    "Alice's sister Priya works at Globex",
+]
 
 
 @pytest.fixture(scope="module")

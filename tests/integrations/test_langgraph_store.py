@@ -45,9 +45,11 @@ def test_user_namespaces_are_that_users_memories(store: MemstrataStore, memory: 
     assert hit.memory.content == "I prefer short answers"
     assert hit.memory.kind == "note"
     assert hit.memory.metadata == {
-        "source": "langgraph", "langgraph_namespace": "users/alice/memories", "langgraph_key": "pref",
+        "source": "langgraph",
+        "langgraph_namespace": "users/alice/memories",
+        "langgraph_key": "pref",
         "langgraph_path": "text",
-    }  # fmt: skip
+    }
     assert [h.memory.content for h in memory.search("answers", scope="bob", k=5)] == ["I prefer long detailed answers"]
     assert memory.store.get_item("alice", ITEM_NAMESPACE, '["users","alice","memories","pref"]') is not None
 

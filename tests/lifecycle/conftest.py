@@ -40,9 +40,13 @@ def use_policy(memory: Any, *, llm: Any = None, **fields: Any) -> Memory:
     `Memory` over the same data. It is closed when the test ends.
     """
     reopened = Memory(
-        store=f"sqlite:///{memory.store.path}", embedder=memory.embedder, clock=memory.clock,
-        track_access=False, policy=LifecyclePolicy(**fields), llm=llm,
-    )  # fmt: skip
+        store=f"sqlite:///{memory.store.path}",
+        embedder=memory.embedder,
+        clock=memory.clock,
+        track_access=False,
+        policy=LifecyclePolicy(**fields),
+        llm=llm,
+    )
     _REOPENED.append(reopened)
     return reopened
 

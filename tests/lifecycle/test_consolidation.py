@@ -364,7 +364,7 @@ def test_memories_about_one_topic_over_five_weeks_become_one_summary(memory: Any
             f"Ran {5 + i} km of marathon training, split {i}",
             kind=MemoryKind.EVENT,
             created_at=T0 - timedelta(days=40 + 3 * i),
-        )  # fmt: skip
+        )
         for i in range(12)
     ]
     memory.add_many(items, scope=USER, dedupe=False)

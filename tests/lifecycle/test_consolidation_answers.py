@@ -53,10 +53,14 @@ def open_memory(
 
     def make(server: FakeLLMServer, **policy: Any) -> Memory:
         memory = Memory(
-            store=backends(request.param).store, embedder=HashingEmbedder(64), clock=clock, track_access=False,
-            llm=client_for(server, max_retries=0), policy=LifecyclePolicy(consolidate_max_group=12, **policy),
+            store=backends(request.param).store,
+            embedder=HashingEmbedder(64),
+            clock=clock,
+            track_access=False,
+            llm=client_for(server, max_retries=0),
+            policy=LifecyclePolicy(consolidate_max_group=12, **policy),
             settings=Settings(buffer="memory://", window_size=40, summary_threshold=8),
-        )  # fmt: skip
+        )
         opened.append(memory)
         return memory
 
@@ -71,7 +75,7 @@ def old_events(memory: Memory, count: int) -> list[Any]:
             f"Alice went hiking on trail number {i} with her friend Dana{i}",
             kind=MemoryKind.EVENT,
             created_at=T0 - timedelta(days=45) + timedelta(hours=i),
-        )  # fmt: skip
+        )
         for i in range(count)
     ]
     return memory.add_many(items, scope=USER, dedupe=False)

@@ -57,10 +57,11 @@ def test_summary_sentences_are_not_chatter(sentence: str) -> None:
         pytest.param("As an AI, I do not have access to the previous turns.", "declines", id="as-an-ai"),
         pytest.param("Let me know if you need anything else!", "nothing is left", id="only-chatter"),
         pytest.param("Here is the summary:", "no content words", id="only-preamble"),
-        pytest.param("The weather on Mars is cold, with dust storms lasting months.", "not look like a summary",
-                     id="off-input"),
+        pytest.param(
+            "The weather on Mars is cold, with dust storms lasting months.", "not look like a summary", id="off-input"
+        ),
     ],
-)  # fmt: skip
+)
 def test_unusable_answers_are_refused(raw: str, reason: str) -> None:
     with pytest.raises(LLMOutputError, match=reason):
         usable_text(raw, sources=SOURCES)

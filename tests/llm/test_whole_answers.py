@@ -89,9 +89,13 @@ def open_memory(tmp_path: Path) -> Iterator[Any]:
 
     def make(server: FakeLLMServer) -> Memory:
         memory = Memory(
-            store=f"sqlite:///{tmp_path / 'memories.db'}", embedder=HashingEmbedder(64), clock=Clock(),
-            track_access=False, llm=client_for(server), settings=Settings(buffer="memory://"),
-        )  # fmt: skip
+            store=f"sqlite:///{tmp_path / 'memories.db'}",
+            embedder=HashingEmbedder(64),
+            clock=Clock(),
+            track_access=False,
+            llm=client_for(server),
+            settings=Settings(buffer="memory://"),
+        )
         opened.append(memory)
         return memory
 

@@ -27,11 +27,17 @@ QUERIES = ["Eiffel Tower Paris trip", "Which dog did Melanie adopt?", "walks in 
 
 def _ranking(memory: Memory) -> dict[str, list[tuple[str, float]]]:
     items = [
-        NewMemory(content=f"{who}: {text}", kind=MemoryKind.EPISODE, metadata={"speaker": who}, created_at=T0,
-                  context=" ".join(f"{w}: {t}" for w, t in TURNS[max(0, i - 2) : i]),
-                  scope=Scope("u", session_id="s1"), source_ids=(f"D1:{i}",))
+        NewMemory(
+            content=f"{who}: {text}",
+            kind=MemoryKind.EPISODE,
+            metadata={"speaker": who},
+            created_at=T0,
+            context=" ".join(f"{w}: {t}" for w, t in TURNS[max(0, i - 2) : i]),
+            scope=Scope("u", session_id="s1"),
+            source_ids=(f"D1:{i}",),
+        )
         for i, (who, text) in enumerate(TURNS)
-    ]  # fmt: skip
+    ]
     memory.add_many(items, scope="u", dedupe=False)
     ranked = {}
     for query in QUERIES:
@@ -45,13 +51,24 @@ def test_both_stores_rank_alike_with_context_in_the_vectors(tmp_path: Path) -> N
     from tests.support.pg import postgres_urls
 
     settings = Settings(context_vector_weight=1.0)
-    with Memory(store=f"sqlite:///{tmp_path / 'm.db'}", embedder="static", clock=lambda: T0, track_access=False,
-                settings=settings) as lite:  # fmt: skip
+    with Memory(
+        store=f"sqlite:///{tmp_path / 'm.db'}",
+        embedder="static",
+        clock=lambda: T0,
+        track_access=False,
+        settings=settings,
+    ) as lite:
         expected = _ranking(lite)
-    with postgres_urls() as (app_url, owner_url), Memory(
-        store=PostgresStore.open(app_url, owner_url=owner_url), embedder="static", clock=lambda: T0,
-        track_access=False, settings=settings,
-    ) as pg:  # fmt: skip
+    with (
+        postgres_urls() as (app_url, owner_url),
+        Memory(
+            store=PostgresStore.open(app_url, owner_url=owner_url),
+            embedder="static",
+            clock=lambda: T0,
+            track_access=False,
+            settings=settings,
+        ) as pg,
+    ):
         found = _ranking(pg)
     assert found == expected
     assert expected["Eiffel Tower Paris trip"][0][0] in ("D1:0", "D1:1")

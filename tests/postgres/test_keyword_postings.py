@@ -137,9 +137,19 @@ def test_migration_11_copies_the_postings_of_existing_memories(
                 for r in records:
                     owner.execute(
                         _V10_INSERT,
-                        [user, r.id, r.kind.value, r.content, r.context, "", r.created_at, r.updated_at,
-                         r.content_hash, *row_values(memory_terms(user, r))],
-                    )  # fmt: skip
+                        [
+                            user,
+                            r.id,
+                            r.kind.value,
+                            r.content,
+                            r.context,
+                            "",
+                            r.created_at,
+                            r.updated_at,
+                            r.content_hash,
+                            *row_values(memory_terms(user, r)),
+                        ],
+                    )
                 indexed = [memory_terms(user, r) for r in records]
                 change = statistics_change((), ((list(t.frequencies), t.length) for t in indexed))
                 for statement, params in statistics_statements(user, change):

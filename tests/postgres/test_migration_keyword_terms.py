@@ -58,8 +58,20 @@ def version_8() -> Iterator[tuple[str, str, dict[str, list[MemoryRecord]]]]:
                 for user, records in corpus.items():
                     owner.execute("SELECT set_config('app.user_id', %s, true)", [user])
                     for r in records:
-                        owner.execute(_V8_INSERT, [user, r.id, r.kind.value, r.content, r.context, "",
-                                                   r.created_at, r.updated_at, r.content_hash])  # fmt: skip
+                        owner.execute(
+                            _V8_INSERT,
+                            [
+                                user,
+                                r.id,
+                                r.kind.value,
+                                r.content,
+                                r.context,
+                                "",
+                                r.created_at,
+                                r.updated_at,
+                                r.content_hash,
+                            ],
+                        )
         yield app_url, owner_url, corpus
 
 

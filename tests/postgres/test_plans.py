@@ -205,9 +205,11 @@ def test_keyword_search_of_a_small_tenant_reads_only_its_own_postings(loaded: tu
 def test_hybrid_function_uses_hnsw_and_the_postings(loaded: tuple[PostgresStore, str]) -> None:
     _, app_url = loaded
     plans = keyword_plans(
-        app_url, BIG, "SELECT * FROM hybrid_memory_search(ARRAY['word5', 'word7'], %s::vector, %s, 10)",
+        app_url,
+        BIG,
+        "SELECT * FROM hybrid_memory_search(ARRAY['word5', 'word7'], %s::vector, %s, 10)",
         [str(query_vector().tolist()), BIG],
-    )  # fmt: skip
+    )
     joined = "\n".join(plans)
     assert "memories_embedding_hnsw" in joined and "using keyword_postings_pkey" in joined, joined
 

@@ -85,10 +85,13 @@ def empty_database(dbname: str) -> None:
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
-        tables = [row[0] for row in admin.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename NOT IN ('meta', 'schema_migrations')"
-        ).fetchall()]  # fmt: skip
+        tables = [
+            row[0]
+            for row in admin.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                "AND tablename NOT IN ('meta', 'schema_migrations')"
+            ).fetchall()
+        ]
         if tables:
             admin.execute(sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, tables))))
 
@@ -110,9 +113,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     app_url, owner_url = request.getfixturevalue("postgres_database")
     empty_database(database_of(app_url))
     found = Backend(
-        "postgres", lambda: PostgresStore.open(app_url, owner_url=owner_url), pg_dump_traces(database_of(app_url)),
-        app_url, owner_url,
-    )  # fmt: skip
+        "postgres",
+        lambda: PostgresStore.open(app_url, owner_url=owner_url),
+        pg_dump_traces(database_of(app_url)),
+        app_url,
+        owner_url,
+    )
     yield found
     for store in found.opened:
         store.close()

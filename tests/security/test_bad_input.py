@@ -79,7 +79,7 @@ def calls(memory: Memory) -> list[tuple[str, Callable[[Any], Any], list[Any]]]:
             "procedure example",
             lambda v: m.add_procedure("t", scope=USER, example_input=v, example_output="o"),
             TEXTS + WRONG,
-        ),  # fmt: skip
+        ),
         ("procedures k", lambda v: m.procedures("t", scope=USER, k=v), WRONG),
         ("import", lambda v: m.import_user(v, scope=USER), TEXTS + JSONS + WRONG),
     ]
@@ -132,8 +132,14 @@ def test_the_refusal_names_the_field(backend: Backend) -> None:
 # -- REST: every field of every body, every path parameter -----------------------------------------
 
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
-    ("POST", "/memories"): {"content": "ok", "kind": "fact", "metadata": {"k": "v"}, "importance": 0.5,
-                            "source_ids": ["s"], "agent_id": "bot"},
+    ("POST", "/memories"): {
+        "content": "ok",
+        "kind": "fact",
+        "metadata": {"k": "v"},
+        "importance": 0.5,
+        "source_ids": ["s"],
+        "agent_id": "bot",
+    },
     ("PATCH", "/memories/{memory_id}"): {"content": "ok2", "metadata": {"k": "v"}, "importance": 0.4},
     ("POST", "/memories/{memory_id}/supersede"): {"content": "ok3", "reason": "r"},
     ("POST", "/search"): {"query": "ok", "k": 5, "filters": {"metadata": {"k": "v"}, "kinds": ["fact"]}},
@@ -143,7 +149,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/learn"): {"messages": [{"role": "user", "content": "I live in Oslo.", "speaker": "al"}]},
     ("POST", "/sessions/{session_id}/messages"): {"messages": [{"role": "user", "content": "hi", "speaker": "al"}]},
     ("POST", "/context"): {"query": "ok", "max_tokens": 200, "session_id": "s1"},
-}  # fmt: skip
+}
 HOSTILE: list[Any] = [SURROGATE, NUL, "x" * (2 * 1024 * 1024), nested(5_000), 1.5, None, -1, [1], {"a": 1}]
 
 
@@ -193,8 +199,14 @@ def test_rest_never_answers_5xx_to_hostile_fields(backend: Backend) -> None:
                 if status >= 500:
                     failures.append(f"{method} {template} {field}: {status}")
         for bad in ("a%00b", "a%ED%A0%80b", "%C0%80", "x" * 5000):
-            for template in ("/entities/{x}", "/memories/{x}", "/profile/facts/{x}/k", "/sessions/{x}",
-                             "/memories/{x}/history", "/erasures/{x}"):  # fmt: skip
+            for template in (
+                "/entities/{x}",
+                "/memories/{x}",
+                "/profile/facts/{x}/k",
+                "/sessions/{x}",
+                "/memories/{x}/history",
+                "/erasures/{x}",
+            ):
                 status = client.get(template.replace("{x}", bad)).status_code
                 if status >= 500:
                     failures.append(f"GET {template} {bad[:12]}: {status}")

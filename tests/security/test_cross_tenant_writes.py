@@ -29,17 +29,25 @@ VICTIM = "globex:victim"
 def forged_document(attacker: str, *, job_user: str, job_agent: str | None = None) -> dict[str, Any]:
     now = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
     job = {
-        "id": "job-evil", "status": "pending", "attempts": 0, "error": None,
+        "id": "job-evil",
+        "status": "pending",
+        "attempts": 0,
+        "error": None,
         "scope": {"user_id": job_user, "agent_id": job_agent, "session_id": None},
         "messages": [{"role": "user", "content": "I live in Evilcity.", "at": now, "speaker": None}],
-        "created_at": now, "finished_at": None,
-    }  # fmt: skip
+        "created_at": now,
+        "finished_at": None,
+    }
     return {
-        "format": "memstrata-export", "version": 1, "user_id": attacker, "exported_at": now,
+        "format": "memstrata-export",
+        "version": 1,
+        "user_id": attacker,
+        "exported_at": now,
         "source": {"store": "sqlite", "embedder": "hashing-64", "dimensions": 64, "memstrata_version": "x"},
-        "memories": [], "history": [],
+        "memories": [],
+        "history": [],
         "items": [{"namespace": "queue", "key": "job-evil", "value": job, "updated_at": now}],
-    }  # fmt: skip
+    }
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -221,8 +221,9 @@ def test_opened_payloads_kept_by_a_process_serve_only_what_the_database_returns(
 
         elsewhere.update(kept[0].id, content="alice saw the green lighthouse", scope="alice")
         assert {h.memory.content for h in memory.search("lighthouse", scope="alice", k=5)} == {
-            "alice saw the green lighthouse", "alice saw the blue lighthouse"
-        }  # fmt: skip
+            "alice saw the green lighthouse",
+            "alice saw the blue lighthouse",
+        }
 
         with deployment.admin() as admin:  # the red one's old sealed value copied over the blue one's row
             admin.execute(

@@ -33,10 +33,17 @@ OTHER = "acme:kept"
 
 def fact_answer(city: str) -> str:
     fact = {
-        "kind": "fact", "category": "identity", "content": f"The user lives in {city}.", "subject": "user",
-        "attribute": "location", "value": city, "entities": [{"name": city, "type": "place"}],
-        "profile": {"category": "identity", "key": "location", "value": city}, "source": 0, "confidence": 0.9,
-    }  # fmt: skip
+        "kind": "fact",
+        "category": "identity",
+        "content": f"The user lives in {city}.",
+        "subject": "user",
+        "attribute": "location",
+        "value": city,
+        "entities": [{"name": city, "type": "place"}],
+        "profile": {"category": "identity", "key": "location", "value": city},
+        "source": 0,
+        "confidence": 0.9,
+    }
     return json.dumps({"facts": [fact]})
 
 
@@ -91,8 +98,13 @@ def test_erase_while_the_worker_runs_the_users_jobs(backend: Backend) -> None:
 
 
 def test_erase_during_a_background_session_end(backend: Backend) -> None:
-    update = {"facts_add": [f"The user lives in {MARKER}."], "preferences_set": {}, "last_topics": [MARKER],
-              "open_items_add": [f"visit {MARKER}"], "open_items_done": []}  # fmt: skip
+    update = {
+        "facts_add": [f"The user lives in {MARKER}."],
+        "preferences_set": {},
+        "last_topics": [MARKER],
+        "open_items_add": [f"visit {MARKER}"],
+        "open_items_done": [],
+    }
     gate = Gate(json.dumps(update))
     with llm_memory(backend, *[gate] * 4) as memory:
         scope = Scope(USER, session_id="s1")

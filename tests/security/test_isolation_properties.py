@@ -36,8 +36,9 @@ _run = itertools.count()
 
 operations = st.lists(
     st.tuples(st.sampled_from(range(3)), st.sampled_from(OPS), st.sampled_from(range(3)), st.integers(0, 3)),
-    min_size=1, max_size=12,
-)  # fmt: skip
+    min_size=1,
+    max_size=12,
+)
 
 
 def tag(user: str, run: int) -> str:
@@ -119,10 +120,15 @@ def served(backend: Backend) -> Iterator[tuple[str, Memory, dict[str, str]]]:
 
 
 rest_steps = st.lists(
-    st.tuples(st.sampled_from(range(3)), st.sampled_from(("add", "patch", "delete", "search", "list", "entity")),
-              st.sampled_from(range(3)), st.integers(0, 3)),
-    min_size=1, max_size=10,
-)  # fmt: skip
+    st.tuples(
+        st.sampled_from(range(3)),
+        st.sampled_from(("add", "patch", "delete", "search", "list", "entity")),
+        st.sampled_from(range(3)),
+        st.integers(0, 3),
+    ),
+    min_size=1,
+    max_size=10,
+)
 
 
 def rest_call(client: httpx.Client, op: str, own: str, memory_id: str, n: int) -> httpx.Response:
@@ -149,8 +155,9 @@ def test_rest_isolation(served: tuple[str, Memory, dict[str, str]], steps: list[
         actor, target = USERS[actor_index], USERS[target_index]
         path_user = target.split(":")[1]  # the path names the target; the key is the actor's
         foreign = [r.id for r in memory.list(scope=target, limit=5)] or ["none"]
-        with httpx.Client(base_url=f"{url}/v1/users/{path_user}", timeout=30,
-                          headers={"Authorization": f"Bearer {keys[actor]}"}) as client:  # fmt: skip
+        with httpx.Client(
+            base_url=f"{url}/v1/users/{path_user}", timeout=30, headers={"Authorization": f"Bearer {keys[actor]}"}
+        ) as client:
             response = rest_call(client, op, tag(actor, run), foreign[n % len(foreign)], n)
         assert response.status_code < 500
         if actor != target:

@@ -108,13 +108,28 @@ def test_a_plan_entry_reads_back_as_the_same_candidate() -> None:
     from memstrata.layers.learning import candidate_of, plan_entry
 
     candidates = [
-        Candidate(MemoryKind.EVENT, "The user flew to Oslo.", "event", attribute="event", value="Oslo",
-                  event_time=datetime(2026, 3, 1, 9, tzinfo=UTC), entities=(EntityMention("Oslo", "place"),),
-                  confidence=0.7, source_text="I flew to Oslo"),
-        Candidate(MemoryKind.FACT, "The user lives in Paris.", "identity", attribute="location", value="Paris",
-                  profile=ProfileSlot("identity", "location", "Paris"), polarity=-1),
+        Candidate(
+            MemoryKind.EVENT,
+            "The user flew to Oslo.",
+            "event",
+            attribute="event",
+            value="Oslo",
+            event_time=datetime(2026, 3, 1, 9, tzinfo=UTC),
+            entities=(EntityMention("Oslo", "place"),),
+            confidence=0.7,
+            source_text="I flew to Oslo",
+        ),
+        Candidate(
+            MemoryKind.FACT,
+            "The user lives in Paris.",
+            "identity",
+            attribute="location",
+            value="Paris",
+            profile=ProfileSlot("identity", "location", "Paris"),
+            polarity=-1,
+        ),
         Candidate(MemoryKind.PROCEDURE, "Answer in French.", "instruction"),
-    ]  # fmt: skip
+    ]
     entries = json.loads(json.dumps([plan_entry(c) for c in candidates]))  # as the queue item stores them
     assert [candidate_of(e) for e in entries] == candidates
 
@@ -194,7 +209,7 @@ JOBS = [
     + " ".join(
         f"My colleague {name(100 * i + j)} works at {name(j % 4 + 900)} Corp. I love {name(j + 50).lower()} tea."
         for j in range(8)
-    )  # fmt: skip
+    )
     for i in range(2)
 ]
 """Two jobs of 26 steps each (moves that supersede, colleagues and employers, restated likes)."""
@@ -230,8 +245,9 @@ def interrupted(memory: Memory, user: str) -> int:
 
 def kill_a_worker_mid_queue(backend: Backend, rng: random.Random) -> None:
     command = [sys.executable, "-m", "tests.security.queue_worker", backend.url]
-    worker = subprocess.Popen(command + [backend.owner_url] * bool(backend.owner_url), stdout=subprocess.PIPE,
-                              cwd=ROOT, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        command + [backend.owner_url] * bool(backend.owner_url), stdout=subprocess.PIPE, cwd=ROOT, text=True
+    )
     assert worker.stdout is not None
     with worker.stdout:
         assert worker.stdout.readline().strip() == "ready"

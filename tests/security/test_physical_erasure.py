@@ -38,11 +38,14 @@ def relation_files_traces(dbname: str, marker: str) -> int:
 
     with connect_admin(dbname) as admin:
         data = Path(admin.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
-        paths = [tuple(row) for row in admin.execute(
-            "SELECT pg_relation_filepath(c.oid), c.relname FROM pg_class c "
-            "WHERE c.relkind IN ('r', 'i', 't') AND pg_relation_filepath(c.oid) IS NOT NULL "
-            "AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)"
-        ).fetchall()]  # fmt: skip
+        paths = [
+            tuple(row)
+            for row in admin.execute(
+                "SELECT pg_relation_filepath(c.oid), c.relname FROM pg_class c "
+                "WHERE c.relkind IN ('r', 'i', 't') AND pg_relation_filepath(c.oid) IS NOT NULL "
+                "AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)"
+            ).fetchall()
+        ]
     found = 0
     for relative, _ in paths:
         base = data / relative

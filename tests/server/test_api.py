@@ -199,9 +199,14 @@ def test_whoami(server: Server) -> None:
     with server.client(server.keys.alice) as alice:
         me = alice.get("/v1/whoami").json()
     assert me == {
-        "tenant": "acme", "user": "alice", "admin": False, "auth": True, "key_id": me["key_id"], "role": "user",
+        "tenant": "acme",
+        "user": "alice",
+        "admin": False,
+        "auth": True,
+        "key_id": me["key_id"],
+        "role": "user",
         "permissions": ["erase", "export", "read", "write"],
-    }  # fmt: skip
+    }
     assert me["key_id"]
 
 

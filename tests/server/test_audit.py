@@ -95,8 +95,10 @@ def test_mcp_reads_by_a_tenant_wide_key_are_logged(audit_server: AuditServer) ->
             return await client.call_tool("search_memories", {"query": "anything"})
 
     assert not anyio.run(run).is_error
-    assert any(e["action"] == "tenant_read" and e["user"] == "erin" and e["operation"].startswith("MCP") for e in
-               audit_server.log())  # fmt: skip
+    assert any(
+        e["action"] == "tenant_read" and e["user"] == "erin" and e["operation"].startswith("MCP")
+        for e in audit_server.log()
+    )
 
 
 def test_only_tenant_admins_read_the_log(audit_server: AuditServer) -> None:

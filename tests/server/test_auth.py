@@ -20,12 +20,21 @@ from .conftest import Server
 
 EVERYTHING = MemoryFilter(include_superseded=True, include_expired=True)
 EXPORT = {
-    "format": "memstrata-export", "version": 1, "user_id": "acme:mallory",
+    "format": "memstrata-export",
+    "version": 1,
+    "user_id": "acme:mallory",
     "exported_at": "2026-01-01T00:00:00Z",
     "source": {"store": "sqlite", "embedder": "hashing-64", "dimensions": 64, "memstrata_version": "0.1.0"},
-    "memories": [{"id": "m-injected", "kind": "fact", "content": "injected by import",
-                  "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}],
-}  # fmt: skip
+    "memories": [
+        {
+            "id": "m-injected",
+            "kind": "fact",
+            "content": "injected by import",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }
+    ],
+}
 
 
 def snapshot(server: Server, *users: str) -> Any:
@@ -152,7 +161,7 @@ def test_user_key_cannot_touch_another_user_via_the_path(
             "/v1/users/alice/search",
             {"query": "PIN", "filters": {"metadata": {"user_id": "bob"}}},
             id="filter-metadata",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_user_key_cannot_reach_another_user_via_body_filters_or_metadata(

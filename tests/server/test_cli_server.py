@@ -99,8 +99,20 @@ def test_serve_bootstraps_an_admin_key_once_and_serves(tmp_path: Path) -> None:
     db = tmp_path / "serve.db"
     open_memory(db).close()
     with socket_port() as port:
-        argv = [sys.executable, "-m", "memstrata", "--store", f"sqlite:///{db}", "--embedder", "hashing:64", "serve",
-                "--port", str(port), "--log-level", "warning"]  # fmt: skip
+        argv = [
+            sys.executable,
+            "-m",
+            "memstrata",
+            "--store",
+            f"sqlite:///{db}",
+            "--embedder",
+            "hashing:64",
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ]
     env = {**os.environ, "MEMSTRATA_WORKER": "off"}
     with subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env) as process:
         try:

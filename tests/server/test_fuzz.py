@@ -56,8 +56,10 @@ class BearerKey:
 def fuzz_keys(server: Server) -> None:
     """Install the two known tokens as keys of the running server (only their hashes, as usual)."""
     for token, user, role in (
-        (ADMIN_TOKEN, None, Role.ADMIN), (ALICE_TOKEN, "alice", Role.USER), (INGEST_TOKEN, None, Role.INGEST_ONLY)
-    ):  # fmt: skip
+        (ADMIN_TOKEN, None, Role.ADMIN),
+        (ALICE_TOKEN, "alice", Role.USER),
+        (INGEST_TOKEN, None, Role.INGEST_ONLY),
+    ):
         key = ApiKey(id=hash_token(token)[:16], tenant=TENANT, user=user, name="fuzz", created_at=utcnow(), role=role)
         server.memory.store.put_item(SYSTEM_USER, API_KEY_NAMESPACE, hash_token(token), key.to_value())
 

@@ -22,15 +22,43 @@ from memstrata.storage.base import MemoryFilter
 from .conftest import Server, open_memory
 
 TOOLS = {
-    "learn", "add_memory", "search_memories", "get_memory", "list_memories", "update_memory", "supersede_memory",
-    "forget_memory", "memory_history", "get_context", "get_profile", "set_profile_fact", "delete_profile_fact",
-    "list_entities", "lookup_entity", "find_procedures", "add_procedure", "add_session_messages", "get_session",
-    "end_session", "get_user_context", "export_memories",
-}  # fmt: skip
+    "learn",
+    "add_memory",
+    "search_memories",
+    "get_memory",
+    "list_memories",
+    "update_memory",
+    "supersede_memory",
+    "forget_memory",
+    "memory_history",
+    "get_context",
+    "get_profile",
+    "set_profile_fact",
+    "delete_profile_fact",
+    "list_entities",
+    "lookup_entity",
+    "find_procedures",
+    "add_procedure",
+    "add_session_messages",
+    "get_session",
+    "end_session",
+    "get_user_context",
+    "export_memories",
+}
 READ_ONLY = {
-    "search_memories", "get_memory", "list_memories", "memory_history", "get_context", "get_profile",
-    "list_entities", "lookup_entity", "find_procedures", "get_session", "get_user_context", "export_memories",
-}  # fmt: skip
+    "search_memories",
+    "get_memory",
+    "list_memories",
+    "memory_history",
+    "get_context",
+    "get_profile",
+    "list_entities",
+    "lookup_entity",
+    "find_procedures",
+    "get_session",
+    "get_user_context",
+    "export_memories",
+}
 DESTRUCTIVE = {"update_memory", "forget_memory", "set_profile_fact", "delete_profile_fact"}
 
 
@@ -61,7 +89,7 @@ def test_stdio_tools_act_on_the_configured_user(tmp_path: Path) -> None:
             "alice",
             "--tenant",
             "acme",
-        ],  # fmt: skip
+        ],
     )
 
     async def session() -> dict[str, Any]:
@@ -156,8 +184,12 @@ def test_http_without_a_valid_key_is_401(server: Server, token: str | None) -> N
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "add_memory", "arguments": {"content": "intruder"}}}  # fmt: skip
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "add_memory", "arguments": {"content": "intruder"}},
+    }
     response = httpx.post(f"{server.url}/mcp", json=body, headers=headers)
     assert response.status_code == 401
     assert all("intruder" not in c for c in contents(server.memory, "acme:alice"))
@@ -231,8 +263,9 @@ def test_http_full_memory_lifecycle(server: Server) -> None:
         listed = await client.call_tool("list_memories", {"limit": 1})
         first_id = learned.structured_content["operations"][0]["memory"]["id"]
         got = await client.call_tool("get_memory", {"memory_id": first_id})
-        added = await client.call_tool("add_memory", {"content": "Dana works at Initech", "kind": "fact",
-                                                      "metadata": {"source": "chat"}})  # fmt: skip
+        added = await client.call_tool(
+            "add_memory", {"content": "Dana works at Initech", "kind": "fact", "metadata": {"source": "chat"}}
+        )
         added_id = added.structured_content["id"]
         updated = await client.call_tool("update_memory", {"memory_id": added_id, "importance": 0.9})
         change = {"memory_id": added_id, "content": "Dana works at Globex", "reason": "new job"}
@@ -274,13 +307,21 @@ def test_http_profile_entities_procedures_sessions_and_export(server: Server) ->
         fact = await client.call_tool("set_profile_fact", {"category": "food", "key": "diet", "value": "vegetarian"})
         facts = await client.call_tool("get_profile", {"category": "food"})
         entities = await client.call_tool("list_entities", {})
-        proc = await client.call_tool("add_procedure", {"task": "write an email",
-                                                        "instruction": "Sign emails with 'Cheers, Alice'"})  # fmt: skip
+        proc = await client.call_tool(
+            "add_procedure", {"task": "write an email", "instruction": "Sign emails with 'Cheers, Alice'"}
+        )
         procs = await client.call_tool("find_procedures", {"task": "draft an email to a colleague"})
         bad_proc = await client.call_tool("add_procedure", {"task": "write an email"})
-        turns = await client.call_tool("add_session_messages", {"session_id": "s-1", "messages": [
-            {"role": "user", "content": "Let's plan the Porto trip"},
-            {"role": "assistant", "content": "Sure, which dates?"}]})  # fmt: skip
+        turns = await client.call_tool(
+            "add_session_messages",
+            {
+                "session_id": "s-1",
+                "messages": [
+                    {"role": "user", "content": "Let's plan the Porto trip"},
+                    {"role": "assistant", "content": "Sure, which dates?"},
+                ],
+            },
+        )
         session = await client.call_tool("get_session", {"session_id": "s-1"})
         ended = await client.call_tool("end_session", {"session_id": "s-1"})
         user_context = await client.call_tool("get_user_context", {})
@@ -315,9 +356,12 @@ def test_http_profile_entities_procedures_sessions_and_export(server: Server) ->
 def test_http_learn_takes_the_users_known_name_and_search_resolves_it(server: Server) -> None:
     async def steps(client: Client) -> Any:
         await client.call_tool(
-            "learn", {"messages": [{"content": "I live in Porto."}, {"content": "My mother lives in Montreal."}],
-                      "known_name": "Maya"},
-        )  # fmt: skip
+            "learn",
+            {
+                "messages": [{"content": "I live in Porto."}, {"content": "My mother lives in Montreal."}],
+                "known_name": "Maya",
+            },
+        )
         return await client.call_tool("search_memories", {"query": "where does Maya live?", "k": 3})
 
     headers = {"Authorization": f"Bearer {server.keys.admin}", "X-Memstrata-User": "maya"}

@@ -122,9 +122,10 @@ def seed_alice(memory: Memory) -> Seeded:
     store_id = f"{TENANT}:{ALICE}"
     receipt = memory.erase_user(scope=store_id)
     record = memory.add(
-        f"Alice's locker code is {ALICE_MARKERS['memory']}", scope=store_id,
+        f"Alice's locker code is {ALICE_MARKERS['memory']}",
+        scope=store_id,
         metadata={"note": ALICE_MARKERS["metadata"]},
-    )  # fmt: skip
+    )
     memory.set_fact("food", "diet", ALICE_MARKERS["old fact value"], scope=store_id)
     memory.set_fact("food", "diet", ALICE_MARKERS["fact value"], scope=store_id)
     memory.upsert_entity("Zed", scope=store_id, type="person", summary=f"Zed is {ALICE_MARKERS['entity summary']}")
@@ -221,9 +222,15 @@ REQUESTS: dict[str, Request] = {
 
 def concrete(path: str, seeded: Seeded) -> str:
     values = {
-        "user_id": ALICE, "memory_id": seeded.memory_id, "request_id": seeded.receipt_id, "category": "food",
-        "key": "diet", "name": "Zed", "session_id": "s1", "job_id": seeded.job_id,
-    }  # fmt: skip
+        "user_id": ALICE,
+        "memory_id": seeded.memory_id,
+        "request_id": seeded.receipt_id,
+        "category": "food",
+        "key": "diet",
+        "name": "Zed",
+        "session_id": "s1",
+        "job_id": seeded.job_id,
+    }
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 

@@ -48,8 +48,7 @@ def uma(server: Server) -> dict[str, str]:
     new_job = memory.supersede(job.id, "Uma works at Globex", scope=scope, reason="changed jobs")
     trip = memory.add("Uma is planning a trip to Kyoto in April", scope=scope, kind="event")
     memory.set_fact("work", "employer", "Globex", scope=scope, source="chat")
-    memory.upsert_entity("Kyoto", scope=scope, type="place", summary="Where Uma travels in April",
-                         memory_id=trip.id)  # fmt: skip
+    memory.upsert_entity("Kyoto", scope=scope, type="place", summary="Where Uma travels in April", memory_id=trip.id)
     return {"tea": tea.id, "old_job": job.id, "job": new_job.id, "trip": trip.id}
 
 

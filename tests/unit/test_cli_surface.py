@@ -17,9 +17,25 @@ from memstrata import Memory, cli
 from memstrata.embedders.hashing import HashingEmbedder
 
 DATA_COMMANDS = [
-    "add", "search", "get", "list", "forget", "learn", "context", "history", "erase", "export", "import",
-    "sweep", "consolidate", "queue status", "queue work", "keys create", "keys list", "keys revoke",
-]  # fmt: skip
+    "add",
+    "search",
+    "get",
+    "list",
+    "forget",
+    "learn",
+    "context",
+    "history",
+    "erase",
+    "export",
+    "import",
+    "sweep",
+    "consolidate",
+    "queue status",
+    "queue work",
+    "keys create",
+    "keys list",
+    "keys revoke",
+]
 
 
 def subparser(parser: argparse.ArgumentParser, path: str) -> argparse.ArgumentParser:

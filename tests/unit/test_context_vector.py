@@ -31,18 +31,20 @@ def memory(tmp_path: Path) -> Iterator[Memory]:
 
 
 def _layer(memory: Memory, weight: float) -> SemanticMemory:
-    return SemanticMemory(store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False,
-                          context_weight=weight)  # fmt: skip
+    return SemanticMemory(
+        store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False, context_weight=weight
+    )
 
 
 def _store_turns(layer: SemanticMemory, user: str) -> dict[str, str]:
     """Three turns of one session, each with the turn before it as context; content -> id."""
     turns = [(QUESTION, ""), (ANSWER, QUESTION), (OTHER, ANSWER)]
     items = [
-        NewMemory(content=text, kind=MemoryKind.EPISODE, context=context, created_at=T0,
-                  scope=Scope(user, session_id="s1"))
+        NewMemory(
+            content=text, kind=MemoryKind.EPISODE, context=context, created_at=T0, scope=Scope(user, session_id="s1")
+        )
         for text, context in turns
-    ]  # fmt: skip
+    ]
     return {r.content: r.id for r in layer.add_many(Scope(user), items, dedupe=False)}
 
 
@@ -112,10 +114,18 @@ def test_a_negative_context_weight_is_refused(memory: Memory) -> None:
 
 def test_the_setting_reaches_the_memories_a_memory_stores(tmp_path: Path) -> None:
     settings = Settings(context_vector_weight=1.0)
-    with Memory(store=f"sqlite:///{tmp_path / 's.db'}", embedder="static", clock=lambda: T0, track_access=False,
-                settings=settings) as m:  # fmt: skip
-        m.add_many([NewMemory(content=ANSWER, kind=MemoryKind.EPISODE, context=QUESTION, created_at=T0)], scope="u",
-                   dedupe=False)  # fmt: skip
+    with Memory(
+        store=f"sqlite:///{tmp_path / 's.db'}",
+        embedder="static",
+        clock=lambda: T0,
+        track_access=False,
+        settings=settings,
+    ) as m:
+        m.add_many(
+            [NewMemory(content=ANSWER, kind=MemoryKind.EPISODE, context=QUESTION, created_at=T0)],
+            scope="u",
+            dedupe=False,
+        )
         hit = m.search("Eiffel Tower Paris trip", scope="u", k=1, strategy="semantic")[0]
     content, context = m.embedder.embed_documents([ANSWER]), m.embedder.embed_documents([QUESTION])
     expected = with_context(content, context, [True], 1.0)[0] @ m.embedder.embed_query("Eiffel Tower Paris trip")

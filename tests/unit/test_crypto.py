@@ -117,8 +117,9 @@ def test_tokens_and_blind_values_keep_their_stored_format() -> None:
     assert key.blind("item key", "profile\x00city") == expected(b"item key\x00profile\x00city")
     rows = SealedRows(key)
     record = new_record(scope=Scope("alice"), content="Lisbon, Lisbon and again Lisbon")
-    assert set(rows.record_terms(record).frequencies) == {expected(b"t\x00" + t.encode()) for t in
-                                                            row_terms("alice", record).frequencies}  # fmt: skip
+    assert set(rows.record_terms(record).frequencies) == {
+        expected(b"t\x00" + t.encode()) for t in row_terms("alice", record).frequencies
+    }
 
 
 def test_key_cache_is_bounded_and_drops_on_request() -> None:

@@ -16,10 +16,13 @@ from memstrata.storage import sqlite_path
 def test_add_many_takes_strings_dicts_and_new_memories() -> None:
     with Memory(store=":memory:", embedder=HashingEmbedder(64)) as memory:
         records = memory.add_many(
-            ["Alice likes tea", {"content": "Alice runs on Sundays", "kind": "preference"},
-             NewMemory(content="Alice's sister is Priya")],
+            [
+                "Alice likes tea",
+                {"content": "Alice runs on Sundays", "kind": "preference"},
+                NewMemory(content="Alice's sister is Priya"),
+            ],
             scope="alice",
-        )  # fmt: skip
+        )
         assert [r.content for r in records] == ["Alice likes tea", "Alice runs on Sundays", "Alice's sister is Priya"]
         assert [r.kind.value for r in records] == ["fact", "preference", "fact"]
         assert len(memory.list(scope="alice")) == 3

@@ -57,8 +57,9 @@ def test_entity_normalization() -> None:
 
 def test_entities_upsert_per_user_with_aliases_and_counts(memory: Memory) -> None:
     memory.upsert_entity("Sarah", scope="alice", type="person", summary="Alice's manager", memory_id="m1")
-    merged = memory.upsert_entity("sarah", scope="alice", aliases=["Sarah Connor"], attributes={"role": "manager"},
-                                  memory_id="m2")  # fmt: skip
+    merged = memory.upsert_entity(
+        "sarah", scope="alice", aliases=["Sarah Connor"], attributes={"role": "manager"}, memory_id="m2"
+    )
     assert merged.mention_count == 2 and merged.type == "person" and merged.summary == "Alice's manager"
     assert merged.memory_ids == ("m1", "m2") and merged.attributes == {"role": "manager"}
     by_alias = memory.entity("Sarah Connor", scope="alice")
@@ -73,8 +74,13 @@ def test_entities_upsert_per_user_with_aliases_and_counts(memory: Memory) -> Non
 def test_procedures_by_task_user_and_agent_wide(memory: Memory) -> None:
     scope = Scope("alice", agent_id="helpdesk")
     memory.add_procedure("refund request", instruction="ask for the order number first", scope=scope)
-    memory.add_procedure("password reset", example_input="I forgot my password",
-                         example_output="Send the reset link", scope=scope, agent_wide=True)  # fmt: skip
+    memory.add_procedure(
+        "password reset",
+        example_input="I forgot my password",
+        example_output="Send the reset link",
+        scope=scope,
+        agent_wide=True,
+    )
     found = memory.procedures("customer wants a refund for order", scope=scope, k=1)
     assert [p.task for p in found] == ["refund request"]
     reset = memory.procedures("password reset please", scope=Scope("bob", agent_id="helpdesk"), k=1)

@@ -28,10 +28,15 @@ TURNS = [
 def memory(tmp_path: Path) -> Iterator[Memory]:
     m = Memory(store=f"sqlite:///{tmp_path / 'm.db'}", embedder="static", clock=lambda: T0, track_access=False)
     items = [
-        NewMemory(content=f"{who}: {text}", kind=MemoryKind.EPISODE, metadata={"speaker": who}, created_at=T0,
-                  scope=Scope("u", session_id="s1"))
+        NewMemory(
+            content=f"{who}: {text}",
+            kind=MemoryKind.EPISODE,
+            metadata={"speaker": who},
+            created_at=T0,
+            scope=Scope("u", session_id="s1"),
+        )
         for who, text in TURNS
-    ]  # fmt: skip
+    ]
     m.add_many(items, scope="u", dedupe=False)
     yield m
     m.close()
@@ -45,8 +50,9 @@ def _cosines(memory: Memory, query: str) -> dict[str, float]:
 
 
 def _semantic_scores(memory: Memory, query: str, params: HybridParams) -> dict[str, float]:
-    layer = SemanticMemory(store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False,
-                           params=params)  # fmt: skip
+    layer = SemanticMemory(
+        store=memory.store, embedder=memory.embedder, clock=memory.clock, track_access=False, params=params
+    )
     hits = layer.search(Scope("u"), query, k=10, strategy=Strategy.HYBRID)
     return {h.memory.id: h.scores["semantic"] for h in hits if "semantic" in h.scores}
 

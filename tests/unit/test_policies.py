@@ -15,8 +15,9 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 def test_default_ttl_per_kind_stamps_expires_at(tmp_path: Path) -> None:
     settings = Settings(ttl_days={"event": 7})
-    with Memory(store=f"sqlite:///{tmp_path / 'p.db'}", embedder=HashingEmbedder(64), settings=settings,
-                clock=lambda: T0) as memory:  # fmt: skip
+    with Memory(
+        store=f"sqlite:///{tmp_path / 'p.db'}", embedder=HashingEmbedder(64), settings=settings, clock=lambda: T0
+    ) as memory:
         event = memory.add("concert on Friday", scope="alice", kind=MemoryKind.EVENT)
         fact = memory.add("Alice lives in Paris", scope="alice")
         explicit = memory.add("sale ends", scope="alice", kind="event", expires_at=T0 + timedelta(days=1))

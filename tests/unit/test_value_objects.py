@@ -36,8 +36,10 @@ def test_search_filter_reads_python_and_json_spellings_alike() -> None:
     assert from_python == from_json
     assert from_python.kinds == (MemoryKind.FACT,) and from_python.created_after == datetime(2024, 1, 1, tzinfo=UTC)
     assert from_python.to_json() == {
-        "kinds": ["fact"], "created_after": "2024-01-01T00:00:00Z", "include_superseded": True,
-    }  # fmt: skip
+        "kinds": ["fact"],
+        "created_after": "2024-01-01T00:00:00Z",
+        "include_superseded": True,
+    }
     assert SearchFilter().to_json() == {}
 
 
@@ -59,16 +61,33 @@ def test_cli_flags_are_the_value_objects_fields() -> None:
         consolidate
     )
     search = set(subparser(cli.build_parser(), "search")._option_string_actions)
-    assert {"--kind", "--metadata", "--created-after", "--created-before", "--as-of", "--include-superseded",
-            "--include-expired"} <= search  # fmt: skip
+    assert {
+        "--kind",
+        "--metadata",
+        "--created-after",
+        "--created-before",
+        "--as-of",
+        "--include-superseded",
+        "--include-expired",
+    } <= search
 
 
 def test_cli_builds_the_filter_and_the_options_from_its_flags(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     common = ["--store", f"sqlite:///{tmp_path / 'flags.db'}", "--embedder", "hashing:64"]
-    main(capsys, "add", "Alice likes tea", "--user", "alice", "--kind", "preference", "--metadata", '{"src": "chat"}',
-         *common)  # fmt: skip
+    main(
+        capsys,
+        "add",
+        "Alice likes tea",
+        "--user",
+        "alice",
+        "--kind",
+        "preference",
+        "--metadata",
+        '{"src": "chat"}',
+        *common,
+    )
     for city in ("Rome", "Paris"):
         main(capsys, "add", f"Alice visited {city}", "--user", "alice", "--kind", "event", *common)
     code, out, _ = main(capsys, "list", "--user", "alice", "--metadata", '{"src": "chat"}', "--json", *common)
@@ -78,8 +97,20 @@ def test_cli_builds_the_filter_and_the_options_from_its_flags(
         "Alice visited Paris",
         "Alice visited Rome",
     ]
-    code, out, _ = main(capsys, "consolidate", "--user", "alice", "--older-than-days", "0", "--min-count", "2",
-                        "--dry-run", "--no-use-llm", "--json", *common)  # fmt: skip
+    code, out, _ = main(
+        capsys,
+        "consolidate",
+        "--user",
+        "alice",
+        "--older-than-days",
+        "0",
+        "--min-count",
+        "2",
+        "--dry-run",
+        "--no-use-llm",
+        "--json",
+        *common,
+    )
     report = json.loads(out)
     assert code == 0 and report["skipped"] == "dry run" and report["compressed"] == 0
     code, _, err = main(capsys, "consolidate", "--user", "alice", "--min-count", "0", *common)

@@ -43,8 +43,29 @@ _ONGOING = re.compile(
     re.I,
 )
 """Something the user has kept doing for a while ("I've been using my Fitbit for 6 months now")."""
-_HINTS = ("every", "each", "day", "week", "month", "year", "night", "morning", "evening", "times", "once", "twice",
-          "daily", "nightly", "summer", "winter", "spring", "fall", "autumn", "quarter", "been")  # fmt: skip
+_HINTS = (
+    "every",
+    "each",
+    "day",
+    "week",
+    "month",
+    "year",
+    "night",
+    "morning",
+    "evening",
+    "times",
+    "once",
+    "twice",
+    "daily",
+    "nightly",
+    "summer",
+    "winter",
+    "spring",
+    "fall",
+    "autumn",
+    "quarter",
+    "been",
+)
 """Words every routine contains (a recurrence or "been ... for"): a cheap test before the patterns."""
 _NOT_ROUTINE = re.compile(
     r"\bevery (?:time|single time|now and then|so often|once in a while|other day i (?:think|wonder))\b"

@@ -140,9 +140,12 @@ class Lifecycle:
         return self.porter.export(validate_id(user_id, "user_id"))
 
     def import_user(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, *, user_id: str | None = None,
+        self,
+        document: ExportDocument | dict[str, Any] | str | bytes,
+        *,
+        user_id: str | None = None,
         progress: Progress | None = None,
-    ) -> ImportReport:  # fmt: skip
+    ) -> ImportReport:
         """Restore an export (a document, dict or JSON text), re-embedding with this store's embedder.
 
         Idempotent; `user_id` imports under another id than the document's. `progress(done, total)` is

@@ -72,9 +72,12 @@ class ConsolidationOptions(ValueObject):
     """
 
     older_than_days: Annotated[StrictFloat | None, BeforeValidator(_days)] = Field(
-        default=None, ge=0, le=36500, allow_inf_nan=False,
+        default=None,
+        ge=0,
+        le=36500,
+        allow_inf_nan=False,
         description="compress memories older than this many days (default: the policy's, 30)",
-    )  # fmt: skip
+    )
     min_count: StrictInt | None = Field(
         default=None, ge=1, le=100_000, description="only when at least this many qualify (default: 10)"
     )
@@ -158,8 +161,9 @@ class Consolidator:
     ) -> ConsolidationReport:
         """See `Lifecycle.consolidate`; `progress(done, total)` is called after each compressed group."""
         policy = self.policy
-        age = older_than(policy.consolidate_older_than_days if options.older_than_days is None
-                         else options.older_than_days)  # fmt: skip
+        age = older_than(
+            policy.consolidate_older_than_days if options.older_than_days is None else options.older_than_days
+        )
         minimum = policy.consolidate_min_count if options.min_count is None else options.min_count
         chosen = options.kinds if options.kinds is not None else policy.consolidate_kinds
         if MemoryKind.SUMMARY in chosen:
@@ -168,9 +172,12 @@ class Consolidator:
         cutoff = now - age
         candidates = all_memories(self.store, user_id, MemoryFilter(kinds=chosen, created_before=cutoff, as_of=now))
         pool = eligible(
-            candidates, cutoff=cutoff, kinds=chosen, protected=self._profile_references(user_id),
+            candidates,
+            cutoff=cutoff,
+            kinds=chosen,
+            protected=self._profile_references(user_id),
             managed_sources=MANAGED_SOURCES,
-        )  # fmt: skip
+        )
         if len(pool) < minimum:
             reason = f"{len(pool)} eligible memories, fewer than min_count={minimum}"
             return ConsolidationReport(user_id, len(pool), 0, skipped=reason)
@@ -277,9 +284,13 @@ class Consolidator:
             return ConsolidationReport(user_id, 0, 0, skipped="this job already ran")
         report = self.consolidate(user_id)
         value = {
-            **(state if state is not None else self.state(user_id)), "turns": 0, "queued": False,
-            "last_run_at": self.clock().isoformat(), "last_compressed": report.compressed, "last_job": job_id,
-        }  # fmt: skip
+            **(state if state is not None else self.state(user_id)),
+            "turns": 0,
+            "queued": False,
+            "last_run_at": self.clock().isoformat(),
+            "last_compressed": report.compressed,
+            "last_job": job_id,
+        }
         self.store.put_item(user_id, LIFECYCLE, STATE_KEY, value)
         return report
 
@@ -295,16 +306,24 @@ def _summary_record(user_id: str, group: Group, text: str, now: datetime, method
     return MemoryRecord(
         id=summary_id(user_id, group.ids),
         scope=Scope.from_storage(user_id, group.agent_id, session),
-        kind=MemoryKind.SUMMARY, content=text, created_at=last.created_at, updated_at=now,
+        kind=MemoryKind.SUMMARY,
+        content=text,
+        created_at=last.created_at,
+        updated_at=now,
         metadata={
-            "replaces": list(group.ids), "compressed_kind": group.kind.value, "period": group.period,
-            "period_start": first.created_at.isoformat(), "period_end": last.created_at.isoformat(),
+            "replaces": list(group.ids),
+            "compressed_kind": group.kind.value,
+            "period": group.period,
+            "period_start": first.created_at.isoformat(),
+            "period_end": last.created_at.isoformat(),
             "method": method,
         },
-        importance=max(r.importance for r in group.records), valid_from=now,
-        source_ids=merged_source_ids(group.records), content_hash=content_hash(text),
+        importance=max(r.importance for r in group.records),
+        valid_from=now,
+        source_ids=merged_source_ids(group.records),
+        content_hash=content_hash(text),
         context=_replaced_text(group.records),
-    )  # fmt: skip
+    )
 
 
 def _replaced_text(records: Sequence[MemoryRecord]) -> str:
@@ -315,9 +334,12 @@ def _replaced_text(records: Sequence[MemoryRecord]) -> str:
 
 def _group_info(user_id: str, group: Group) -> dict[str, Any]:
     return {
-        "id": summary_id(user_id, group.ids), "kind": group.kind.value, "period": group.period,
-        "agent_id": group.agent_id, "replaces": len(group.records),
-    }  # fmt: skip
+        "id": summary_id(user_id, group.ids),
+        "kind": group.kind.value,
+        "period": group.period,
+        "agent_id": group.agent_id,
+        "replaces": len(group.records),
+    }
 
 
 def _day(at: datetime) -> str:

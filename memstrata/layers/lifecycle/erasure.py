@@ -49,9 +49,20 @@ LAYER_OF_NAMESPACE = {
     "langgraph": "langgraph",
 }
 LAYERS = (
-    "semantic", "episodes", "summaries", "procedures", "entities", "profile", "sessions", "queue",
-    "lifecycle", "langgraph", "other", "history", "buffer",
-)  # fmt: skip
+    "semantic",
+    "episodes",
+    "summaries",
+    "procedures",
+    "entities",
+    "profile",
+    "sessions",
+    "queue",
+    "lifecycle",
+    "langgraph",
+    "other",
+    "history",
+    "buffer",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +114,14 @@ class Eraser:
         counts["other"] = max(0, int(removed.get("items", 0)) - items)
         salt = secrets.token_bytes(16)
         receipt = ErasureReceipt(
-            request_id=new_id(), erased_at=self.clock(), user_hash=user_hash(user_id, salt, self.secret),
-            salt=salt.hex(), algorithm=f"pbkdf2-sha256:{ITERATIONS}" + (":keyed" if self.secret else ""),
-            counts=counts, duration_ms=round((time.perf_counter() - started) * 1000, 2),
-        )  # fmt: skip
+            request_id=new_id(),
+            erased_at=self.clock(),
+            user_hash=user_hash(user_id, salt, self.secret),
+            salt=salt.hex(),
+            algorithm=f"pbkdf2-sha256:{ITERATIONS}" + (":keyed" if self.secret else ""),
+            counts=counts,
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
         self.store.put_item(namespaces.SYSTEM_USER, namespaces.RECEIPT, receipt.request_id, receipt.to_value())
         return receipt
 

@@ -77,9 +77,11 @@ class Porter:
             for item in sorted(all_items(self.store, user_id, namespace), key=lambda i: i.key)
         ]
         source = ExportSource(
-            store=self.store.url.split("://", 1)[0], embedder=self.embedder.name,
-            dimensions=self.embedder.dimensions, memstrata_version=_version(),
-        )  # fmt: skip
+            store=self.store.url.split("://", 1)[0],
+            embedder=self.embedder.name,
+            dimensions=self.embedder.dimensions,
+            memstrata_version=_version(),
+        )
         return ExportDocument(
             user_id=user_id,
             exported_at=self.clock(),
@@ -90,9 +92,11 @@ class Porter:
         )
 
     def import_(
-        self, document: ExportDocument | dict[str, Any] | str | bytes, user_id: str | None,
+        self,
+        document: ExportDocument | dict[str, Any] | str | bytes,
+        user_id: str | None,
         progress: Progress | None = None,
-    ) -> ImportReport:  # fmt: skip
+    ) -> ImportReport:
         """Merge a document into the user (rules: `import_merge`), in one write: all of it or nothing.
         `progress(done, total)` is called after each embedded batch of memories."""
         doc = parse_document(document)
@@ -128,9 +132,15 @@ class Porter:
         ]
         self.store.save(target, [*changed, *stored_retired], events, vectors, items=items)
         return ImportReport(
-            target, len(changed), len(records) - len(changed), len(events), len(items),
-            len(importable) - len(items), self.embedder.name, items_skipped=len(doc.items) - len(importable),
-        )  # fmt: skip
+            target,
+            len(changed),
+            len(records) - len(changed),
+            len(events),
+            len(items),
+            len(importable) - len(items),
+            self.embedder.name,
+            items_skipped=len(doc.items) - len(importable),
+        )
 
     def _embedded(self, records: list[MemoryRecord], progress: Progress | None) -> npt.NDArray[np.float32] | None:
         """The vectors of `records`, embedded in batches (`progress` told after each)."""

@@ -94,6 +94,10 @@ class Sweeper:
 
 def _expire_event(user_id: str, memory_id: str, reason: str, kind: MemoryKind, at: datetime) -> HistoryEvent:
     return HistoryEvent(
-        id=new_id(), memory_id=memory_id, user_id=user_id, event=EventType.EXPIRE, at=at,
+        id=new_id(),
+        memory_id=memory_id,
+        user_id=user_id,
+        event=EventType.EXPIRE,
+        at=at,
         details={"reason": reason, "kind": kind.value},
-    )  # fmt: skip
+    )

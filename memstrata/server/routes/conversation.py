@@ -88,9 +88,11 @@ def get_session(
 
 
 @router.post(
-    "/sessions/{session_id}/end", tags=["sessions"], summary="End a session; update the user context",
+    "/sessions/{session_id}/end",
+    tags=["sessions"],
+    summary="End a session; update the user context",
     responses={202: {"model": EndSessionOut, "description": "Queued (background=true)"}},
-)  # fmt: skip
+)
 def end_session(
     user_id: PathId,
     session_id: PathId,

@@ -16,9 +16,10 @@ router = APIRouter(tags=["health"], route_class=ShapedRoute)
 
 
 @router.get(
-    "/healthz", summary="Health: the store answers",
+    "/healthz",
+    summary="Health: the store answers",
     responses={503: {"model": Problem, "description": "The store is unavailable"}},
-)  # fmt: skip
+)
 def healthz(state: StateDep) -> Health:
     state.memory.store.get_item(SYSTEM_USER, "health", "ping")  # a store failure answers 503 (errors.py)
     return Health(status="ok", version=__version__)

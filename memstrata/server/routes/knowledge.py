@@ -73,9 +73,14 @@ def upsert_entity(
     user_id: PathId, name: EntityName, body: UpsertEntityRequest, caller: Writer, memory: MemoryDep
 ) -> EntityOut:
     entity = memory.upsert_entity(
-        name, scope=caller.scope(user_id), type=body.type, summary=body.summary, attributes=body.attributes,
-        aliases=body.aliases, memory_id=body.memory_id,
-    )  # fmt: skip
+        name,
+        scope=caller.scope(user_id),
+        type=body.type,
+        summary=body.summary,
+        attributes=body.attributes,
+        aliases=body.aliases,
+        memory_id=body.memory_id,
+    )
     return EntityOut.of(entity)
 
 
@@ -85,9 +90,13 @@ def add_procedure(user_id: PathId, body: AddProcedureRequest, caller: Writer, me
     if body.agent_wide:
         caller.require_admin()
     procedure = memory.add_procedure(
-        body.task, scope=caller.scope(user_id, agent_id=body.agent_id), instruction=body.instruction,
-        example_input=body.example_input, example_output=body.example_output, agent_wide=body.agent_wide,
-    )  # fmt: skip
+        body.task,
+        scope=caller.scope(user_id, agent_id=body.agent_id),
+        instruction=body.instruction,
+        example_input=body.example_input,
+        example_output=body.example_output,
+        agent_wide=body.agent_wide,
+    )
     return ProcedureOut.of(procedure, api_ids(caller.tenant))
 
 

@@ -22,9 +22,10 @@ router = APIRouter(tags=["learning"], responses=ERROR_RESPONSES, route_class=Sha
 
 
 @router.post(
-    "/v1/users/{user_id}/learn", summary="Learn durable memories from messages (extract, resolve, store)",
+    "/v1/users/{user_id}/learn",
+    summary="Learn durable memories from messages (extract, resolve, store)",
     responses={202: {"model": LearnResponse, "description": "Queued (background=true): see job_id"}},
-)  # fmt: skip
+)
 def learn(user_id: PathId, body: LearnRequest, caller: Writer, memory: MemoryDep, response: Response) -> LearnResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id)
     messages = [m.to_dict() for m in body.messages]

@@ -33,9 +33,15 @@ router = APIRouter(
 def add_memory(user_id: PathId, body: AddMemoryRequest, caller: Writer, memory: MemoryDep) -> MemoryJSON:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     record = memory.add(
-        body.content, scope=scope, kind=body.kind, metadata=body.metadata, importance=body.importance,
-        source_ids=body.source_ids, expires_at=body.expires_at, pinned=body.pinned,
-    )  # fmt: skip
+        body.content,
+        scope=scope,
+        kind=body.kind,
+        metadata=body.metadata,
+        importance=body.importance,
+        source_ids=body.source_ids,
+        expires_at=body.expires_at,
+        pinned=body.pinned,
+    )
     return memory_out(record, caller.tenant)
 
 
@@ -60,16 +66,22 @@ def update_memory(
 ) -> MemoryJSON:
     scope = caller.scope(user_id, claimed=body.claimed_users())
     record = memory.update(
-        memory_id, scope=scope, content=body.content, metadata=body.metadata, importance=body.importance,
-        expires_at=body.expires_at, pinned=body.pinned,
-    )  # fmt: skip
+        memory_id,
+        scope=scope,
+        content=body.content,
+        metadata=body.metadata,
+        importance=body.importance,
+        expires_at=body.expires_at,
+        pinned=body.pinned,
+    )
     return memory_out(record, caller.tenant)
 
 
 @router.post(
-    "/{memory_id}/supersede", status_code=status.HTTP_201_CREATED,
+    "/{memory_id}/supersede",
+    status_code=status.HTTP_201_CREATED,
     summary="Replace an outdated memory; the old one keeps valid_to and a link to its successor",
-)  # fmt: skip
+)
 def supersede_memory(
     user_id: PathId, memory_id: PathId, body: SupersedeRequest, caller: Writer, memory: MemoryDep
 ) -> MemoryJSON:

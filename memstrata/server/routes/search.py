@@ -15,7 +15,12 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["search"], responses=ERRO
 def search(user_id: PathId, body: SearchRequest, caller: Reader, memory: MemoryDep) -> SearchResponse:
     scope = caller.scope(user_id, agent_id=body.agent_id, session_id=body.session_id, claimed=body.claimed_users())
     hits = memory.search(
-        body.query, scope=scope, k=body.k, strategy=body.strategy, threshold=body.threshold,
-        filters=body.filters.search_filter(), decay_rate=body.decay_rate,
-    )  # fmt: skip
+        body.query,
+        scope=scope,
+        k=body.k,
+        strategy=body.strategy,
+        threshold=body.threshold,
+        filters=body.filters.search_filter(),
+        decay_rate=body.decay_rate,
+    )
     return SearchResponse(hits=[SearchHitOut.of(h, api_ids(caller.tenant)) for h in hits])

@@ -41,9 +41,15 @@ from .sql_functions import (
 )
 
 USER_TABLES = (
-    "memories", "history", "items", "memory_access", "keyword_documents", "keyword_totals", "user_keys",
+    "memories",
+    "history",
+    "items",
+    "memory_access",
+    "keyword_documents",
+    "keyword_totals",
+    "user_keys",
     "keyword_postings",
-)  # fmt: skip
+)
 """Tables holding user data: RLS enabled and forced on each."""
 
 FENCE_TABLE = "erasures"
@@ -345,9 +351,14 @@ def _index_rows(cur: Cursor, user_id: str, rows: list[tuple[Any, ...]], *, posti
     indexed = []
     for _, id_, kind, content, context, created_at in rows:
         record = MemoryRecord(
-            id=id_, scope=Scope(user_id), kind=MemoryKind(kind), content=content, context=context,
-            created_at=created_at, updated_at=created_at,
-        )  # fmt: skip
+            id=id_,
+            scope=Scope(user_id),
+            kind=MemoryKind(kind),
+            content=content,
+            context=context,
+            created_at=created_at,
+            updated_at=created_at,
+        )
         indexed.append((id_, row_terms(user_id, record)))
     cur.executemany(
         "UPDATE memories SET keyword_terms = %s, keyword_frequencies = %s, keyword_length = %s "

@@ -19,10 +19,27 @@ from ..base import RETIRING_EVENTS_SQL, MemoryFilter
 from .keyword import row_values
 
 COLUMNS = (
-    "user_id", "id", "agent_id", "session_id", "kind", "content", "metadata", "importance", "created_at",
-    "updated_at", "valid_from", "valid_to", "superseded_by", "expires_at", "source_ids", "access_count",
-    "last_accessed_at", "content_hash", "pinned", "context",
-)  # fmt: skip
+    "user_id",
+    "id",
+    "agent_id",
+    "session_id",
+    "kind",
+    "content",
+    "metadata",
+    "importance",
+    "created_at",
+    "updated_at",
+    "valid_from",
+    "valid_to",
+    "superseded_by",
+    "expires_at",
+    "source_ids",
+    "access_count",
+    "last_accessed_at",
+    "content_hash",
+    "pinned",
+    "context",
+)
 SELECT_COLUMNS = ", ".join(f"m.{c}" for c in COLUMNS)
 """The record columns with table alias `m`, in `record_from_row` order, as stored in `memories`."""
 
@@ -79,26 +96,68 @@ INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s,
 def record_params(record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
     """Bind parameters (`WRITE_COLUMNS`) for `UPSERT_KEEP_VECTOR`; add the vector for `UPSERT_WITH_VECTOR`."""
     return [
-        record.user_id, record.id, record.scope.agent_id, record.scope.session_id, record.kind.value,
-        record.content, Jsonb(record.metadata), record.importance, record.created_at, record.updated_at,
-        record.valid_from, record.valid_to, record.superseded_by, record.expires_at, list(record.source_ids),
-        record.access_count, record.last_accessed_at, record.content_hash, record.pinned, record.context,
-        date_text(record.created_at), *row_values(terms),
-    ]  # fmt: skip
+        record.user_id,
+        record.id,
+        record.scope.agent_id,
+        record.scope.session_id,
+        record.kind.value,
+        record.content,
+        Jsonb(record.metadata),
+        record.importance,
+        record.created_at,
+        record.updated_at,
+        record.valid_from,
+        record.valid_to,
+        record.superseded_by,
+        record.expires_at,
+        list(record.source_ids),
+        record.access_count,
+        record.last_accessed_at,
+        record.content_hash,
+        record.pinned,
+        record.context,
+        date_text(record.created_at),
+        *row_values(terms),
+    ]
 
 
 def event_params(event: HistoryEvent) -> list[Any]:
     return [
-        event.user_id, event.id, event.memory_id, event.event.value, event.at, event.before, event.after,
+        event.user_id,
+        event.id,
+        event.memory_id,
+        event.event.value,
+        event.at,
+        event.before,
+        event.after,
         Jsonb(event.details),
-    ]  # fmt: skip
+    ]
 
 
 def record_from_row(row: Sequence[Any]) -> MemoryRecord:
     """A `MemoryRecord` from the first `len(COLUMNS)` values of a row."""
-    (user_id, id_, agent_id, session_id, kind, content, metadata, importance, created, updated,
-     valid_from, valid_to, superseded_by, expires_at, source_ids, access_count, last_accessed,
-     chash, pinned, context) = row[: len(COLUMNS)]  # fmt: skip
+    (
+        user_id,
+        id_,
+        agent_id,
+        session_id,
+        kind,
+        content,
+        metadata,
+        importance,
+        created,
+        updated,
+        valid_from,
+        valid_to,
+        superseded_by,
+        expires_at,
+        source_ids,
+        access_count,
+        last_accessed,
+        chash,
+        pinned,
+        context,
+    ) = row[: len(COLUMNS)]
     return MemoryRecord(
         id=id_,
         scope=Scope.from_storage(user_id, agent_id, session_id),

@@ -147,8 +147,12 @@ class SealedRows:
         return token
 
     def record_params(self, record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
-        payload = {"content": record.content, "context": record.context, "metadata": record.metadata,
-                   "content_hash": record.content_hash}  # fmt: skip
+        payload = {
+            "content": record.content,
+            "context": record.context,
+            "metadata": record.metadata,
+            "content_hash": record.content_hash,
+        }
         params = q.record_params(record, terms)
         params[_CONTENT] = self.key.seal_json(payload, associated_data("memories", record.user_id, record.id))
         params[_METADATA] = Jsonb(self._blind_metadata(record.metadata))

@@ -139,9 +139,14 @@ class PostgresStore:
             else UserKeys(key_provider, cache_size=key_cache_size, opened_cache_size=opened_cache_size)
         )
         store = cls(
-            pool, url=url, owner_url=owner_url, dimensions=None, row_security_enforced=enforced, ef_search=ef_search,
+            pool,
+            url=url,
+            owner_url=owner_url,
+            dimensions=None,
+            row_security_enforced=enforced,
+            ef_search=ef_search,
             keys=keys,
-        )  # fmt: skip
+        )
         try:
             store._dimensions = store._recorded_dimensions()
         except BaseException:
@@ -620,8 +625,12 @@ class PostgresStore:
                 checkpoint = _checkpoint(owner)
         except psycopg.Error as exc:
             raise StoreError(f"cannot compact {redact_url(target)}: {scrub(str(exc), *self._secrets())}") from exc
-        return {"tables": list(_COMPACTED), "dead_rows_kept": {t: n for t, n in kept.items() if n},
-                "checkpoint": checkpoint, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+        return {
+            "tables": list(_COMPACTED),
+            "dead_rows_kept": {t: n for t, n in kept.items() if n},
+            "checkpoint": checkpoint,
+            "seconds": round(time.perf_counter() - started, 2),
+        }
 
     @staticmethod
     def rotate_master_key(url: str, *, owner_url: str | None, old: KeyProvider, new: KeyProvider) -> int:
@@ -675,9 +684,16 @@ class PostgresStore:
 
 
 _COMPACTED = (
-    "memories", "history", "items", "memory_access", "keyword_postings", "keyword_documents", "keyword_totals",
-    "erasures", "user_keys",
-)  # fmt: skip
+    "memories",
+    "history",
+    "items",
+    "memory_access",
+    "keyword_postings",
+    "keyword_documents",
+    "keyword_totals",
+    "erasures",
+    "user_keys",
+)
 
 
 _KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
