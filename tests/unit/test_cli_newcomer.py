@@ -103,7 +103,7 @@ def test_commands_that_write_create_the_store_and_reads_then_find_it(
         code, _, err = run(capsys, *argv, "--store", f"sqlite:///{path}")
         assert code == 0 and path.is_file(), err
     code, out, _ = run(capsys, "list", "--user", "alice", "--json", "--store", f"sqlite:///{tmp_path / 'add.db'}")
-    assert code == 0 and [m["content"] for m in json.loads(out)] == ["Alice likes green tea"]
+    assert code == 0 and [m["content"] for m in json.loads(out)["memories"]] == ["Alice likes green tea"]
     code, out, _ = run(capsys, "export", "--user", "alice", "--store", f"sqlite:///{tmp_path / 'add.db'}")
     export = tmp_path / "alice.json"
     export.write_text(out)
