@@ -371,6 +371,16 @@ def as_about_user(query: str, names: Iterable[str]) -> str:
     return out
 
 
+def named_as_user(text: str, names: Iterable[str]) -> str:
+    """A memory's `text` with the owner's names read as "the user", the way every learned memory names its
+    owner ("Maya lives in Porto." -> "The user lives in Porto."; "Maya Chen", another person, is kept):
+    `as_about_user`, with the capital a sentence starts with."""
+    out = as_about_user(text, names)
+    if out != text and out.startswith(SELF_TERMS):
+        out = SELF_TERMS.capitalize() + out[len(SELF_TERMS) :]
+    return out
+
+
 def is_about_user(text: str, role: str | None, names: Iterable[str]) -> bool:
     """Whether a memory's subject is its owner: the user's own conversation turn, or a text that starts with
     "The user" or one of the owner's names, not in the possessive ("Maya lives in Porto", not "Maya's mother

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..core.retrieval import named_as_user
 from ..extraction.base import (
     Candidate,
     EntityMention,
@@ -121,7 +122,8 @@ class LearningMemory:
         with user_lock(self.semantic.store, scope.user_id):
             self._record_known_name(scope, known_name)
             names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
-            steps = [(candidate, _said_in(candidate, messages)) for candidate in candidates]
+            owner = tuple(dict.fromkeys(n for n in (known_name, *known_names(self.semantic.store, scope.user_id)) if n))
+            steps = [(_as_owner(candidate, owner), _said_in(candidate, messages)) for candidate in candidates]
             unread = [m for m in messages if m.role == "user" and not any(said is m for _, said in steps)]
             completions = self._completions(scope, unread, known_name) if unread else []
             retractions = [m for m in unread if _retractions(m) and not any(said is m for _, said in completions)]
@@ -291,3 +293,19 @@ def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
 
 def _retractions(message: Message) -> tuple[str, ...]:
     return retracted_phrases(message.content) if message.role == "user" else ()
+
+
+def _as_owner(candidate: Candidate, owner: tuple[str, ...]) -> Candidate:
+    """`candidate` with the user's own known names read as "the user" (its text and its subject), so that a
+    fact the extractor wrote with the user's name ("Maya lives in Porto.") is stored, found and reconciled
+    like every other fact about the user."""
+    if not owner:
+        return candidate
+    content = named_as_user(candidate.content, owner)
+    about_owner = candidate.subject.casefold() in {n.casefold() for n in owner}
+    if content == candidate.content and not about_owner:
+        return candidate
+    if not about_owner:
+        return replace(candidate, content=content)
+    category = "identity" if candidate.category == "entity" else candidate.category  # about the user, not another
+    return replace(candidate, content=content, subject="user", category=category)

@@ -55,9 +55,9 @@ def test_opposite_stance_said_now_supersedes(memory: Memory) -> None:
 def test_a_new_value_learned_retires_the_old_one_and_a_verbatim_add_retires_nothing(memory: Memory) -> None:
     memory.learn("Alice lives in Lisbon", scope="alice", known_name="Alice")
     memory.learn("Alice lives in Porto", scope="alice", known_name="Alice")
-    assert current(memory) == ["Alice lives in Porto."]
+    assert current(memory) == ["The user lives in Porto."]  # the user's own name reads as "the user"
     memory.add("Alice lives in Madrid", scope="alice")  # stored as given, beside what was learned
-    assert current(memory) == ["Alice lives in Madrid", "Alice lives in Porto."]
+    assert current(memory) == ["Alice lives in Madrid", "The user lives in Porto."]
 
 
 def test_a_retraction_alone_retires_what_it_names_and_is_kept(memory: Memory) -> None:
