@@ -86,7 +86,9 @@ PAIRS: tuple[Pair, ...] = (
         "I'm vegetarian",
         "I used to be vegetarian but I eat meat again since last year",
         "vegetarian",
-        "used to be vegetarian|no longer vegetarian",
+        # either sentence of the later statement states the new diet; learning keeps the more specific one
+        # current ("eats meat again", which supersedes "no longer vegetarian", kept in history)
+        "used to be vegetarian|no longer vegetarian|eats meat again",
     ),
     Pair("my manager is Bob", "Bob retired so my new manager is Karen", "Bob", "Karen"),
     Pair("I'm a nurse", "I'm not a nurse anymore, I retrained as a chemistry teacher", "nurse", "chemistry"),

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memstrata import ConfigurationError, InvalidInput, SearchFilter
+from memstrata.distribution import DISTRIBUTION
 from memstrata.embedders.base import Embedder
 
 from . import longmemeval_data, selfrun
@@ -402,10 +403,11 @@ def open_peer(name: str, embedder: Embedder, workdir: Path) -> Iterator[Peer]:
 
 
 def versions() -> dict[str, str | None]:
+    """Installed versions by package name; memstrata's is read from its distribution (`memstrata-ai`)."""
     found: dict[str, str | None] = {}
     for package in PEER_PACKAGES:
         try:
-            found[package] = metadata.version(package)
+            found[package] = metadata.version(DISTRIBUTION if package == "memstrata" else package)
         except metadata.PackageNotFoundError:
             found[package] = None
     return found

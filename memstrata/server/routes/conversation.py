@@ -57,7 +57,7 @@ class SessionPage(BaseModel):
 
 @router.get("/sessions", tags=["sessions"], summary="The user's sessions, most recently active first")
 def list_sessions(
-    user_id: str,
+    user_id: PathId,
     caller: Reader,
     memory: MemoryDep,
     limit: Annotated[int, Query(ge=1, le=500, description="sessions per page")] = 50,
