@@ -108,3 +108,10 @@ def test_every_id_parameter_states_the_id_rule() -> None:
     assert len(rules) >= 30
     wrong = [(op, name, s) for op, name, s in rules if {k: s.get(k) for k in ID_RULE} != ID_RULE]
     assert wrong == []
+
+
+def test_a_sessions_offset_beyond_any_integer_is_a_422_not_a_5xx(server: Server) -> None:
+    """Found by the schema run: an offset past SQLite's integers answered 500; the route bounds it."""
+    with server.client(server.keys.admin) as admin:
+        response = admin.get("/v1/users/w0H/sessions", params={"offset": 4394169268441457094214700985483264})
+    assert response.status_code == 422, response.text

@@ -61,7 +61,7 @@ def list_sessions(
     caller: Reader,
     memory: MemoryDep,
     limit: Annotated[int, Query(ge=1, le=500, description="sessions per page")] = 50,
-    offset: Annotated[int, Query(ge=0, description="sessions to skip")] = 0,
+    offset: Annotated[int, Query(ge=0, le=10_000_000, description="sessions to skip")] = 0,
 ) -> SessionPage:
     """Every session of the user's episode log, with its episode count and first/last times, from one
     grouped query (not from a page of episodes): a user with many episodes still sees every session."""
