@@ -121,8 +121,9 @@ class LearningMemory:
             candidates = [candidate_of(entry) for entry in progress.planned(lambda: [plan_entry(c) for c in extract()])]
         with user_lock(self.semantic.store, scope.user_id):
             self._record_known_name(scope, known_name)
-            names = tuple(dict.fromkeys(n for n in (known_name, *user_names(self.semantic.store, scope.user_id)) if n))
-            owner = tuple(dict.fromkeys(n for n in (known_name, *known_names(self.semantic.store, scope.user_id)) if n))
+            profile_names = known_names(self.semantic.store, scope.user_id)  # one read serves both name lists
+            names = tuple(dict.fromkeys(n for n in (known_name, *user_names(scope.user_id, profile_names)) if n))
+            owner = tuple(dict.fromkeys(n for n in (known_name, *profile_names) if n))
             steps = [(_as_owner(candidate, owner), _said_in(candidate, messages)) for candidate in candidates]
             unread = [m for m in messages if m.role == "user" and not any(said is m for _, said in steps)]
             completions = self._completions(scope, unread, known_name) if unread else []

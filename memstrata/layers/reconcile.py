@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import namespaces
 from ..errors import LLMOutputError, ProviderError
 from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
 from ..extraction.resolution import (
@@ -41,7 +40,7 @@ from ..llm.base import LLMClient
 from ..llm.whole import complete_whole
 from ..models import MemoryKind, MemoryRecord, Scope, content_hash
 from ..prompts.resolve import build_resolution_messages, parse_resolution
-from ..storage.base import MemoryFilter, Store
+from ..storage.base import MemoryFilter
 
 if TYPE_CHECKING:
     from .semantic import NewMemory, SemanticMemory
@@ -293,13 +292,10 @@ class Reconciler:
         return self.apply(scope, decision, item)
 
 
-def user_names(store: Store, user_id: str) -> tuple[str, ...]:
-    """Names a memory may call the user by: the user id (without a tenant prefix) and the profile name."""
-    names = [user_id, user_id.rpartition(":")[2]]
-    item = store.get_item(user_id, namespaces.PROFILE, "identity:name")
-    value = item.value.get("value") if item is not None else None
-    if isinstance(value, str) and value.strip():
-        names.append(value.strip())
+def user_names(user_id: str, profile_names: Sequence[str]) -> tuple[str, ...]:
+    """Names a memory may call the user by: the user id (without a tenant prefix) and the current profile
+    name (the first of `layers.known_names.known_names`)."""
+    names = [user_id, user_id.rpartition(":")[2], *profile_names[:1]]
     return tuple(dict.fromkeys(n for n in names if n))
 
 
