@@ -62,22 +62,34 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def choose(scores: Scores, questions: Sequence[int]) -> str:
-    """The label with the best mean score over `questions` (indices); the first label wins a tie."""
+def choose(scores: Scores, questions: Sequence[int], other: Mapping[str, float] | None = None) -> str:
+    """The label with the best mean score over `questions` (indices); the first label wins a tie.
+
+    `other`: each label's mean score on the other benchmark; the choice then maximizes the average of the
+    two means (each benchmark weighs the same, whatever its number of questions), as the shipped defaults
+    were chosen on both benchmarks."""
     best, best_score = "", float("-inf")
     for label, per_question in scores.items():
         score = _mean([per_question[i] for i in questions])
+        if other is not None:
+            score = (score + other[label]) / 2
         if score > best_score + 1e-12:
             best, best_score = label, score
     return best
 
 
 def held_out(
-    scores: Scores, fold_of: Sequence[str], group_of: Sequence[str] | None = None, *, list_folds: bool = True
+    scores: Scores,
+    fold_of: Sequence[str],
+    group_of: Sequence[str] | None = None,
+    *,
+    list_folds: bool = True,
+    other: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Cross-validate the choice of setting: for each fold, choose on the other folds, score on this one.
 
-    `fold_of[i]` names the fold of question i, `group_of[i]` its category (optional). Returns the
+    `fold_of[i]` names the fold of question i, `group_of[i]` its category (optional); `other` (each
+    label's mean on the other benchmark) makes every choice also weigh that benchmark (`choose`). Returns the
     question-weighted `estimate`, the `spread` of the per-fold scores (min / median / max), the held-out
     mean of each group (`by_group`), how often each label was chosen, and (with `list_folds`) every fold:
     its size, the label chosen without it, the held-out score."""
@@ -87,7 +99,7 @@ def held_out(
     folds: list[dict[str, Any]] = []
     for fold in dict.fromkeys(fold_of):
         inside = [i for i, f in enumerate(fold_of) if f == fold]
-        chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold])
+        chosen = choose(scores, [i for i, f in enumerate(fold_of) if f != fold], other)
         for i in inside:
             held[i] = scores[chosen][i]
         folds.append(
@@ -198,6 +210,25 @@ def longmemeval_scores(
     return scores, [c.question_id for c in cases], [c.question_type for c in cases], keyword
 
 
+def chosen_on_both(
+    locomo_run: tuple[Scores, list[str], list[str], list[float]],
+    longmemeval_run: tuple[Scores, list[str], list[str], list[float]],
+) -> dict[str, Any]:
+    """The leave-one-out estimates when every choice is made on both benchmarks, as the shipped defaults
+    were: a LoCoMo fold is scored with the setting best on the other four conversations and all of
+    LongMemEval (each benchmark's mean weighing the same), a LongMemEval fold with the setting best on the
+    other questions and all of LoCoMo. The held-out fold never takes part in its own choice."""
+    locomo, conversations, categories, _ = locomo_run
+    longmemeval, ids, types, _ = longmemeval_run
+    locomo_means = {label: _mean(values) for label, values in locomo.items()}
+    longmemeval_means = {label: _mean(values) for label, values in longmemeval.items()}
+    return {
+        "locomo_leave_one_conversation_out": held_out(locomo, conversations, categories, other=longmemeval_means),
+        "longmemeval_leave_one_question_out": held_out(longmemeval, ids, types, list_folds=False, other=locomo_means),
+        "longmemeval_leave_one_type_out": held_out(longmemeval, types, types, other=locomo_means),
+    }
+
+
 def run(
     *,
     locomo_data: str | Path | None = None,
@@ -218,23 +249,27 @@ def run(
         ) as memory,
     ):
         started = time.perf_counter()
-        if locomo_data is not None:
-            scores, conversations, categories, keyword = locomo_scores(memory, locomo_data, settings)
+        locomo_run = None if locomo_data is None else locomo_scores(memory, locomo_data, settings)
+        if progress and locomo_run:
+            progress(f"LoCoMo: {len(settings)} settings x {len(locomo_run[1])} questions")
+        longmemeval_run = None if longmemeval_data is None else longmemeval_scores(memory, longmemeval_data, settings)
+        if progress and longmemeval_run:
+            progress(f"LongMemEval: {len(settings)} settings x {len(longmemeval_run[1])} questions")
+        if locomo_run is not None:
+            scores, conversations, categories, keyword = locomo_run
             result["locomo"] = {
-                "data": Path(locomo_data).name,
+                "data": Path(str(locomo_data)).name,
                 "questions": len(conversations),
                 "in_sample": in_sample(scores),
                 "in_sample_by_category": group_means(next(iter(scores.values())), categories),
                 "leave_one_conversation_out": held_out(scores, conversations, categories),
                 "keyword": {"recall@10": round(_mean(keyword), 4), "by_category": group_means(keyword, categories)},
             }
-            if progress:
-                progress(f"LoCoMo: {len(settings)} settings x {len(conversations)} questions")
-        if longmemeval_data is not None:
-            scores, ids, types, keyword = longmemeval_scores(memory, longmemeval_data, settings)
+        if longmemeval_run is not None:
+            scores, ids, types, keyword = longmemeval_run
             halves = ["even" if i % 2 == 0 else "odd" for i in range(len(ids))]
             result["longmemeval"] = {
-                "data": Path(longmemeval_data).name,
+                "data": Path(str(longmemeval_data)).name,
                 "questions": len(types),
                 "in_sample": in_sample(scores),
                 "in_sample_by_type": group_means(next(iter(scores.values())), types),
@@ -243,8 +278,8 @@ def run(
                 "leave_one_type_out": held_out(scores, types, types),
                 "keyword": {"recall@10": round(_mean(keyword), 4), "by_type": group_means(keyword, types)},
             }
-            if progress:
-                progress(f"LongMemEval: {len(settings)} settings x {len(types)} questions")
+        if locomo_run is not None and longmemeval_run is not None:
+            result["both"] = chosen_on_both(locomo_run, longmemeval_run)
         result["store"] = memory.store.url.split("://")[0]
         result["embedder"] = memory.embedder.name
         result["seconds"] = round(time.perf_counter() - started, 1)

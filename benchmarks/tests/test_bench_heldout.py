@@ -46,6 +46,33 @@ def test_held_out_scores_each_fold_with_the_setting_chosen_without_it() -> None:
     assert heldout.held_out({}, []) == {"estimate": 0.0, "folds": []}
 
 
+def test_a_choice_on_both_benchmarks_weighs_the_other_benchmark_as_much_as_this_one() -> None:
+    # on this benchmark "b" wins the other folds by a little; on the other benchmark "a" wins by more
+    scores = {"a": [0.5, 0.5, 0.5], "b": [0.6, 0.6, 0.6]}
+    alone = heldout.held_out(scores, ["x", "y", "z"])
+    assert [f["chosen"] for f in alone["folds"]] == ["b", "b", "b"]
+    both = heldout.held_out(scores, ["x", "y", "z"], other={"a": 0.9, "b": 0.6})
+    assert [f["chosen"] for f in both["folds"]] == ["a", "a", "a"]
+    assert both["estimate"] == pytest.approx(0.5)
+    # the other benchmark only breaks what this one leaves close: a large gain here still wins
+    assert heldout.choose({"a": [0.0, 0.0], "b": [1.0, 1.0]}, [0, 1], {"a": 0.9, "b": 0.6}) == "b"
+
+
+def test_chosen_on_both_scores_each_benchmark_without_its_own_fold() -> None:
+    locomo = ({"a": [1.0, 0.0], "b": [0.0, 1.0]}, ["c1", "c2"], ["1", "2"], [0.0, 0.0])
+    longmemeval = ({"a": [1.0, 1.0], "b": [0.0, 0.0]}, ["q1", "q2"], ["t", "t"], [0.0, 0.0])
+    result = heldout.chosen_on_both(locomo, longmemeval)
+    # LoCoMo alone is a tie broken by the other fold; LongMemEval's "a" decides every LoCoMo fold
+    assert [f["chosen"] for f in result["locomo_leave_one_conversation_out"]["folds"]] == ["a", "a"]
+    assert result["locomo_leave_one_conversation_out"]["estimate"] == pytest.approx(0.5)
+    assert result["longmemeval_leave_one_question_out"]["chosen"] == {"a": 2}
+    assert set(result) == {
+        "locomo_leave_one_conversation_out",
+        "longmemeval_leave_one_question_out",
+        "longmemeval_leave_one_type_out",
+    }
+
+
 def test_held_out_reports_the_spread_over_folds_and_the_mean_of_each_group() -> None:
     # one question per fold (leave one question out): "a" is chosen for every fold but the last
     scores = {"a": [1.0, 1.0, 0.5, 0.0], "b": [0.0, 0.0, 0.0, 1.0]}

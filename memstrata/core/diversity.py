@@ -41,6 +41,12 @@ _ACROSS = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
+_OUR_EXCHANGE = re.compile(
+    r"\b(?:our (?:previous|last|earlier|past|recent) (?:conversation|chat|discussion|talk|exchange)s?|"
+    r"we (?:talked|spoke|chatted) about|we (?:discussed|covered)|you and i (?:talked|discussed))\b",
+    re.IGNORECASE,
+)
+_REMIND_ME = re.compile(r"\bremind me\b(?P<asked>[^.?!;]*)", re.IGNORECASE)
 
 
 def diversify(
@@ -94,12 +100,24 @@ def prefer_latest(
 
 def asked_role(query: str) -> str | None:
     """ "assistant" when the query asks about the assistant's words, "user" when it is in the first person,
-    else None."""
-    if _ASSISTANT.search(query):
+    else None.
+
+    The assistant's words are asked for by naming them ("you recommended", "your list") or by asking, about
+    an earlier exchange of ours ("our previous conversation", "we talked about"), to be reminded of something
+    that is not about the speaker ("can you remind me of the brand that ...", not "... what my budget was"):
+    what the user said of themselves is asked in the first person."""
+    if _ASSISTANT.search(query) or _reminded_of_our_exchange(query):
         return "assistant"
     if _FIRST_PERSON.search(query):
         return "user"
     return None
+
+
+def _reminded_of_our_exchange(query: str) -> bool:
+    if not _OUR_EXCHANGE.search(query):
+        return False
+    reminder = _REMIND_ME.search(query)
+    return reminder is not None and not _FIRST_PERSON.search(reminder.group("asked"))
 
 
 def boost_role(

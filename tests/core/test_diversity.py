@@ -49,6 +49,19 @@ def test_asked_role() -> None:
     assert asked_role("When did Caroline go to the support group?") is None
 
 
+def test_a_reminder_of_our_earlier_exchange_asks_for_the_assistants_words_unless_it_is_about_me() -> None:
+    assert (
+        asked_role("I was going through our previous conversation. Could you remind me of the brand that uses rubber?")
+        == "assistant"
+    )
+    assert asked_role("Can you remind me of that dessert shop we talked about last time?") == "assistant"
+    # about the speaker: the user's own words
+    assert asked_role("In our last chat, can you remind me what my budget for the trip was?") == "user"
+    assert asked_role("We discussed my schedule. Remind me when I have the dentist?") == "user"
+    # a reminder with no earlier exchange named is a plain first-person request
+    assert asked_role("Can you remind me of the brand that uses rubber?") == "user"
+
+
 def test_boost_role_raises_that_role_only() -> None:
     roles = {"u": "user", "a": "assistant", "n": None}
     scores = {"u": 1.0, "a": 1.0, "n": 1.0}
