@@ -139,18 +139,29 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     return tuple(token for token, _, _ in spans), pairs, len(spans)
 
 
+@lru_cache(maxsize=8192)
+def _line_counts(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], int]:
+    """`_line_terms(text)` counted: (each token's occurrences, in first-seen order; each pair's; the
+    token count), so a line read again (a turn as the next turns' context) is not counted again."""
+    line_tokens, line_pairs, count = _line_terms(text)
+    return tuple(Counter(line_tokens).items()), tuple(Counter(line_pairs).items()), count
+
+
 def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
     frequencies: dict[str, float] = {}
+    get = frequencies.get
     length = _column_terms(user_id)[1]  # remembered line by line, as any column
     for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
-        terms, count = _column_terms(text)
-        length += count
-        # Counted in C, then weighted: the weights are multiples of 0.5, so weight * n equals n
-        # additions of the weight exactly, and the terms keep their first-seen order.
-        for term, n in Counter(terms).items():
-            frequencies[term] = frequencies.get(term, 0.0) + weight * n
+        # A column's terms are its lines' tokens, then their pairs (`_column_terms`' order). Each count
+        # is weighted on its own: the weights are multiples of 0.5, so adding weight * n per line
+        # gives exactly the float of weight * (the column's count), and terms keep first-seen order.
+        lines = [_line_counts(text)] if "\n" not in text else [_line_counts(line) for line in text.split("\n")]
+        for counts in chain([line[0] for line in lines], [line[1] for line in lines]):
+            for term, n in counts:
+                frequencies[term] = get(term, 0.0) + weight * n
+        length += sum(line[2] for line in lines)
     return KeywordTerms(frequencies, length)
 
 

@@ -86,6 +86,13 @@ class _LoadedModel:
         self.words = WordPieceCache(tokenizer, self._encode_batch, config.max_length)
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's ids, as `tokenizer_ids` gives them, read word by word where `words` can."""
+        if self.max_chars is not None:
+            texts = [text[: self.max_chars] for text in texts]
+        return self.words.ids_many(texts)
+
+    def tokenizer_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's ids from the tokenizer itself (one batch), cut as `token_ids` cuts them."""
         if self.max_chars is not None:
             texts = [text[: self.max_chars] for text in texts]
         encodings = self._encode_batch(texts, add_special_tokens=False)

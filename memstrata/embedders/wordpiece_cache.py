@@ -1,11 +1,12 @@
-"""One text's token ids read word by word (the static embedder's single-text path, `embed_query`).
+"""Texts' token ids read word by word (the static embedder's `embed_query` and `embed_documents`).
 
 A BERT tokenizer (`BertNormalizer` + `BertPreTokenizer` + `WordPiece`) lower-cases the text, splits it
 at whitespace and around every punctuation mark, and cuts each word into pieces on its own: a text's
 ids are its words' ids one after another. For plain ASCII text (printable characters, tabs and line
 breaks) the split is a regular expression, and a word the vocabulary holds whole is one piece (WordPiece
 tries the whole word first), so its id is looked up; any other word is tokenized; both are remembered. A
-clause costs a split and a few dictionary reads instead of a call into the tokenizer. Any other text
+clause costs a split and a few dictionary reads instead of a call into the tokenizer (on LoCoMo's 8,152
+turns and contexts: 0.4 s against 0.9-1.5 s for the tokenizer's batch encoding on 2 shared cores). Any other text
 (accents, other scripts, control characters, an added token such as "[UNK]" written in the text), or a
 tokenizer of another kind, goes to the tokenizer as before.
 """
@@ -42,8 +43,31 @@ class WordPieceCache:
         self._words: dict[str, tuple[int, ...]] = {}
 
     def ids(self, text: str) -> list[int]:
-        if not self.enabled or not _PLAIN.fullmatch(text) or any(token in text for token in self._added):
+        if not self._readable(text):
             return self._encode_batch([text], add_special_tokens=False)[0].ids
+        return self._read(text)
+
+    def ids_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """`ids` of each text; the texts not read word by word go to the tokenizer in one batch."""
+        out: list[list[int]] = []
+        others: list[int] = []
+        for text in texts:
+            if self._readable(text):
+                out.append(self._read(text))
+            else:
+                others.append(len(out))
+                out.append([])
+        if others:
+            encodings = self._encode_batch([texts[i] for i in others], add_special_tokens=False)
+            for i, encoding in zip(others, encodings, strict=True):
+                out[i] = encoding.ids
+        return out
+
+    def _readable(self, text: str) -> bool:
+        """Whether `text` is read word by word (plain ASCII for a BERT WordPiece tokenizer, no added token)."""
+        return self.enabled and _PLAIN.fullmatch(text) is not None and not any(t in text for t in self._added)
+
+    def _read(self, text: str) -> list[int]:
         words = _WORDS.findall(text.lower())
         known = self._words
         missing = [word for word in dict.fromkeys(words) if word not in known]
