@@ -104,6 +104,9 @@ def tokens(text: str) -> list[str]:
 
 _ASCII_TOKEN = re.compile("[a-z0-9]+")
 """`_TOKEN` on lower-cased ASCII text, where nothing needs folding (the fast path of `_line_terms`)."""
+_ASCII_PAIR = re.compile("(?<![a-z0-9])([a-z0-9]+)'(?=([a-z0-9]+))")
+"""Two `_ASCII_TOKEN`s joined by one apostrophe, as (left, right); the right one is not consumed, so it
+is also the left one of the next pair ("a'b'c": a-b, b-c)."""
 
 
 def _column_terms(text: str) -> tuple[list[str], int]:
@@ -125,12 +128,13 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """(the stemmed tokens of one line of text, its apostrophe pairs, its token count)."""
     if text.isascii():  # most text: one lower() for the whole line, no folding per token
         lowered = text.lower()
+        words = _ASCII_TOKEN.findall(lowered)
+        stems = tuple(map(porter_stem, words))
         if "'" not in lowered:
-            words = _ASCII_TOKEN.findall(lowered)
-            return tuple(map(porter_stem, words)), (), len(words)
-        spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
-    else:
-        spans = _spans(text)
+            return stems, (), len(words)
+        pairs = tuple(f"{porter_stem(left)} {porter_stem(right)}" for left, right in _ASCII_PAIR.findall(lowered))
+        return stems, pairs, len(words)
+    spans = _spans(text)
     pairs = tuple(
         f"{left} {right}"
         for (left, _, left_end), (right, right_start, _) in zip(spans, spans[1:], strict=False)

@@ -14,7 +14,8 @@ tokenizer of another kind, goes to the tokenizer as before.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from tokenizers import Tokenizer
@@ -48,15 +49,15 @@ class WordPieceCache:
         return self._read(text)
 
     def ids_many(self, texts: Sequence[str]) -> list[list[int]]:
-        """`ids` of each text; the texts not read word by word go to the tokenizer in one batch."""
-        out: list[list[int]] = []
-        others: list[int] = []
-        for text in texts:
-            if self._readable(text):
-                out.append(self._read(text))
-            else:
-                others.append(len(out))
-                out.append([])
+        """`ids` of each text: the words of all texts read word by word are learned in one batch, the
+        texts not read word by word go to the tokenizer in one batch."""
+        split = [_WORDS.findall(text.lower()) if self._readable(text) else None for text in texts]
+        known = self._words
+        words = dict.fromkeys(chain.from_iterable(w for w in split if w is not None))
+        missing = [word for word in words if word not in known]
+        fresh = self._learn(missing) if missing else {}
+        out = [[] if w is None else self._pieces(w, fresh) for w in split]
+        others = [i for i, w in enumerate(split) if w is None]
         if others:
             encodings = self._encode_batch([texts[i] for i in others], add_special_tokens=False)
             for i, encoding in zip(others, encodings, strict=True):
@@ -71,7 +72,11 @@ class WordPieceCache:
         words = _WORDS.findall(text.lower())
         known = self._words
         missing = [word for word in dict.fromkeys(words) if word not in known]
-        fresh = self._learn(missing) if missing else {}
+        return self._pieces(words, self._learn(missing) if missing else {})
+
+    def _pieces(self, words: Sequence[str], fresh: Mapping[str, tuple[int, ...]]) -> list[int]:
+        """The ids of `words` (each known, or in `fresh`), cut to `max_tokens`."""
+        known = self._words
         ids = [piece for word in words for piece in (known.get(word) or fresh[word])]
         return ids if self._max_tokens is None else ids[: self._max_tokens]
 
