@@ -143,30 +143,28 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     return tuple(token for token, _, _ in spans), pairs, len(spans)
 
 
-@lru_cache(maxsize=8192)
-def _line_counts(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], int]:
-    """`_line_terms(text)` counted: (each token's occurrences, in first-seen order; each pair's; the
-    token count), so a line read again (a turn as the next turns' context) is not counted again."""
-    line_tokens, line_pairs, count = _line_terms(text)
-    return tuple(Counter(line_tokens).items()), tuple(Counter(line_pairs).items()), count
+_HALVES = tuple(round(weight * 2) for weight in COLUMN_WEIGHTS)
+"""Each column's weight in halves: a term's weighted frequency is its count in halves times 0.5."""
+if any(halves / 2 != weight for halves, weight in zip(_HALVES, COLUMN_WEIGHTS, strict=True)):
+    raise ValueError(f"keyword column weights must be multiples of 0.5, got {COLUMN_WEIGHTS}")
 
 
 def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
-    frequencies: dict[str, float] = {}
-    get = frequencies.get
     length = _column_terms(user_id)[1]  # remembered line by line, as any column
-    for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
-        # A column's terms are its lines' tokens, then their pairs (`_column_terms`' order). Each count
-        # is weighted on its own: the weights are multiples of 0.5, so adding weight * n per line
-        # gives exactly the float of weight * (the column's count), and terms keep first-seen order.
-        lines = [_line_counts(text)] if "\n" not in text else [_line_counts(line) for line in text.split("\n")]
-        for counts in chain([line[0] for line in lines], [line[1] for line in lines]):
-            for term, n in counts:
-                frequencies[term] = get(term, 0.0) + weight * n
+    parts: list[tuple[str, ...]] = []
+    for text, halves in zip(columns, _HALVES, strict=True):
+        lines = [_line_terms(text)] if "\n" not in text else [_line_terms(line) for line in text.split("\n")]
+        # A column's terms are its lines' tokens, then their pairs (`_column_terms`' order), each
+        # occurrence counted once per half of the column's weight.
+        column = [line[0] for line in lines] + [line[1] for line in lines]
+        parts.extend(column * halves)
         length += sum(line[2] for line in lines)
-    return KeywordTerms(frequencies, length)
+    # Counted in C, then weighted: the weights are multiples of 0.5, so n halves times 0.5 is exactly
+    # the sum of each column's weight times its count, and the terms keep their first-seen order.
+    counts = Counter(chain.from_iterable(parts))
+    return KeywordTerms({term: n * 0.5 for term, n in counts.items()}, length)
 
 
 def memory_terms(user_id: str, record: MemoryRecord) -> KeywordTerms:
