@@ -112,6 +112,7 @@ class _LoadedModel:
 
     def sum_vectors(self, texts: list[str]) -> np.ndarray:
         """Per text, the sum of its known tokens' vectors (zeros for a text without any)."""
+        wide = self.wide_table()
         if len(texts) == 1:  # the same sum, without the batch bookkeeping (a one-memory write)
             return self.sum_vector(texts[0])[None, :]
         ids = self.token_ids(texts)
@@ -126,14 +127,15 @@ class _LoadedModel:
             counts = np.bincount(owner, minlength=len(texts))
             rows = np.flatnonzero(counts)
             starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
-            out[rows] = np.add.reduceat(self.wide_table()[flat], starts, axis=0)
+            out[rows] = np.add.reduceat(wide[flat], starts, axis=0)
         return out
 
     def wide_table(self) -> np.ndarray:
-        """The table as float32 (the same floats as widening the gathered rows), made on the first batch:
-        gathering a batch's rows from it takes a fifth of the time of gathering and widening float16 rows
-        (LoCoMo, 256 turns: 3 ms against 15 ms), for 30 MB instead of 15. (Two threads may both make it;
-        either copy holds the same floats.)"""
+        """The table as float32 (the same floats as widening the gathered rows), made by the first
+        `embed_documents`, not at load (a process that only embeds queries keeps the 15 MB table): gathering
+        a batch's rows from it takes a fifth of the time of gathering and widening float16 rows (LoCoMo, 256
+        turns: 3 ms against 15 ms), for 30 MB more. (Two threads may both make it; either copy holds the
+        same floats.)"""
         wide = self._wide
         if wide is None:
             wide = self._wide = self.table.astype(np.float32)

@@ -14,7 +14,7 @@ tokenizer of another kind, goes to the tokenizer as before.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -22,6 +22,9 @@ from tokenizers import Tokenizer
 
 MAX_WORDS = 200_000
 """Words remembered at most (a few tens of MB at worst); past it a new word is tokenized every time."""
+
+MAX_LINES = 8192
+"""Lines' ids remembered at most (a few MB); when full, the remembered lines are forgotten at once."""
 
 _PLAIN = re.compile(r"[ -~\t\n\r]*")
 """Plain ASCII: nothing for the normalizer to remove, strip of accents or set apart (CJK)."""
@@ -42,43 +45,54 @@ class WordPieceCache:
         self.enabled = is_bert_wordpiece(tokenizer)
         self._longest = int(getattr(tokenizer.model, "max_input_chars_per_word", 100))
         self._words: dict[str, tuple[int, ...]] = {}
+        self._lines: dict[str, tuple[int, ...]] = {}
 
     def ids(self, text: str) -> list[int]:
         if not self._readable(text):
             return self._encode_batch([text], add_special_tokens=False)[0].ids
-        return self._read(text)
+        return self._read([text])[0]
 
     def ids_many(self, texts: Sequence[str]) -> list[list[int]]:
-        """`ids` of each text: the words of all texts read word by word are learned in one batch, the
-        texts not read word by word go to the tokenizer in one batch."""
-        split = [_WORDS.findall(text.lower()) if self._readable(text) else None for text in texts]
-        known = self._words
-        words = dict.fromkeys(chain.from_iterable(w for w in split if w is not None))
-        missing = [word for word in words if word not in known]
-        fresh = self._learn(missing) if missing else {}
-        out = [[] if w is None else self._pieces(w, fresh) for w in split]
-        others = [i for i, w in enumerate(split) if w is None]
-        if others:
-            encodings = self._encode_batch([texts[i] for i in others], add_special_tokens=False)
-            for i, encoding in zip(others, encodings, strict=True):
-                out[i] = encoding.ids
-        return out
+        """`ids` of each text: the texts read word by word are read together (their new words learned in
+        one batch), the others go to the tokenizer in one batch."""
+        readable = [self._readable(text) for text in texts]
+        read = iter(self._read([text for text, plain in zip(texts, readable, strict=True) if plain]))
+        others = [text for text, plain in zip(texts, readable, strict=True) if not plain]
+        encoded = iter(self._encode_batch(others, add_special_tokens=False) if others else ())
+        return [next(read) if plain else next(encoded).ids for plain in readable]
 
     def _readable(self, text: str) -> bool:
         """Whether `text` is read word by word (plain ASCII for a BERT WordPiece tokenizer, no added token)."""
         return self.enabled and _PLAIN.fullmatch(text) is not None and not any(t in text for t in self._added)
 
-    def _read(self, text: str) -> list[int]:
-        words = _WORDS.findall(text.lower())
-        known = self._words
-        missing = [word for word in dict.fromkeys(words) if word not in known]
-        return self._pieces(words, self._learn(missing) if missing else {})
-
-    def _pieces(self, words: Sequence[str], fresh: Mapping[str, tuple[int, ...]]) -> list[int]:
-        """The ids of `words` (each known, or in `fresh`), cut to `max_tokens`."""
-        known = self._words
-        ids = [piece for word in words for piece in (known.get(word) or fresh[word])]
-        return ids if self._max_tokens is None else ids[: self._max_tokens]
+    def _read(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of plain texts, line by line: a line break separates words, so a text's ids are its
+        lines' ids one after another. Lines are remembered (`MAX_LINES`): a conversation turn is
+        embedded as a memory's content and again as a line of the next turns' context."""
+        split = [text.split("\n") for text in texts]
+        lines = self._lines
+        found: dict[str, tuple[int, ...]] = {}
+        todo: dict[str, list[str]] = {}
+        for line in dict.fromkeys(chain.from_iterable(split)):
+            pieces = lines.get(line)
+            if pieces is None:
+                todo[line] = _WORDS.findall(line.lower())
+            else:
+                found[line] = pieces
+        if todo:
+            known = self._words
+            missing = [word for word in dict.fromkeys(chain.from_iterable(todo.values())) if word not in known]
+            fresh = self._learn(missing) if missing else {}
+            learned = {
+                line: tuple(piece for word in words for piece in (known.get(word) or fresh[word]))
+                for line, words in todo.items()
+            }
+            found |= learned
+            if len(lines) + len(learned) > MAX_LINES:
+                lines.clear()
+            lines.update(learned)
+        out = [[piece for line in text_lines for piece in found[line]] for text_lines in split]
+        return out if self._max_tokens is None else [ids[: self._max_tokens] for ids in out]
 
     def _learn(self, words: Sequence[str]) -> dict[str, tuple[int, ...]]:
         """The pieces of words not seen before, remembered: one id for a word the vocabulary holds whole

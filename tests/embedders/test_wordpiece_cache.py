@@ -69,6 +69,17 @@ def test_a_batch_read_word_by_word_equals_the_tokenizers_batch(static: StaticEmb
     assert model.token_ids(texts) == model.tokenizer_ids(texts)
 
 
+def test_texts_of_remembered_lines_keep_the_tokenizers_ids(static: StaticEmbedder) -> None:
+    """Lines are remembered: a text made of lines read before (a turn, then the context holding it),
+    of empty lines, or cut at 512 tokens across lines still has the tokenizer's ids."""
+    model = static._loaded()
+    fresh = WordPieceCache(model.tokenizer, model.tokenizer.encode_batch, 512)
+    turns = ["I love my sister's cooking.", "We went hiking (again)!", "", "word " * 300]
+    texts = [*turns, "\n".join(turns[:2]), "\n\n".join(turns), turns[1] + "\r\n" + turns[0], "\n".join(turns[3:] * 2)]
+    assert fresh.ids_many(texts) == model.tokenizer_ids(texts)
+    assert [fresh.ids(text) for text in texts] == model.tokenizer_ids(texts)
+
+
 def test_a_fresh_cache_and_a_warm_one_agree(static: StaticEmbedder) -> None:
     model = static._loaded()
     fresh = WordPieceCache(model.tokenizer, model.tokenizer.encode_batch, 512)
