@@ -104,6 +104,9 @@ def tokens(text: str) -> list[str]:
 
 _ASCII_TOKEN = re.compile("[a-z0-9]+")
 """`_TOKEN` on lower-cased ASCII text, where nothing needs folding (the fast path of `_line_terms`)."""
+_ASCII_PAIR = re.compile("(?<![a-z0-9])([a-z0-9]+)'(?=([a-z0-9]+))")
+"""Two `_ASCII_TOKEN`s joined by one apostrophe, as (left, right); the right one is not consumed, so it
+is also the left one of the next pair ("a'b'c": a-b, b-c)."""
 
 
 def _column_terms(text: str) -> tuple[list[str], int]:
@@ -125,12 +128,13 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """(the stemmed tokens of one line of text, its apostrophe pairs, its token count)."""
     if text.isascii():  # most text: one lower() for the whole line, no folding per token
         lowered = text.lower()
+        words = _ASCII_TOKEN.findall(lowered)
+        stems = tuple(map(porter_stem, words))
         if "'" not in lowered:
-            words = _ASCII_TOKEN.findall(lowered)
-            return tuple(map(porter_stem, words)), (), len(words)
-        spans = [(porter_stem(m.group()), m.start(), m.end()) for m in _ASCII_TOKEN.finditer(lowered)]
-    else:
-        spans = _spans(text)
+            return stems, (), len(words)
+        pairs = tuple(f"{porter_stem(left)} {porter_stem(right)}" for left, right in _ASCII_PAIR.findall(lowered))
+        return stems, pairs, len(words)
+    spans = _spans(text)
     pairs = tuple(
         f"{left} {right}"
         for (left, _, left_end), (right, right_start, _) in zip(spans, spans[1:], strict=False)
@@ -139,19 +143,28 @@ def _line_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     return tuple(token for token, _, _ in spans), pairs, len(spans)
 
 
+_HALVES = tuple(round(weight * 2) for weight in COLUMN_WEIGHTS)
+"""Each column's weight in halves: a term's weighted frequency is its count in halves times 0.5."""
+if any(halves / 2 != weight for halves, weight in zip(_HALVES, COLUMN_WEIGHTS, strict=True)):
+    raise ValueError(f"keyword column weights must be multiples of 0.5, got {COLUMN_WEIGHTS}")
+
+
 def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
-    frequencies: dict[str, float] = {}
     length = _column_terms(user_id)[1]  # remembered line by line, as any column
-    for text, weight in zip(columns, COLUMN_WEIGHTS, strict=True):
-        terms, count = _column_terms(text)
-        length += count
-        # Counted in C, then weighted: the weights are multiples of 0.5, so weight * n equals n
-        # additions of the weight exactly, and the terms keep their first-seen order.
-        for term, n in Counter(terms).items():
-            frequencies[term] = frequencies.get(term, 0.0) + weight * n
-    return KeywordTerms(frequencies, length)
+    parts: list[tuple[str, ...]] = []
+    for text, halves in zip(columns, _HALVES, strict=True):
+        lines = [_line_terms(text)] if "\n" not in text else [_line_terms(line) for line in text.split("\n")]
+        # A column's terms are its lines' tokens, then their pairs (`_column_terms`' order), each
+        # occurrence counted once per half of the column's weight.
+        column = [line[0] for line in lines] + [line[1] for line in lines]
+        parts.extend(column * halves)
+        length += sum(line[2] for line in lines)
+    # Counted in C, then weighted: the weights are multiples of 0.5, so n halves times 0.5 is exactly
+    # the sum of each column's weight times its count, and the terms keep their first-seen order.
+    counts = Counter(chain.from_iterable(parts))
+    return KeywordTerms({term: n * 0.5 for term, n in counts.items()}, length)
 
 
 def memory_terms(user_id: str, record: MemoryRecord) -> KeywordTerms:

@@ -69,9 +69,16 @@ def _consonant_flags(stem: str) -> list[bool]:
 
 
 def _measure(stem: str) -> int:
-    """Porter's m: how many vowel-consonant sequences the stem has."""
-    flags = _consonant_flags(stem)
-    return sum(1 for before, after in zip(flags, flags[1:], strict=False) if not before and after)
+    """Porter's m: how many vowel-consonant sequences the stem has (`_consonant_flags` read in one pass:
+    a consonant right after a vowel ends one)."""
+    m = 0
+    previous: bool | None = None  # whether the letter before is a consonant; None before the first
+    for char in stem:
+        consonant = not (char in "aeiou" or (char == "y" and previous is True))
+        if consonant and previous is False:
+            m += 1
+        previous = consonant
+    return m
 
 
 def _has_vowel(stem: str) -> bool:
@@ -96,11 +103,23 @@ def _holds(condition: str, stem: str) -> bool:
     return stem[-1:] in ("s", "t") and _measure(stem) > 1  # "m>1 s|t"
 
 
+def _by_next_to_last(rules: tuple[Rule, ...]) -> dict[str, tuple[Rule, ...]]:
+    """A step's rules grouped by their suffix's next-to-last letter, each group in the step's order."""
+    groups: dict[str, list[Rule]] = {}
+    for rule in rules:
+        groups.setdefault(rule[0][-2], []).append(rule)
+    return {letter: tuple(group) for letter, group in groups.items()}
+
+
+_GROUPS = {id(rules): _by_next_to_last(rules) for rules in (_STEP_1B, _STEP_2, _STEP_3, _STEP_4)}
+"""Each step's rules by next-to-last letter: `_apply` tries only the rules sharing the word's."""
+
+
 def _apply(word: str, rules: tuple[Rule, ...]) -> tuple[str, bool]:
     """The first rule whose suffix matches (and is shorter than the word), among those sharing the
     word's next-to-last letter; (the word after it, whether it applied)."""
-    for suffix, condition, replacement in rules:
-        if suffix[-2] != word[-2:-1] or len(word) <= len(suffix) or not word.endswith(suffix):
+    for suffix, condition, replacement in _GROUPS[id(rules)].get(word[-2:-1], ()):
+        if len(word) <= len(suffix) or not word.endswith(suffix):
             continue
         stem = word[: -len(suffix)]
         if _holds(condition, stem):

@@ -437,10 +437,11 @@ class SQLiteStore:
             for namespace, key, value in items:
                 self._put_item(conn, user_id, namespace, key, json.dumps(value), utcnow())
             stored = self._stored_texts(conn, user_id, [r.id for r in records])
-            written: dict[str, tuple[int, SearchedText]] = {}  # the last of repeated ids
-            for record, blob in zip(records, blobs, strict=True):
-                searched = (record.content, record.context, date_text(record.created_at))
-                written[record.id] = (self._upsert(conn, record, searched[2], blob), searched)
+            dated = [date_text(r.created_at) for r in records]
+            # The searched text of each id: the last of repeated ids, as the rows end up.
+            searched = {r.id: (r.content, r.context, d) for r, d in zip(records, dated, strict=True)}
+            rowids = self._upsert_all(conn, user_id, records, blobs, dated)
+            written = {memory_id: (rowids[memory_id], text) for memory_id, text in searched.items()}
             apply_write(conn, user_id, *self._reindexed(user_id, stored, written))
             self._append_events(conn, events)
             if vectors is not None and len(records):
@@ -496,10 +497,49 @@ class SQLiteStore:
             added.append((rowid, stored_terms(user_id, *searched)))
         return removed, added
 
+    def _upsert_all(
+        self,
+        conn: sqlite3.Connection,
+        user_id: str,
+        records: Sequence[MemoryRecord],
+        blobs: Sequence[bytes | None],
+        dated: Sequence[str],
+    ) -> dict[str, int]:
+        """Insert or rewrite the memories in order (the last of repeated ids wins); their rowids by id
+        (kept when rewritten). One memory: one statement returning its rowid. More: `executemany` (a run of
+        records with vectors, a run without), then their rowids in one read: half the time per row."""
+        if len(records) == 1:
+            record = records[0]
+            return {record.id: self._upsert(conn, record, dated[0], blobs[0])}
+        rows = [self._values(r, d, blob) for r, d, blob in zip(records, dated, blobs, strict=True)]
+        start = 0
+        for end in range(1, len(rows) + 1):
+            if end == len(rows) or (blobs[end] is None) != (blobs[start] is None):
+                upsert = _UPSERT if blobs[start] is not None else _UPSERT_KEEPING_EMBEDDING
+                conn.executemany(upsert.removesuffix(" RETURNING rowid"), rows[start:end])
+                start = end
+        ids = list(dict.fromkeys(r.id for r in records))
+        found: dict[str, int] = {}
+        for first in range(0, len(ids), _CHUNK):
+            chunk = ids[first : first + _CHUNK]
+            found.update(
+                conn.execute(
+                    f"SELECT id, rowid FROM memories WHERE user_id = ? AND id IN ({', '.join('?' * len(chunk))})",
+                    (user_id, *chunk),
+                )
+            )
+        return found
+
     def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, dated: str, blob: bytes | None) -> int:
         """Insert or rewrite the memory (`dated`: its creation date written out); returns its rowid (kept
         when rewritten)."""
-        values = (
+        values = self._values(record, dated, blob)
+        return int(conn.execute(_UPSERT if blob is not None else _UPSERT_KEEPING_EMBEDDING, values).fetchone()[0])
+
+    @staticmethod
+    def _values(record: MemoryRecord, dated: str, blob: bytes | None) -> tuple[Any, ...]:
+        """The row `_INSERT` writes for `record`."""
+        return (
             record.user_id,
             record.id,
             record.scope.agent_id,
@@ -523,7 +563,6 @@ class SQLiteStore:
             dated,
             blob,
         )
-        return int(conn.execute(_UPSERT if blob is not None else _UPSERT_KEEPING_EMBEDDING, values).fetchone()[0])
 
     @staticmethod
     def _append_events(conn: sqlite3.Connection, events: Sequence[HistoryEvent]) -> None:

@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain
 from operator import itemgetter
 
 from ..core import bm25
@@ -146,20 +147,27 @@ def apply_write(
         )
         change = statistics_change(((t.frequencies, t.length) for _, t in merged), ())
     else:  # the tail and this write go to keyword_postings together
-        rows = [
-            *conn.execute(
-                "SELECT user_key, term, memory, frequency, length FROM keyword_recent WHERE user_key = ?", (user_key,)
-            ),
-            *chain.from_iterable(
-                zip(repeat(user_key), t.frequencies, repeat(rowid), t.frequencies.values(), repeat(t.length))
-                for rowid, t in added
-            ),
-        ]  # (user_key, term, memory, frequency, length)
+        tail_terms = (
+            [term for (term,) in conn.execute("SELECT term FROM keyword_recent WHERE user_key = ?", (user_key,))]
+            if recent
+            else []
+        )
+        # One statement: the written memories go as one JSON array of [rowid, length, {term: frequency}]
+        # (unpacked once per memory: MATERIALIZED), joined by the tail's rows, inserted in key order.
+        conn.execute(
+            "WITH written AS MATERIALIZED (SELECT json_extract(m.value, '$[0]') AS memory, "
+            "json_extract(m.value, '$[1]') AS length, json_extract(m.value, '$[2]') AS terms FROM json_each(?) m) "
+            "INSERT INTO keyword_postings (user_key, term, memory, frequency, length) "
+            "SELECT user_key, term, memory, frequency, length FROM ("
+            "SELECT ? AS user_key, f.key AS term, w.memory AS memory, f.value AS frequency, w.length AS length "
+            "FROM written w, json_each(w.terms) f "
+            "UNION ALL SELECT user_key, term, memory, frequency, length FROM keyword_recent WHERE user_key = ?"
+            ") ORDER BY term, memory",
+            (json.dumps([(rowid, t.length, t.frequencies) for rowid, t in added]), user_key, user_key),
+        )
         if recent:
             conn.execute("DELETE FROM keyword_recent WHERE user_key = ?", (user_key,))
-        rows.sort(key=itemgetter(1))
-        insert_rows(conn, "INSERT INTO keyword_postings (user_key, term, memory, frequency, length)", rows)
-        change = _merge_change(merged, rows)
+        change = _merge_change(merged, chain(tail_terms, chain.from_iterable(t.frequencies for _, t in added)))
         postings = recent = 0
     _apply_documents(conn, user_key, change)
     if recent + postings != held:
@@ -182,53 +190,28 @@ def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> s
     return found
 
 
-def _merge_change(removed: Sequence[IndexedMemory], rows: Sequence[tuple[object, ...]]) -> StatisticsChange:
-    """The change of `keyword_documents` from removing the postings of `removed` and adding `rows`
-    (user_key, term, memory, ...; one row per memory and term)."""
-    removed_terms = StatisticsChange(0, 0, {})
+def _merge_change(removed: Sequence[IndexedMemory], terms: Iterable[str]) -> StatisticsChange:
+    """The change of `keyword_documents` from removing the postings of `removed` and adding postings of
+    `terms` (one term per memory and term)."""
+    counts: Counter[str] = Counter(terms)
     if removed:
-        removed_terms = statistics_change(((t.frequencies, t.length) for _, t in removed), ())
-    counts: dict[str, int] = dict(removed_terms.documents)
-    for row in rows:
-        term = str(row[1])
-        counts[term] = counts.get(term, 0) + 1
+        counts.update(statistics_change(((t.frequencies, t.length) for _, t in removed), ()).documents)
     return StatisticsChange(0, 0, {term: n for term, n in sorted(counts.items()) if n})
 
 
 def _apply_documents(conn: sqlite3.Connection, user_key: int, change: StatisticsChange) -> None:
-    """Add `change`'s term counts to the user's; terms no memory holds any more are deleted."""
-    insert_rows(
-        conn,
-        "INSERT INTO keyword_documents (user_key, term, documents)",
-        [(user_key, term, n) for term, n in change.documents.items()],
+    """Add `change`'s term counts to the user's; terms no memory holds any more are deleted. The counts
+    go as one JSON object, unpacked by SQLite (one statement of one shape, whatever the number of terms)."""
+    if not change.documents:
+        return
+    conn.execute(
+        "INSERT INTO keyword_documents (user_key, term, documents) SELECT ?, key, value FROM json_each(?) WHERE true "
         "ON CONFLICT (user_key, term) DO UPDATE SET documents = documents + excluded.documents",
+        (user_key, json.dumps(change.documents, ensure_ascii=False)),
     )
     fell = [(user_key, term) for term, n in change.documents.items() if n < 0]
     if fell:
         conn.executemany("DELETE FROM keyword_documents WHERE user_key = ? AND term = ? AND documents <= 0", fell)
-
-
-ROWS_PER_STATEMENT = 50
-"""Rows one INSERT of `insert_rows` writes. Measured on LoCoMo's postings (172,597 rows in 13 saves):
-one statement per row (`executemany` of a one-row INSERT) took 1.5-1.7 times the CPU of 50 rows per
-statement; 200 were no faster than 50."""
-
-
-def insert_rows(conn: sqlite3.Connection, insert: str, rows: Sequence[tuple[object, ...]], conflict: str = "") -> None:
-    """`insert` ("INSERT INTO table (columns)") of every row of `rows` (tuples of one width), followed by
-    the `conflict` clause, `ROWS_PER_STATEMENT` rows per statement; in the order of `rows`."""
-    if not rows:
-        return
-    group = f"({', '.join('?' * len(rows[0]))})"
-    whole = len(rows) - len(rows) % ROWS_PER_STATEMENT
-    if whole:
-        sql = f"{insert} VALUES {', '.join([group] * ROWS_PER_STATEMENT)} {conflict}"
-        flat = list(chain.from_iterable(rows[:whole]))
-        width = len(rows[0]) * ROWS_PER_STATEMENT  # parameters per statement
-        conn.executemany(sql, [flat[start : start + width] for start in range(0, len(flat), width)])
-    if whole < len(rows):
-        rest = rows[whole:]
-        conn.execute(f"{insert} VALUES {', '.join([group] * len(rest))} {conflict}", list(chain.from_iterable(rest)))
 
 
 def erase(conn: sqlite3.Connection, user_id: str) -> None:

@@ -1,5 +1,5 @@
-"""The static embedder's single-text path (`embed_query`, the learned store-worthiness path's embedding)
-reads token ids word by word: the same ids as the tokenizer, the same floats as `embed_documents`."""
+"""The static embedder reads token ids word by word (`embed_query`, `embed_documents`): the same ids as
+the tokenizer, and `embed_query` the same floats as `embed_documents`."""
 
 from __future__ import annotations
 
@@ -51,20 +51,40 @@ def test_the_shipped_tokenizer_is_read_word_by_word(static: StaticEmbedder) -> N
 @pytest.mark.parametrize("text", TEXTS)
 def test_ids_equal_the_tokenizers(static: StaticEmbedder, text: str) -> None:
     model = static._loaded()
-    assert model.words.ids(text) == model.token_ids([text])[0]
+    assert model.words.ids(text) == model.tokenizer_ids([text])[0]
 
 
 def test_ids_equal_the_tokenizers_on_random_printable_text(static: StaticEmbedder) -> None:
     model = static._loaded()
     texts = _random_texts(2000)
-    assert [model.words.ids(t) for t in texts] == model.token_ids(texts)
+    assert [model.words.ids(t) for t in texts] == model.tokenizer_ids(texts)
+
+
+def test_a_batch_read_word_by_word_equals_the_tokenizers_batch(static: StaticEmbedder) -> None:
+    """`embed_documents` reads a batch's plain texts word by word and sends the others to the tokenizer
+    in one batch: each text keeps its own ids, in order."""
+    model = static._loaded()
+    texts = [*TEXTS, *_random_texts(300), *TEXTS]
+    assert any(not text.isascii() for text in texts) and any(text.isascii() for text in texts)
+    assert model.token_ids(texts) == model.tokenizer_ids(texts)
+
+
+def test_texts_of_remembered_lines_keep_the_tokenizers_ids(static: StaticEmbedder) -> None:
+    """Lines are remembered: a text made of lines read before (a turn, then the context holding it),
+    of empty lines, or cut at 512 tokens across lines still has the tokenizer's ids."""
+    model = static._loaded()
+    fresh = WordPieceCache(model.tokenizer, model.tokenizer.encode_batch, 512)
+    turns = ["I love my sister's cooking.", "We went hiking (again)!", "", "word " * 300]
+    texts = [*turns, "\n".join(turns[:2]), "\n\n".join(turns), turns[1] + "\r\n" + turns[0], "\n".join(turns[3:] * 2)]
+    assert fresh.ids_many(texts) == model.tokenizer_ids(texts)
+    assert [fresh.ids(text) for text in texts] == model.tokenizer_ids(texts)
 
 
 def test_a_fresh_cache_and_a_warm_one_agree(static: StaticEmbedder) -> None:
     model = static._loaded()
     fresh = WordPieceCache(model.tokenizer, model.tokenizer.encode_batch, 512)
     for text in TEXTS + TEXTS:
-        assert fresh.ids(text) == model.token_ids([text])[0]
+        assert fresh.ids(text) == model.tokenizer_ids([text])[0]
 
 
 def test_embed_query_is_bit_identical_to_embed_documents(static: StaticEmbedder) -> None:

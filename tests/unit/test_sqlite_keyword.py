@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memstrata.core.keyword_statistics import statistics_change
@@ -271,3 +272,22 @@ def test_one_user_alone_is_ranked_as_fts5_bm25_ranks(tmp_path: Path) -> None:
         compared += 1
     assert compared >= 25
     store.close()
+
+
+def test_a_batch_with_and_without_vectors_indexes_each_memory_under_its_own_row(store: SQLiteStore) -> None:
+    """A save of several memories writes them in runs (with a vector, without one) and reads their rowids
+    back: each memory's postings name its own row, a repeated id keeps one row, and the vectors given
+    land on the memories they were given for."""
+    records = _records("alice", TEXTS[:6])
+    store.save("alice", records[:3], vectors=np.eye(3, 8, dtype=np.float32))
+    rewritten = records[1].evolve(content="Quarry zebra crossing, rewritten")
+    batch = [records[3], rewritten, records[4], records[5], rewritten.evolve(content="Quarry zebra, the last")]
+    store.save("alice", batch, vectors=np.eye(2, 8, k=3, dtype=np.float32))  # vectors for the first two only
+    _assert_exact(store)
+    stored = dict(store._read(lambda c: c.execute("SELECT id, embedding FROM memories").fetchall()))
+    assert np.frombuffer(stored[records[3].id], dtype=np.float32).argmax() == 3
+    assert np.frombuffer(stored[records[1].id], dtype=np.float32).argmax() == 4  # the rewrite's vector
+    assert stored[records[4].id] is None and stored[records[5].id] is None
+    assert np.frombuffer(stored[records[0].id], dtype=np.float32).argmax() == 0
+    hits = store.keyword_search("alice", "quarry zebra last", MemoryFilter(), limit=3)
+    assert [h.record.content for h in hits][:1] == ["Quarry zebra, the last"]
