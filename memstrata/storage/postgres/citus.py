@@ -26,6 +26,7 @@ import psycopg
 from psycopg import sql
 
 from ...errors import ConfigurationError, StoreError
+from .sql_functions import SAVE_SIGNATURE
 
 DISTRIBUTION_COLUMN = "user_id"
 ANCHOR_TABLE = "memories"
@@ -36,6 +37,10 @@ KEYED_TABLES = {"erasures": "user_key"}
 own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
 statement on it is still routed to one shard (the fence check reads one row by its key)."""
 DEFAULT_SHARD_COUNT = 32
+DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: "p_user_id"}
+"""Functions distributed by their user argument, colocated with `memories`, with `force_delegation`: the
+coordinator sends the whole call to the worker holding that user's shards, also inside the store's
+explicit transaction, and Citus refuses any statement of the call that would touch another shard."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,12 @@ def distribute(
         if table not in known and _exists(conn, table):
             conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
             distributed.append(table)
+    for signature, argument in DELEGATED_FUNCTIONS.items():
+        if _function_exists(conn, signature) and not _delegated(conn, signature):
+            conn.execute(
+                "SELECT create_distributed_function(%s, %s, colocate_with => %s, force_delegation => true)",
+                [signature, argument, ANCHOR_TABLE],
+            )
     unforce_row_security(conn)
     return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))
 
@@ -136,6 +147,21 @@ def unforce_row_security(conn: psycopg.Connection[Any]) -> list[str]:
 
 def _exists(conn: psycopg.Connection[Any], table: str) -> bool:
     row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()
+    return bool(row and row[0])
+
+
+def _function_exists(conn: psycopg.Connection[Any], signature: str) -> bool:
+    row = conn.execute("SELECT to_regprocedure(%s) IS NOT NULL", [signature]).fetchone()
+    return bool(row and row[0])
+
+
+def _delegated(conn: psycopg.Connection[Any], signature: str) -> bool:
+    """Whether the function is distributed with a distribution argument (its calls can be delegated)."""
+    row = conn.execute(
+        "SELECT count(*) FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = %s::regprocedure "
+        "AND distribution_argument_index IS NOT NULL",
+        [signature],
+    ).fetchone()
     return bool(row and row[0])
 
 

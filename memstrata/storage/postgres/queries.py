@@ -92,6 +92,25 @@ UPSERT_KEEP_VECTOR = (
 )
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
+SAVE = "SELECT memstrata_save(%s, %s, %s)"
+"""Params: user_id, memories (`MemoryWrite`), events (`EventWrite`): the writes of a save in one call
+(sql_functions.SAVE)."""
+
+
+class MemoryWrite(tuple[Any, ...]):
+    """A row of the composite type `memstrata_memory_write`: `WRITE_COLUMNS` after user_id, then the
+    embedding (None: keep the stored one). Registered on every pooled connection (`register_composite`)."""
+
+    __slots__ = ()
+    fields = (*WRITE_COLUMNS[1:], "embedding")
+
+
+class EventWrite(tuple[Any, ...]):
+    """A row of the composite type `memstrata_event_write`: `HISTORY_COLUMNS` after user_id."""
+
+    __slots__ = ()
+    fields = tuple(HISTORY_COLUMNS.split(", ")[1:])
+
 
 def record_params(record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
     """Bind parameters (`WRITE_COLUMNS`) for `UPSERT_KEEP_VECTOR`; add the vector for `UPSERT_WITH_VECTOR`."""

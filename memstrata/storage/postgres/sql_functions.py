@@ -791,3 +791,139 @@ M011_FUNCTIONS: tuple[tuple[str, str], ...] = (
     (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_POSTINGS),
 )
 """(signature, CREATE OR REPLACE statement) of migration 11: the keyword functions read keyword_postings."""
+
+
+# -- one call per save (migration 13) -----------------------------------------------------------------------
+
+MEMORY_WRITE_TYPE = """
+CREATE TYPE memstrata_memory_write AS (
+  id text, agent_id text, session_id text, kind text, content text, metadata jsonb,
+  importance double precision, created_at timestamptz, updated_at timestamptz, valid_from timestamptz,
+  valid_to timestamptz, superseded_by text, expires_at timestamptz, source_ids text[], access_count integer,
+  last_accessed_at timestamptz, content_hash text, pinned boolean, context text, date_text text,
+  keyword_terms text[], keyword_frequencies real[], keyword_length integer, embedding vector
+)"""
+"""One memory as `memstrata_save` writes it: `queries.WRITE_COLUMNS` after `user_id` (the call names the
+user once), then the embedding, NULL to keep the stored one (a record past the save's vectors)."""
+
+EVENT_WRITE_TYPE = """
+CREATE TYPE memstrata_event_write AS (
+  id text, memory_id text, event text, at timestamptz, before text, after text, details jsonb
+)"""
+"""One history event as `memstrata_save` writes it: `queries.HISTORY_COLUMNS` after `user_id`."""
+
+_WRITTEN = (
+    "agent_id, session_id, kind, content, metadata, importance, created_at, updated_at, valid_from, valid_to, "
+    "superseded_by, expires_at, source_ids, access_count, last_accessed_at, content_hash, pinned, context, "
+    "date_text, keyword_terms, keyword_frequencies, keyword_length"
+)
+_WRITTEN_UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in _WRITTEN.split(", "))
+_WRITTEN_VALUES = ", ".join(f"r.{c}" for c in _WRITTEN.split(", "))
+
+SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[])"
+SAVE = f"""
+CREATE FUNCTION memstrata_save(p_user_id text, p_memories memstrata_memory_write[], p_events memstrata_event_write[])
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+  r memstrata_memory_write;
+  e memstrata_event_write;
+  o record;
+  v_ids text[];
+  old_terms text[] := '{{}}';
+  old_ids text[] := '{{}}';
+  old_memories integer := 0;
+  old_tokens bigint := 0;
+  new_memories integer;
+  new_tokens bigint;
+  change_terms text[];
+  change_counts integer[];
+  fell text[];
+  postings text;
+BEGIN
+  -- The whole write of one user's save, run where the user's rows are (on Citus the call is delegated
+  -- to the worker holding the user's shards). SECURITY INVOKER: row-level security applies to every
+  -- statement, with the caller's app.user_id.
+  v_ids := ARRAY(SELECT DISTINCT m.id FROM unnest(p_memories) m ORDER BY 1);
+  IF cardinality(v_ids) > 0 THEN
+    -- The stored terms of the rows about to be replaced, locked (in id order) until the write commits.
+    FOR o IN SELECT m.keyword_terms, m.keyword_length, m.id FROM memories m
+             WHERE m.user_id = p_user_id AND m.id = ANY(v_ids) ORDER BY m.id FOR UPDATE LOOP
+      old_terms := old_terms || o.keyword_terms;
+      old_ids := old_ids || array_fill(o.id, ARRAY[cardinality(o.keyword_terms)]);
+      old_memories := old_memories + 1;
+      old_tokens := old_tokens + o.keyword_length;
+    END LOOP;
+  END IF;
+  -- In the caller's order, as one upsert each: a repeated id ends as its last row, and a row without a
+  -- vector keeps the one stored (or written by an earlier row of the same save).
+  FOREACH r IN ARRAY coalesce(p_memories, '{{}}') LOOP
+    INSERT INTO memories (user_id, id, {_WRITTEN}, embedding)
+    VALUES (p_user_id, r.id, {_WRITTEN_VALUES}, r.embedding)
+    ON CONFLICT (user_id, id) DO UPDATE SET {_WRITTEN_UPDATE},
+      embedding = coalesce(EXCLUDED.embedding, memories.embedding);
+  END LOOP;
+  FOREACH e IN ARRAY coalesce(p_events, '{{}}') LOOP
+    INSERT INTO history (user_id, id, memory_id, event, at, before, after, details)
+    VALUES (p_user_id, e.id, e.memory_id, e.event, e.at, e.before, e.after, e.details);
+  END LOOP;
+  IF cardinality(v_ids) = 0 THEN
+    RETURN;
+  END IF;
+  -- After a record is written its own columns hold the truth about its access statistics.
+  DELETE FROM memory_access WHERE user_id = p_user_id AND memory_id = ANY(v_ids);
+  -- The per-user BM25 statistics (core.keyword_statistics.statistics_change, in SQL): each replaced row
+  -- removes itself, each written row (the last of a repeated id) adds itself.
+  SELECT count(*), coalesce(sum(w.keyword_length), 0) INTO new_memories, new_tokens
+  FROM (SELECT DISTINCT ON (m.id) m.keyword_length FROM unnest(p_memories) WITH ORDINALITY m
+        ORDER BY m.id, m.ordinality DESC) w;
+  SELECT array_agg(c.term ORDER BY c.term), array_agg(c.n ORDER BY c.term) INTO change_terms, change_counts
+  FROM (
+    SELECT d.term, sum(d.n)::integer AS n FROM (
+      SELECT unnest(w.keyword_terms) AS term, 1 AS n
+      FROM (SELECT DISTINCT ON (m.id) m.keyword_terms FROM unnest(p_memories) WITH ORDINALITY m
+            ORDER BY m.id, m.ordinality DESC) w
+      UNION ALL
+      SELECT unnest(old_terms), -1
+    ) d GROUP BY d.term
+  ) c WHERE c.n <> 0;
+  -- The statistics and postings are inserted as multi-row VALUES, values quoted by format('%L'): rows that
+  -- all name the user, which Citus runs as one statement on the user's shard (an INSERT ... SELECT is
+  -- first copied into an intermediate result there, and one reading `memories` is refused inside a
+  -- delegated call: Citus checks that every statement of it names the call's user).
+  IF change_terms IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_documents (user_id, term, documents) VALUES '
+      || (SELECT string_agg(format('(%L, %L, %s)', p_user_id, c.term, c.n), ', ' ORDER BY c.term)
+          FROM unnest(change_terms, change_counts) AS c(term, n))
+      || ' ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents';
+    fell := ARRAY(SELECT c.term FROM unnest(change_terms, change_counts) AS c(term, n) WHERE c.n < 0);
+    IF cardinality(fell) > 0 THEN
+      DELETE FROM keyword_documents WHERE user_id = p_user_id AND term = ANY(fell) AND documents <= 0;
+    END IF;
+  END IF;
+  IF new_memories <> old_memories OR new_tokens <> old_tokens THEN
+    INSERT INTO keyword_totals (user_id, documents, tokens)
+    VALUES (p_user_id, new_memories - old_memories, new_tokens - old_tokens)
+    ON CONFLICT (user_id) DO UPDATE SET documents = keyword_totals.documents + EXCLUDED.documents,
+      tokens = keyword_totals.tokens + EXCLUDED.tokens;
+  END IF;
+  -- The postings: the replaced rows' removed, the written rows' added (from the rows as stored now).
+  IF cardinality(old_terms) > 0 THEN
+    DELETE FROM keyword_postings p USING unnest(old_terms, old_ids) AS d(term, memory_id)
+    WHERE p.user_id = p_user_id AND p.term = d.term AND p.memory_id = d.memory_id;
+  END IF;
+  SELECT string_agg(format('(%L, %L, %L, %L, %s)', p_user_id, t.term, w.id, t.frequency, w.keyword_length), ', ')
+  INTO postings
+  FROM (SELECT DISTINCT ON (m.id) m.id, m.keyword_terms, m.keyword_frequencies, m.keyword_length
+        FROM unnest(p_memories) WITH ORDINALITY m ORDER BY m.id, m.ordinality DESC) w
+  CROSS JOIN LATERAL unnest(w.keyword_terms, w.keyword_frequencies) AS t(term, frequency);
+  IF postings IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) VALUES ' || postings
+      || ' ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency,'
+      || ' length = EXCLUDED.length';
+  END IF;
+END
+$fn$"""
+"""Params: the user, the memories, the events. Everything `PostgresStore.save` writes besides items, in
+one call (docs/postgres.md, "Writes on Citus")."""
