@@ -26,7 +26,7 @@ import psycopg
 from psycopg import sql
 
 from ...errors import ConfigurationError, StoreError
-from .sql_functions import SAVE_SIGNATURE
+from .sql_functions import LOCK_USER_SIGNATURE, SAVE_SIGNATURE
 
 DISTRIBUTION_COLUMN = "user_id"
 ANCHOR_TABLE = "memories"
@@ -37,7 +37,7 @@ KEYED_TABLES = {"erasures": "user_key"}
 own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
 statement on it is still routed to one shard (the fence check reads one row by its key)."""
 DEFAULT_SHARD_COUNT = 32
-DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: "p_user_id"}
+DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: "p_user_id", LOCK_USER_SIGNATURE: "p_user_id"}
 """Functions distributed by their user argument, colocated with `memories`, with `force_delegation`: the
 coordinator sends the whole call to the worker holding that user's shards, also inside the store's
 explicit transaction, and Citus refuses any statement of the call that would touch another shard."""

@@ -32,6 +32,8 @@ from .sql_functions import (
     HYBRID_MEMORY_SEARCH,
     KEYWORD_TOP,
     KEYWORD_TOP_SIGNATURE,
+    LOCK_USER,
+    LOCK_USER_SIGNATURE,
     M003_DEFINER_FUNCTIONS,
     M009_DROPPED,
     M009_FUNCTIONS,
@@ -471,12 +473,14 @@ def m012_rpc_functions_as_of(cur: Cursor, ctx: Context) -> None:
 def m013_one_call_saves(cur: Cursor, ctx: Context) -> None:
     """`memstrata_save`: everything a save writes (memories, events, access rows dropped, BM25 statistics,
     postings) in one function call, so that on Citus the coordinator delegates the whole save to the
-    worker holding the user's shards (one hop instead of one per statement; `citus.distribute` makes it a
-    distributed function). The two row types carry the memories and events of the call."""
+    worker holding the user's shards (one hop instead of one per statement; `citus.distribute` makes it
+    and `memstrata_lock_user`, erasure's lock where the save runs, distributed functions). The two row
+    types carry the memories and events of the call."""
     cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     cur.execute(MEMORY_WRITE_TYPE)
     cur.execute(EVENT_WRITE_TYPE)
     _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
+    _create_function(cur, ctx, LOCK_USER_SIGNATURE, LOCK_USER)
 
 
 Migration = Callable[[Cursor, Context], None]

@@ -96,6 +96,9 @@ SAVE = "SELECT memstrata_save(%s, %s, %s)"
 """Params: user_id, memories (`MemoryWrite`), events (`EventWrite`): the writes of a save in one call
 (sql_functions.SAVE)."""
 
+LOCK_USER = "SELECT memstrata_lock_user(%s)"
+"""Params: user_id. The user's write lock, exclusively, where `memstrata_save` takes it (sql_functions.LOCK_USER)."""
+
 
 class MemoryWrite(tuple[Any, ...]):
     """A row of the composite type `memstrata_memory_write`: `WRITE_COLUMNS` after user_id, then the

@@ -816,36 +816,68 @@ _WRITTEN = (
     "agent_id, session_id, kind, content, metadata, importance, created_at, updated_at, valid_from, valid_to, "
     "superseded_by, expires_at, source_ids, access_count, last_accessed_at, content_hash, pinned, context, "
     "date_text, keyword_terms, keyword_frequencies, keyword_length"
+).split(", ")
+_MEMORY_COLUMNS = ", ".join(["user_id", "id", *_WRITTEN, "embedding"])
+_MEMORY_LITERALS = (
+    "format('("
+    + ", ".join(["%L"] * (len(_WRITTEN) + 3))
+    + ")', p_user_id, m.id, "
+    + ", ".join(f"m.{c}" for c in [*_WRITTEN, "embedding"])
+    + ")"
 )
-_WRITTEN_UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in _WRITTEN.split(", "))
-_WRITTEN_VALUES = ", ".join(f"r.{c}" for c in _WRITTEN.split(", "))
+_MEMORY_UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in _WRITTEN)
+_EVENT_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
+_EVENT_LITERALS = (
+    "format('(%L, %L, %L, %L, %L, %L, %L, %L)', p_user_id, e.id, e.memory_id, e.event, e.at, e.before, e.after, "
+    "e.details)"
+)
 
 SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[])"
 SAVE = f"""
 CREATE FUNCTION memstrata_save(p_user_id text, p_memories memstrata_memory_write[], p_events memstrata_event_write[])
 RETURNS void
 LANGUAGE plpgsql VOLATILE
+SET datestyle = 'ISO, MDY'
+SET extra_float_digits = 1
 AS $fn$
 DECLARE
-  r memstrata_memory_write;
-  e memstrata_event_write;
   o record;
   v_ids text[];
   old_terms text[] := '{{}}';
   old_ids text[] := '{{}}';
   old_memories integer := 0;
   old_tokens bigint := 0;
-  new_memories integer;
-  new_tokens bigint;
   change_terms text[];
   change_counts integer[];
   fell text[];
-  postings text;
+  added_tokens bigint;
+  written text;
 BEGIN
-  -- The whole write of one user's save, run where the user's rows are (on Citus the call is delegated
-  -- to the worker holding the user's shards). SECURITY INVOKER: row-level security applies to every
-  -- statement, with the caller's app.user_id.
+  -- Everything one save of one user writes, where the user's rows are: on Citus the call is delegated to
+  -- the worker holding the user's shards. SECURITY INVOKER: row-level security applies to every statement,
+  -- with the caller's app.user_id.
+  --
+  -- The rows are inserted as multi-row VALUES whose values are quoted by format('%L') (read back by the
+  -- column types' input functions; the function pins datestyle and extra_float_digits, so timestamps and
+  -- floats come back exact): one statement per table whatever the number of rows. Rows that all name the
+  -- user are run by Citus as one statement on the user's shard. An INSERT ... SELECT would not do: Citus
+  -- first copies its rows into an intermediate result, or, reading `memories`, refuses it inside a
+  -- delegated call (every statement of the call must name the call's user).
+  --
+  -- Called on its own (no transaction block: PostgresStore.save's usual path), the call is the whole
+  -- transaction: it sets the user for row-level security itself, for this transaction only, and takes
+  -- the user's write lock, held shared (erasure holds it exclusively where this runs, `memstrata_lock_user`).
+  -- Inside a transaction that set another user it refuses to write.
+  IF coalesce(current_setting('app.user_id', true), '') = '' THEN
+    PERFORM set_config('app.user_id', p_user_id, true);
+  ELSIF current_setting('app.user_id', true) <> p_user_id THEN
+    RAISE EXCEPTION 'memstrata_save writes for another user than the transaction''s app.user_id';
+  END IF;
+  PERFORM pg_advisory_xact_lock_shared(hashtextextended('memstrata-user:' || p_user_id, 0));
   v_ids := ARRAY(SELECT DISTINCT m.id FROM unnest(p_memories) m ORDER BY 1);
+  IF cardinality(v_ids) <> cardinality(coalesce(p_memories, '{{}}')) THEN
+    RAISE EXCEPTION 'memstrata_save: a memory id appears twice in one call (merge them first)';
+  END IF;
   IF cardinality(v_ids) > 0 THEN
     -- The stored terms of the rows about to be replaced, locked (in id order) until the write commits.
     FOR o IN SELECT m.keyword_terms, m.keyword_length, m.id FROM memories m
@@ -855,43 +887,32 @@ BEGIN
       old_memories := old_memories + 1;
       old_tokens := old_tokens + o.keyword_length;
     END LOOP;
+    -- A row without a vector (NULL) keeps the stored one.
+    SELECT string_agg({_MEMORY_LITERALS}, ', ' ORDER BY m.id) INTO written FROM unnest(p_memories) m;
+    EXECUTE 'INSERT INTO memories ({_MEMORY_COLUMNS}) VALUES ' || written
+      || ' ON CONFLICT (user_id, id) DO UPDATE SET {_MEMORY_UPDATE}, '
+      || 'embedding = coalesce(EXCLUDED.embedding, memories.embedding)';
   END IF;
-  -- In the caller's order, as one upsert each: a repeated id ends as its last row, and a row without a
-  -- vector keeps the one stored (or written by an earlier row of the same save).
-  FOREACH r IN ARRAY coalesce(p_memories, '{{}}') LOOP
-    INSERT INTO memories (user_id, id, {_WRITTEN}, embedding)
-    VALUES (p_user_id, r.id, {_WRITTEN_VALUES}, r.embedding)
-    ON CONFLICT (user_id, id) DO UPDATE SET {_WRITTEN_UPDATE},
-      embedding = coalesce(EXCLUDED.embedding, memories.embedding);
-  END LOOP;
-  FOREACH e IN ARRAY coalesce(p_events, '{{}}') LOOP
-    INSERT INTO history (user_id, id, memory_id, event, at, before, after, details)
-    VALUES (p_user_id, e.id, e.memory_id, e.event, e.at, e.before, e.after, e.details);
-  END LOOP;
+  SELECT string_agg({_EVENT_LITERALS}, ', ' ORDER BY e.ordinality) INTO written
+  FROM unnest(p_events) WITH ORDINALITY e;
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO history ({_EVENT_COLUMNS}) VALUES ' || written;
+  END IF;
   IF cardinality(v_ids) = 0 THEN
     RETURN;
   END IF;
   -- After a record is written its own columns hold the truth about its access statistics.
   DELETE FROM memory_access WHERE user_id = p_user_id AND memory_id = ANY(v_ids);
   -- The per-user BM25 statistics (core.keyword_statistics.statistics_change, in SQL): each replaced row
-  -- removes itself, each written row (the last of a repeated id) adds itself.
-  SELECT count(*), coalesce(sum(w.keyword_length), 0) INTO new_memories, new_tokens
-  FROM (SELECT DISTINCT ON (m.id) m.keyword_length FROM unnest(p_memories) WITH ORDINALITY m
-        ORDER BY m.id, m.ordinality DESC) w;
+  -- removes itself, each written row adds itself; terms in order, so concurrent writes lock them in one order.
   SELECT array_agg(c.term ORDER BY c.term), array_agg(c.n ORDER BY c.term) INTO change_terms, change_counts
   FROM (
     SELECT d.term, sum(d.n)::integer AS n FROM (
-      SELECT unnest(w.keyword_terms) AS term, 1 AS n
-      FROM (SELECT DISTINCT ON (m.id) m.keyword_terms FROM unnest(p_memories) WITH ORDINALITY m
-            ORDER BY m.id, m.ordinality DESC) w
+      SELECT unnest(m.keyword_terms) AS term, 1 AS n FROM unnest(p_memories) m
       UNION ALL
       SELECT unnest(old_terms), -1
     ) d GROUP BY d.term
   ) c WHERE c.n <> 0;
-  -- The statistics and postings are inserted as multi-row VALUES, values quoted by format('%L'): rows that
-  -- all name the user, which Citus runs as one statement on the user's shard (an INSERT ... SELECT is
-  -- first copied into an intermediate result there, and one reading `memories` is refused inside a
-  -- delegated call: Citus checks that every statement of it names the call's user).
   IF change_terms IS NOT NULL THEN
     EXECUTE 'INSERT INTO keyword_documents (user_id, term, documents) VALUES '
       || (SELECT string_agg(format('(%L, %L, %s)', p_user_id, c.term, c.n), ', ' ORDER BY c.term)
@@ -902,24 +923,23 @@ BEGIN
       DELETE FROM keyword_documents WHERE user_id = p_user_id AND term = ANY(fell) AND documents <= 0;
     END IF;
   END IF;
-  IF new_memories <> old_memories OR new_tokens <> old_tokens THEN
+  added_tokens := (SELECT sum(m.keyword_length) FROM unnest(p_memories) m);
+  IF cardinality(v_ids) <> old_memories OR added_tokens <> old_tokens THEN
     INSERT INTO keyword_totals (user_id, documents, tokens)
-    VALUES (p_user_id, new_memories - old_memories, new_tokens - old_tokens)
+    VALUES (p_user_id, cardinality(v_ids) - old_memories, added_tokens - old_tokens)
     ON CONFLICT (user_id) DO UPDATE SET documents = keyword_totals.documents + EXCLUDED.documents,
       tokens = keyword_totals.tokens + EXCLUDED.tokens;
   END IF;
-  -- The postings: the replaced rows' removed, the written rows' added (from the rows as stored now).
+  -- The postings: the replaced rows' removed, the written rows' added.
   IF cardinality(old_terms) > 0 THEN
     DELETE FROM keyword_postings p USING unnest(old_terms, old_ids) AS d(term, memory_id)
     WHERE p.user_id = p_user_id AND p.term = d.term AND p.memory_id = d.memory_id;
   END IF;
-  SELECT string_agg(format('(%L, %L, %L, %L, %s)', p_user_id, t.term, w.id, t.frequency, w.keyword_length), ', ')
-  INTO postings
-  FROM (SELECT DISTINCT ON (m.id) m.id, m.keyword_terms, m.keyword_frequencies, m.keyword_length
-        FROM unnest(p_memories) WITH ORDINALITY m ORDER BY m.id, m.ordinality DESC) w
-  CROSS JOIN LATERAL unnest(w.keyword_terms, w.keyword_frequencies) AS t(term, frequency);
-  IF postings IS NOT NULL THEN
-    EXECUTE 'INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) VALUES ' || postings
+  SELECT string_agg(format('(%L, %L, %L, %L, %s)', p_user_id, t.term, m.id, t.frequency, m.keyword_length), ', ')
+  INTO written
+  FROM unnest(p_memories) m CROSS JOIN LATERAL unnest(m.keyword_terms, m.keyword_frequencies) AS t(term, frequency);
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) VALUES ' || written
       || ' ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency,'
       || ' length = EXCLUDED.length';
   END IF;
@@ -927,3 +947,18 @@ END
 $fn$"""
 """Params: the user, the memories, the events. Everything `PostgresStore.save` writes besides items, in
 one call (docs/postgres.md, "Writes on Citus")."""
+
+LOCK_USER_SIGNATURE = "memstrata_lock_user(text)"
+LOCK_USER = """
+CREATE FUNCTION memstrata_lock_user(p_user_id text) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('memstrata-user:' || p_user_id, 0));
+END
+$fn$"""
+"""The user's write lock held exclusively until the transaction ends, where the user's rows are: erasure
+calls it (on Citus it is delegated to the worker holding the user's shards, where `memstrata_save` takes
+the lock shared), besides taking the same lock on the node it runs on."""
+
+CURRENT_FUNCTIONS += (SAVE_SIGNATURE, LOCK_USER_SIGNATURE)

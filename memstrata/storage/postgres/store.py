@@ -296,6 +296,20 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
+    def _call(self, statement: str, params: Sequence[Any]) -> None:
+        """Run one statement as its own transaction (autocommit), errors mapped as in `transaction`."""
+        try:
+            with self._pool.connection() as conn:
+                conn.execute(statement, params)
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+            raise _unstorable(exc) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+
     def _recorded_dimensions(self) -> int | None:
         with self.transaction(None) as cur:
             cur.execute("SELECT value FROM meta WHERE key = 'dimensions'")
@@ -334,21 +348,23 @@ class PostgresStore:
             check_item(namespace, key, value)
         array: list[np.ndarray | None] = [] if vectors is None else list(self._vector_rows(records, vectors))
         array += [None] * (len(records) - len(array))  # records past the vectors keep their stored vector
-        # One function call writes the memories, events, BM25 statistics and postings
-        # (sql_functions.SAVE); pipelined with the lock and COMMIT, a save waits for the server twice
-        # (lock and fence, then the call and commit), and on Citus the call is delegated whole to the
-        # worker holding the user's shards (docs/postgres.md, "Writes on Citus").
+        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE);
+        # on Citus the call is delegated whole to the worker holding the user's shards (docs/postgres.md,
+        # "Writes on Citus"). Without items, a fence to check or a data key to read, the call is sent on
+        # its own, as its own transaction (it sets the user and takes the user's write lock itself): one
+        # round trip, and on Citus one statement from the coordinator to the worker (no BEGIN, no COMMIT).
+        # Otherwise it runs in a pipelined transaction after the lock, the fence check and the items.
+        if self._keys is None and not items and expected_generation(user_id) is None:
+            if records or events:
+                self._call(q.SAVE, [user_id, *_save_rows(PLAIN, records, array, events)])
+            self.planner_statistics.wrote(len(records))
+            return
         with self._write(user_id, pipeline=True) as cur:
             codec = self._writing(cur, user_id)
             for namespace, key, value in items:
                 _put_item(cur, codec, user_id, namespace, key, value)
             if records or events:
-                memories = [
-                    q.MemoryWrite((*codec.record_params(r, codec.record_terms(r))[1:], vector))
-                    for r, vector in zip(records, array, strict=True)
-                ]
-                written = [q.EventWrite(codec.event_params(e)[1:]) for e in events]
-                cur.execute(q.SAVE, [user_id, memories, written])
+                cur.execute(q.SAVE, [user_id, *_save_rows(codec, records, array, events)])
         self.planner_statistics.wrote(len(records))
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
@@ -649,6 +665,7 @@ class PostgresStore:
         """
         with self.transaction(user_id) as cur:
             cur.execute(f"SELECT pg_advisory_xact_lock({_USER_LOCK})", [user_id])
+            cur.execute(q.LOCK_USER, [user_id])  # also where `memstrata_save` takes it (the user's worker on Citus)
             cur.execute(
                 "INSERT INTO erasures (user_key, generation) VALUES (%s, 1) "
                 "ON CONFLICT (user_key) DO UPDATE SET generation = erasures.generation + 1",
@@ -873,6 +890,24 @@ def _probe(url: str, timeout: int, secrets: tuple[str | None, ...]) -> tuple[str
 def _scalar(conn: psycopg.Connection[Any], query: str) -> Any:
     row = conn.execute(query).fetchone()
     return None if row is None else row[0]
+
+
+def _save_rows(
+    codec: RowCodec,
+    records: Sequence[MemoryRecord],
+    vectors: Sequence[np.ndarray | None],
+    events: Sequence[HistoryEvent],
+) -> tuple[list[q.MemoryWrite], list[q.EventWrite]]:
+    """The memories and events of `memstrata_save` (one vector or None per record: None keeps the stored
+    vector). A repeated id is written once, as its last record, with the last vector given for it: what
+    writing the records one after another would leave."""
+    memories: dict[str, q.MemoryWrite] = {}
+    for record, vector in zip(records, vectors, strict=True):
+        earlier = memories.get(record.id)
+        kept = earlier[-1] if vector is None and earlier is not None else vector
+        params = codec.record_params(record, codec.record_terms(record))
+        memories[record.id] = q.MemoryWrite((*params[1:], kept))
+    return list(memories.values()), [q.EventWrite(codec.event_params(e)[1:]) for e in events]
 
 
 def _put_item(
