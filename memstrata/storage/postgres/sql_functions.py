@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...core import bm25
 from ...core.retrieval import KEYWORD_COLUMN_WEIGHTS
 from ..base import current_at_sql
+from .queries import WRITE_COLUMNS
 
 _CONTENT, _CONTEXT, _DATE = KEYWORD_COLUMN_WEIGHTS
 RANK_WEIGHTS = f"'{{0, {_DATE}, {_CONTEXT}, {_CONTENT}}}'::real[]"
@@ -812,11 +813,8 @@ CREATE TYPE memstrata_event_write AS (
 )"""
 """One history event as `memstrata_save` writes it: `queries.HISTORY_COLUMNS` after `user_id`."""
 
-_WRITTEN = (
-    "agent_id, session_id, kind, content, metadata, importance, created_at, updated_at, valid_from, valid_to, "
-    "superseded_by, expires_at, source_ids, access_count, last_accessed_at, content_hash, pinned, context, "
-    "date_text, keyword_terms, keyword_frequencies, keyword_length"
-).split(", ")
+_WRITTEN = list(WRITE_COLUMNS[2:])
+"""The columns a save writes besides user_id and id (queries.WRITE_COLUMNS), in `memstrata_memory_write` order."""
 _MEMORY_COLUMNS = ", ".join(["user_id", "id", *_WRITTEN, "embedding"])
 _MEMORY_LITERALS = (
     "format('("

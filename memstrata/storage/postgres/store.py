@@ -7,7 +7,10 @@ never carry a user over; on Citus, with `citus.propagate_set_commands = 'local'`
 connection, the same SET LOCAL reaches the shards, where `set_config` would not); the RLS policies
 compare each row's `user_id` with it, and every query also names `user_id` explicitly. The reads of a
 search and `record_access` send BEGIN, the SET LOCALs, their statements and COMMIT in one pipeline:
-one round trip per call (`_round_trip`).
+one round trip per call (`_round_trip`). A save is one call of the SQL function `memstrata_save`
+(migration 13), sent on its own when it needs nothing else in its transaction: the function then sets
+`app.user_id` and takes the user's write lock itself; on Citus the call is delegated whole to the worker
+holding the user's shards.
 Migrations and DDL go through `owner_url` when given.
 Design notes and measurements: docs/postgres.md.
 """
