@@ -37,10 +37,14 @@ KEYED_TABLES = {"erasures": "user_key"}
 own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
 statement on it is still routed to one shard (the fence check reads one row by its key)."""
 DEFAULT_SHARD_COUNT = 32
-DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: "p_user_id", LOCK_USER_SIGNATURE: "p_user_id"}
-"""Functions distributed by their user argument, colocated with `memories`, with `force_delegation`: the
-coordinator sends the whole call to the worker holding that user's shards, also inside the store's
-explicit transaction, and Citus refuses any statement of the call that would touch another shard."""
+DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: ("p_user_id", False), LOCK_USER_SIGNATURE: ("p_user_id", True)}
+"""Functions distributed by their user argument (and whether with `force_delegation`), colocated with
+`memories`: the coordinator sends a call to the worker holding that user's shards. `memstrata_save` is
+delegated when it is a statement of its own (a save's usual path); inside the store's explicit
+transactions (a save with items, a fence to check or a data key) it runs on the coordinator, each of
+its statements routed, because a forced delegation cannot write on another node, as it must when the
+user's shard moves while the call runs. `memstrata_lock_user` (erasure's lock where saves take it)
+reads no table and is delegated inside erasure's transaction too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +119,11 @@ def distribute(
         if table not in known and _exists(conn, table):
             conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
             distributed.append(table)
-    for signature, argument in DELEGATED_FUNCTIONS.items():
+    for signature, (argument, forced) in DELEGATED_FUNCTIONS.items():
         if _function_exists(conn, signature) and not _delegated(conn, signature):
             conn.execute(
-                "SELECT create_distributed_function(%s, %s, colocate_with => %s, force_delegation => true)",
-                [signature, argument, ANCHOR_TABLE],
+                "SELECT create_distributed_function(%s, %s, colocate_with => %s, force_delegation => %s)",
+                [signature, argument, ANCHOR_TABLE, forced],
             )
     unforce_row_security(conn)
     return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))

@@ -865,9 +865,12 @@ BEGIN
   -- Called on its own (no transaction block: PostgresStore.save's usual path), the call is the whole
   -- transaction: it sets the user for row-level security itself, for this transaction only, and takes
   -- the user's write lock, held shared (erasure holds it exclusively where this runs, `memstrata_lock_user`).
-  -- Inside a transaction that set another user it refuses to write.
+  -- The user is SET LOCAL with citus.propagate_set_commands = 'local' (a placeholder without effect on
+  -- one node): on Citus it then also reaches a node this call has to write on (a shard moved away while
+  -- the call was delegated here). Inside a transaction that set another user it refuses to write.
   IF coalesce(current_setting('app.user_id', true), '') = '' THEN
-    PERFORM set_config('app.user_id', p_user_id, true);
+    PERFORM set_config('citus.propagate_set_commands', 'local', true);
+    EXECUTE format('SET LOCAL app.user_id = %L', p_user_id);
   ELSIF current_setting('app.user_id', true) <> p_user_id THEN
     RAISE EXCEPTION 'memstrata_save writes for another user than the transaction''s app.user_id';
   END IF;
