@@ -9,8 +9,8 @@ compare each row's `user_id` with it, and every query also names `user_id` expli
 search and `record_access` send BEGIN, the SET LOCALs, their statements and COMMIT in one pipeline:
 one round trip per call (`_round_trip`). A save is one call of the SQL function `memstrata_save`
 (migration 13), sent on its own when it needs nothing else in its transaction: the function then sets
-`app.user_id` and takes the user's write lock itself; on Citus the call is delegated whole to the worker
-holding the user's shards.
+`app.user_id` and takes the user's write lock itself, and on Citus the call is delegated whole to the
+worker holding the user's shards.
 Migrations and DDL go through `owner_url` when given.
 Design notes and measurements: docs/postgres.md.
 """
@@ -351,12 +351,12 @@ class PostgresStore:
             check_item(namespace, key, value)
         array: list[np.ndarray | None] = [] if vectors is None else list(self._vector_rows(records, vectors))
         array += [None] * (len(records) - len(array))  # records past the vectors keep their stored vector
-        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE);
-        # on Citus the call is delegated whole to the worker holding the user's shards (docs/postgres.md,
-        # "Writes on Citus"). Without items, a fence to check or a data key to read, the call is sent on
-        # its own, as its own transaction (it sets the user and takes the user's write lock itself): one
-        # round trip, and on Citus one statement from the coordinator to the worker (no BEGIN, no COMMIT).
-        # Otherwise it runs in a pipelined transaction after the lock, the fence check and the items.
+        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE).
+        # Without items, a fence to check or a data key to read, the call is sent on its own, as its own
+        # transaction (it sets the user and takes the user's write lock itself): one round trip, and on
+        # Citus one statement from the coordinator to the worker holding the user's shards, which runs the
+        # whole call (docs/postgres.md, "Citus limits"). Otherwise it runs in a pipelined transaction after
+        # the lock, the fence check and the items (on Citus on the coordinator, each statement routed).
         if self._keys is None and not items and expected_generation(user_id) is None:
             if records or events:
                 self._call(q.SAVE, [user_id, *_save_rows(PLAIN, records, array, events)])
