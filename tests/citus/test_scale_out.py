@@ -277,3 +277,51 @@ def test_db_distribute_command_and_later_tables(capsys: pytest.CaptureFixture[st
             "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h' AND c.relname <> 'erasures'"
         ).fetchone()
         assert row == (1,)  # every user table colocated (erasures is keyed by a hash of the user id instead)
+
+
+def delegated_functions(owner: psycopg.Connection[Any]) -> dict[str, bool | None]:
+    """Function name -> None when Citus does not delegate its calls, else whether it forces the delegation
+    (distributed by an argument, colocated with memories)."""
+    rows = owner.execute(
+        "SELECT p.proname, CASE WHEN o.distribution_argument_index IS NOT NULL AND o.colocationid = "
+        "(SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'memories'::regclass) "
+        "THEN coalesce(o.force_delegation, false) END "
+        "FROM pg_dist_object o JOIN pg_proc p ON p.oid = o.objid "
+        "WHERE o.classid = 'pg_proc'::regclass AND p.pronamespace = current_schema()::regnamespace"
+    ).fetchall()
+    return {str(name): forced for name, forced in rows}
+
+
+def test_migration_13_on_a_distributed_schema_delegates_each_save_to_the_users_worker() -> None:
+    """A schema distributed before migration 13 (its functions and types dropped, its version set back to
+    12): opening the store runs migration 13, `distribute_new_tables` makes `memstrata_save` and
+    `memstrata_lock_user` distributed functions colocated with memories (the lock with force_delegation), and a save
+    is then one statement from the coordinator to the user's worker: the call, no BEGIN, no COMMIT, and
+    none of the statements inside it."""
+    with citus_schema(shard_count=4) as citus, psycopg.connect(citus.owner_url, autocommit=True) as owner:
+        owner.execute(
+            "DROP FUNCTION memstrata_save(text, memstrata_memory_write[], memstrata_event_write[]); "
+            "DROP FUNCTION memstrata_lock_user(text); DROP TYPE memstrata_memory_write; DROP TYPE memstrata_event_write"
+        )
+        owner.execute("DELETE FROM schema_migrations WHERE version = 13")
+        assert set(delegated_functions(owner).values()) == {None}
+        with connect_coordinator() as admin:
+            for setting in ("citus.log_remote_commands = on", "client_min_messages = log"):
+                admin.execute(sql.SQL("ALTER ROLE {} SET " + setting).format(sql.Identifier(citus.app_role)))
+        try:
+            with PostgresStore.open(citus.app_url, owner_url=citus.owner_url, pool_size=1) as store:
+                assert {name: f for name, f in delegated_functions(owner).items() if f is not None} == {
+                    "memstrata_save": False,  # delegated as a statement of its own
+                    "memstrata_lock_user": True,  # delegated inside erasure's transaction too
+                }
+                store.bind_embedder(EMBEDDER, DIMENSIONS)
+                sent: list[str] = []
+                with store._pool.connection() as conn:
+                    conn.add_notice_handler(lambda d: sent.append(d.message_primary or ""))
+                [record] = remember(store, "ana", ["green tea on Thursday"])
+                issued = [m for m in sent if m.startswith("issuing ")]
+                assert len(issued) == 1 and "memstrata_save(" in issued[0], issued
+                assert [r.id for r in store.list_memories("ana", EVERYTHING)] == [record.id]
+        finally:
+            with connect_coordinator() as admin:
+                admin.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(citus.app_role)))

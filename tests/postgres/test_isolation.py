@@ -6,6 +6,7 @@ and raw SQL as the same role, which only row-level security stops.
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -201,3 +202,28 @@ def test_a_role_without_grants_gets_nothing(pg_store: PostgresStore, bob_secret:
 
 def test_rls_is_reported_as_enforced_for_the_app_role(pg_store: PostgresStore) -> None:
     assert pg_store.row_security_enforced is True
+
+
+def test_a_save_waits_for_the_erasure_lock_where_it_writes(pg_store: PostgresStore) -> None:
+    """A save sent as its own transaction takes the user's write lock inside `memstrata_save`, where the
+    user's rows are (on Citus the user's worker); erasure takes it there exclusively (`memstrata_lock_user`),
+    so the save waits until the erasure's transaction ends."""
+    done = threading.Event()
+    with pg_store.transaction(ALICE) as cur:
+        cur.execute("SELECT memstrata_lock_user(%s)", [ALICE])  # what erase_user holds until it commits
+        writer = threading.Thread(target=lambda: (remember(pg_store, ALICE, "written after the lock"), done.set()))
+        writer.start()
+        assert not done.wait(0.5)  # blocked behind the exclusive lock
+        cur.execute("SELECT count(*) FROM memories WHERE user_id = %s", [ALICE])
+        assert cur.fetchone() == (0,)
+    writer.join(10)
+    assert done.is_set()
+    assert [r.content for r in pg_store.list_memories(ALICE, MemoryFilter())] == ["written after the lock"]
+
+
+def test_the_save_function_refuses_another_users_transaction(
+    pg_store: PostgresStore, app_conn: psycopg.Connection[Any]
+) -> None:
+    """Called inside a transaction whose app.user_id names another user, `memstrata_save` writes nothing."""
+    with pytest.raises(psycopg.errors.RaiseException, match="another user"):
+        in_transaction_as(app_conn, BOB, "SELECT memstrata_save(%s, '{}', '{}')", [ALICE])

@@ -26,6 +26,7 @@ import psycopg
 from psycopg import sql
 
 from ...errors import ConfigurationError, StoreError
+from .sql_functions import LOCK_USER_SIGNATURE, SAVE_SIGNATURE
 
 DISTRIBUTION_COLUMN = "user_id"
 ANCHOR_TABLE = "memories"
@@ -36,6 +37,14 @@ KEYED_TABLES = {"erasures": "user_key"}
 own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
 statement on it is still routed to one shard (the fence check reads one row by its key)."""
 DEFAULT_SHARD_COUNT = 32
+DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: ("p_user_id", False), LOCK_USER_SIGNATURE: ("p_user_id", True)}
+"""Functions distributed by their user argument (and whether with `force_delegation`), colocated with
+`memories`: the coordinator sends a call to the worker holding that user's shards. `memstrata_save` is
+delegated when it is a statement of its own (a save's usual path); inside the store's explicit
+transactions (a save with items, a fence to check or a data key) it runs on the coordinator, each of
+its statements routed, because a forced delegation cannot write on another node, as it must when the
+user's shard moves while the call runs. `memstrata_lock_user` (erasure's lock where saves take it)
+reads no table and is delegated inside erasure's transaction too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +119,12 @@ def distribute(
         if table not in known and _exists(conn, table):
             conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
             distributed.append(table)
+    for signature, (argument, forced) in DELEGATED_FUNCTIONS.items():
+        if _function_exists(conn, signature) and not _delegated(conn, signature):
+            conn.execute(
+                "SELECT create_distributed_function(%s, %s, colocate_with => %s, force_delegation => %s)",
+                [signature, argument, ANCHOR_TABLE, forced],
+            )
     unforce_row_security(conn)
     return Distribution(tuple(distributed), reference, shard_count_of(conn, ANCHOR_TABLE))
 
@@ -136,6 +151,21 @@ def unforce_row_security(conn: psycopg.Connection[Any]) -> list[str]:
 
 def _exists(conn: psycopg.Connection[Any], table: str) -> bool:
     row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()
+    return bool(row and row[0])
+
+
+def _function_exists(conn: psycopg.Connection[Any], signature: str) -> bool:
+    row = conn.execute("SELECT to_regprocedure(%s) IS NOT NULL", [signature]).fetchone()
+    return bool(row and row[0])
+
+
+def _delegated(conn: psycopg.Connection[Any], signature: str) -> bool:
+    """Whether the function is distributed with a distribution argument (its calls can be delegated)."""
+    row = conn.execute(
+        "SELECT count(*) FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = %s::regprocedure "
+        "AND distribution_argument_index IS NOT NULL",
+        [signature],
+    ).fetchone()
     return bool(row and row[0])
 
 

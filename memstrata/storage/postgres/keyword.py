@@ -8,11 +8,13 @@ term functions, so a transformation of the terms (keyed hashing) wraps both.
 Search reads the same terms from `keyword_postings` (since migration 11): one narrow row per (user,
 term, memory) with the term's weighted frequency and the memory's length, under a primary key
 (user_id, term, memory_id) that also holds both, so ranking a term reads one contiguous range of one
-index and never a memory's ~2 kB row. `postings_statements` keeps the postings in step with each write.
+index and never a memory's ~2 kB row. A save keeps the postings in step inside `memstrata_save`
+(sql_functions.SAVE, migration 13); `postings_statements` does it for deletes.
 
 The statistics BM25 needs are kept per user, in the write transaction: `keyword_totals` (memories,
 tokens) and `keyword_documents` (memories holding each term). `statistics_change` (core.keyword_statistics,
-shared with the SQLite store) computes what one write adds and removes; `statistics_statements` apply it.
+shared with the SQLite store) computes what one write adds and removes; `statistics_statements` apply it
+for deletes, and `memstrata_save` computes and applies the same change for saves, in SQL.
 """
 
 from __future__ import annotations
@@ -42,11 +44,6 @@ def row_values(terms: KeywordTerms) -> list[Any]:
     ordered = sorted(terms.frequencies)
     return [ordered, [terms.frequencies[t] for t in ordered], terms.length]
 
-
-OLD_TERMS = (
-    "SELECT keyword_terms, keyword_length, id FROM memories WHERE user_id = %s AND id = ANY(%s) ORDER BY id FOR UPDATE"
-)
-"""Params: user_id, ids. The stored terms of rows about to be replaced, locked until the write commits."""
 
 VALUES_ROWS = 1000
 """Rows per multi-row INSERT (at most 5 000 bind parameters; PostgreSQL allows 65 535)."""

@@ -27,16 +27,22 @@ from .citus import distribute_new_tables
 from .keyword import postings_statements, row_terms, row_values, statistics_statements
 from .sql_functions import (
     DEFINER_FUNCTIONS,
+    EVENT_WRITE_TYPE,
     FUNCTIONS,
     HYBRID_MEMORY_SEARCH,
     KEYWORD_TOP,
     KEYWORD_TOP_SIGNATURE,
+    LOCK_USER,
+    LOCK_USER_SIGNATURE,
     M003_DEFINER_FUNCTIONS,
     M009_DROPPED,
     M009_FUNCTIONS,
     M011_FUNCTIONS,
     M012_FUNCTIONS,
     M012_REPLACED,
+    MEMORY_WRITE_TYPE,
+    SAVE,
+    SAVE_SIGNATURE,
     USER_IDS,
 )
 
@@ -464,6 +470,19 @@ def m012_rpc_functions_as_of(cur: Cursor, ctx: Context) -> None:
         _create_function(cur, ctx, signature, statement)
 
 
+def m013_one_call_saves(cur: Cursor, ctx: Context) -> None:
+    """`memstrata_save`: everything a save writes (memories, events, access rows dropped, BM25 statistics,
+    postings) in one function call, so that on Citus the coordinator delegates the whole save to the
+    worker holding the user's shards (one hop instead of one per statement; `citus.distribute` makes it
+    and `memstrata_lock_user`, erasure's lock where the save runs, distributed functions). The two row
+    types carry the memories and events of the call."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    cur.execute(MEMORY_WRITE_TYPE)
+    cur.execute(EVENT_WRITE_TYPE)
+    _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
+    _create_function(cur, ctx, LOCK_USER_SIGNATURE, LOCK_USER)
+
+
 Migration = Callable[[Cursor, Context], None]
 MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (1, "tables", m001_tables),
@@ -478,6 +497,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (10, "per-user data keys (crypto-shredding)", m010_user_keys),
     (11, "keyword postings: BM25 ranked from a narrow table", m011_keyword_postings),
     (12, "RPC functions judge currency at the caller's as_of", m012_rpc_functions_as_of),
+    (13, "one function call per save", m013_one_call_saves),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -81,20 +81,39 @@ WRITE_COLUMNS = (*COLUMNS, "date_text", "keyword_terms", "keyword_frequencies", 
 """What `record_params` binds: the record, the date written out (`memstrata.core.retrieval.date_text`),
 then what keyword search finds it under (`keyword.row_values`)."""
 _UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in WRITE_COLUMNS[2:])
-UPSERT_WITH_VECTOR = (
-    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}, embedding) "
-    f"VALUES ({', '.join(['%s'] * (len(WRITE_COLUMNS) + 1))}) "
-    f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}, embedding = EXCLUDED.embedding"
-)
 UPSERT_KEEP_VECTOR = (
     f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * len(WRITE_COLUMNS))}) "
     f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}"
 )
+"""One record's upsert, as saves wrote them before migration 13 (`memstrata_save`); kept for writing a
+database as version 12 did (tests/postgres/test_save_function.py)."""
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+
+SAVE = "SELECT memstrata_save(%s, %s, %s)"
+"""Params: user_id, memories (`MemoryWrite`), events (`EventWrite`): the writes of a save in one call
+(sql_functions.SAVE)."""
+
+LOCK_USER = "SELECT memstrata_lock_user(%s)"
+"""Params: user_id. The user's write lock, exclusively, where `memstrata_save` takes it (sql_functions.LOCK_USER)."""
+
+
+class MemoryWrite(tuple[Any, ...]):
+    """A row of the composite type `memstrata_memory_write`: `WRITE_COLUMNS` after user_id, then the
+    embedding (None: keep the stored one). Registered on every pooled connection (`register_composite`)."""
+
+    __slots__ = ()
+    fields = (*WRITE_COLUMNS[1:], "embedding")
+
+
+class EventWrite(tuple[Any, ...]):
+    """A row of the composite type `memstrata_event_write`: `HISTORY_COLUMNS` after user_id."""
+
+    __slots__ = ()
+    fields = tuple(HISTORY_COLUMNS.split(", ")[1:])
 
 
 def record_params(record: MemoryRecord, terms: KeywordTerms) -> list[Any]:
-    """Bind parameters (`WRITE_COLUMNS`) for `UPSERT_KEEP_VECTOR`; add the vector for `UPSERT_WITH_VECTOR`."""
+    """Bind parameters (`WRITE_COLUMNS`): after user_id, a `MemoryWrite` with the vector added."""
     return [
         record.user_id,
         record.id,

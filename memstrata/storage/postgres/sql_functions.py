@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...core import bm25
 from ...core.retrieval import KEYWORD_COLUMN_WEIGHTS
 from ..base import current_at_sql
+from .queries import WRITE_COLUMNS
 
 _CONTENT, _CONTEXT, _DATE = KEYWORD_COLUMN_WEIGHTS
 RANK_WEIGHTS = f"'{{0, {_DATE}, {_CONTEXT}, {_CONTENT}}}'::real[]"
@@ -791,3 +792,174 @@ M011_FUNCTIONS: tuple[tuple[str, str], ...] = (
     (KEYWORD_TOP_SIGNATURE, KEYWORD_TOP_POSTINGS),
 )
 """(signature, CREATE OR REPLACE statement) of migration 11: the keyword functions read keyword_postings."""
+
+
+# -- one call per save (migration 13) -----------------------------------------------------------------------
+
+MEMORY_WRITE_TYPE = """
+CREATE TYPE memstrata_memory_write AS (
+  id text, agent_id text, session_id text, kind text, content text, metadata jsonb,
+  importance double precision, created_at timestamptz, updated_at timestamptz, valid_from timestamptz,
+  valid_to timestamptz, superseded_by text, expires_at timestamptz, source_ids text[], access_count integer,
+  last_accessed_at timestamptz, content_hash text, pinned boolean, context text, date_text text,
+  keyword_terms text[], keyword_frequencies real[], keyword_length integer, embedding vector
+)"""
+"""One memory as `memstrata_save` writes it: `queries.WRITE_COLUMNS` after `user_id` (the call names the
+user once), then the embedding, NULL to keep the stored one (a record past the save's vectors)."""
+
+EVENT_WRITE_TYPE = """
+CREATE TYPE memstrata_event_write AS (
+  id text, memory_id text, event text, at timestamptz, before text, after text, details jsonb
+)"""
+"""One history event as `memstrata_save` writes it: `queries.HISTORY_COLUMNS` after `user_id`."""
+
+_WRITTEN = list(WRITE_COLUMNS[2:])
+"""The columns a save writes besides user_id and id (queries.WRITE_COLUMNS), in `memstrata_memory_write` order."""
+_MEMORY_COLUMNS = ", ".join(["user_id", "id", *_WRITTEN, "embedding"])
+_MEMORY_LITERALS = (
+    "format('("
+    + ", ".join(["%L"] * (len(_WRITTEN) + 3))
+    + ")', p_user_id, m.id, "
+    + ", ".join(f"m.{c}" for c in [*_WRITTEN, "embedding"])
+    + ")"
+)
+_MEMORY_UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in _WRITTEN)
+_EVENT_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
+_EVENT_LITERALS = (
+    "format('(%L, %L, %L, %L, %L, %L, %L, %L)', p_user_id, e.id, e.memory_id, e.event, e.at, e.before, e.after, "
+    "e.details)"
+)
+
+SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[])"
+SAVE = f"""
+CREATE FUNCTION memstrata_save(p_user_id text, p_memories memstrata_memory_write[], p_events memstrata_event_write[])
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET datestyle = 'ISO, MDY'
+SET extra_float_digits = 1
+AS $fn$
+DECLARE
+  o record;
+  v_ids text[];
+  old_terms text[] := '{{}}';
+  old_ids text[] := '{{}}';
+  old_memories integer := 0;
+  old_tokens bigint := 0;
+  change_terms text[];
+  change_counts integer[];
+  fell text[];
+  added_tokens bigint;
+  written text;
+BEGIN
+  -- Everything one save of one user writes, where the user's rows are: on Citus the call is delegated to
+  -- the worker holding the user's shards. SECURITY INVOKER: row-level security applies to every statement,
+  -- with the caller's app.user_id.
+  --
+  -- The rows are inserted as multi-row VALUES whose values are quoted by format('%L') (read back by the
+  -- column types' input functions; the function pins datestyle and extra_float_digits, so timestamps and
+  -- floats come back exact): one statement per table whatever the number of rows. Rows that all name the
+  -- user are run by Citus as one statement on the user's shard. An INSERT ... SELECT would not do: Citus
+  -- first copies its rows into an intermediate result, or, reading `memories`, refuses it inside a
+  -- delegated call (every statement of the call must name the call's user).
+  --
+  -- Called on its own (no transaction block: PostgresStore.save's usual path), the call is the whole
+  -- transaction: it sets the user for row-level security itself, for this transaction only, and takes
+  -- the user's write lock, held shared (erasure holds it exclusively where this runs, `memstrata_lock_user`).
+  -- The user is SET LOCAL with citus.propagate_set_commands = 'local' (a placeholder without effect on
+  -- one node): on Citus it then also reaches a node this call has to write on (a shard moved away while
+  -- the call was delegated here). Inside a transaction that set another user it refuses to write.
+  IF coalesce(current_setting('app.user_id', true), '') = '' THEN
+    PERFORM set_config('citus.propagate_set_commands', 'local', true);
+    EXECUTE format('SET LOCAL app.user_id = %L', p_user_id);
+  ELSIF current_setting('app.user_id', true) <> p_user_id THEN
+    RAISE EXCEPTION 'memstrata_save writes for another user than the transaction''s app.user_id';
+  END IF;
+  PERFORM pg_advisory_xact_lock_shared(hashtextextended('memstrata-user:' || p_user_id, 0));
+  v_ids := ARRAY(SELECT DISTINCT m.id FROM unnest(p_memories) m ORDER BY 1);
+  IF cardinality(v_ids) <> cardinality(coalesce(p_memories, '{{}}')) THEN
+    RAISE EXCEPTION 'memstrata_save: a memory id appears twice in one call (merge them first)';
+  END IF;
+  IF cardinality(v_ids) > 0 THEN
+    -- The stored terms of the rows about to be replaced, locked (in id order) until the write commits.
+    FOR o IN SELECT m.keyword_terms, m.keyword_length, m.id FROM memories m
+             WHERE m.user_id = p_user_id AND m.id = ANY(v_ids) ORDER BY m.id FOR UPDATE LOOP
+      old_terms := old_terms || o.keyword_terms;
+      old_ids := old_ids || array_fill(o.id, ARRAY[cardinality(o.keyword_terms)]);
+      old_memories := old_memories + 1;
+      old_tokens := old_tokens + o.keyword_length;
+    END LOOP;
+    -- A row without a vector (NULL) keeps the stored one.
+    SELECT string_agg({_MEMORY_LITERALS}, ', ' ORDER BY m.id) INTO written FROM unnest(p_memories) m;
+    EXECUTE 'INSERT INTO memories ({_MEMORY_COLUMNS}) VALUES ' || written
+      || ' ON CONFLICT (user_id, id) DO UPDATE SET {_MEMORY_UPDATE}, '
+      || 'embedding = coalesce(EXCLUDED.embedding, memories.embedding)';
+  END IF;
+  SELECT string_agg({_EVENT_LITERALS}, ', ' ORDER BY e.ordinality) INTO written
+  FROM unnest(p_events) WITH ORDINALITY e;
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO history ({_EVENT_COLUMNS}) VALUES ' || written;
+  END IF;
+  IF cardinality(v_ids) = 0 THEN
+    RETURN;
+  END IF;
+  -- After a record is written its own columns hold the truth about its access statistics.
+  DELETE FROM memory_access WHERE user_id = p_user_id AND memory_id = ANY(v_ids);
+  -- The per-user BM25 statistics (core.keyword_statistics.statistics_change, in SQL): each replaced row
+  -- removes itself, each written row adds itself; terms in order, so concurrent writes lock them in one order.
+  SELECT array_agg(c.term ORDER BY c.term), array_agg(c.n ORDER BY c.term) INTO change_terms, change_counts
+  FROM (
+    SELECT d.term, sum(d.n)::integer AS n FROM (
+      SELECT unnest(m.keyword_terms) AS term, 1 AS n FROM unnest(p_memories) m
+      UNION ALL
+      SELECT unnest(old_terms), -1
+    ) d GROUP BY d.term
+  ) c WHERE c.n <> 0;
+  IF change_terms IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_documents (user_id, term, documents) VALUES '
+      || (SELECT string_agg(format('(%L, %L, %s)', p_user_id, c.term, c.n), ', ' ORDER BY c.term)
+          FROM unnest(change_terms, change_counts) AS c(term, n))
+      || ' ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents';
+    fell := ARRAY(SELECT c.term FROM unnest(change_terms, change_counts) AS c(term, n) WHERE c.n < 0);
+    IF cardinality(fell) > 0 THEN
+      DELETE FROM keyword_documents WHERE user_id = p_user_id AND term = ANY(fell) AND documents <= 0;
+    END IF;
+  END IF;
+  added_tokens := (SELECT sum(m.keyword_length) FROM unnest(p_memories) m);
+  IF cardinality(v_ids) <> old_memories OR added_tokens <> old_tokens THEN
+    INSERT INTO keyword_totals (user_id, documents, tokens)
+    VALUES (p_user_id, cardinality(v_ids) - old_memories, added_tokens - old_tokens)
+    ON CONFLICT (user_id) DO UPDATE SET documents = keyword_totals.documents + EXCLUDED.documents,
+      tokens = keyword_totals.tokens + EXCLUDED.tokens;
+  END IF;
+  -- The postings: the replaced rows' removed, the written rows' added.
+  IF cardinality(old_terms) > 0 THEN
+    DELETE FROM keyword_postings p USING unnest(old_terms, old_ids) AS d(term, memory_id)
+    WHERE p.user_id = p_user_id AND p.term = d.term AND p.memory_id = d.memory_id;
+  END IF;
+  SELECT string_agg(format('(%L, %L, %L, %L, %s)', p_user_id, t.term, m.id, t.frequency, m.keyword_length), ', ')
+  INTO written
+  FROM unnest(p_memories) m CROSS JOIN LATERAL unnest(m.keyword_terms, m.keyword_frequencies) AS t(term, frequency);
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_postings (user_id, term, memory_id, frequency, length) VALUES ' || written
+      || ' ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency,'
+      || ' length = EXCLUDED.length';
+  END IF;
+END
+$fn$"""
+"""Params: the user, the memories, the events. Everything `PostgresStore.save` writes besides items, in
+one call (docs/postgres.md, "Writes on Citus")."""
+
+LOCK_USER_SIGNATURE = "memstrata_lock_user(text)"
+LOCK_USER = """
+CREATE FUNCTION memstrata_lock_user(p_user_id text) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('memstrata-user:' || p_user_id, 0));
+END
+$fn$"""
+"""The user's write lock held exclusively until the transaction ends, where the user's rows are: erasure
+calls it (on Citus it is delegated to the worker holding the user's shards, where `memstrata_save` takes
+the lock shared), besides taking the same lock on the node it runs on."""
+
+CURRENT_FUNCTIONS += (SAVE_SIGNATURE, LOCK_USER_SIGNATURE)

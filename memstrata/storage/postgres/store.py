@@ -7,7 +7,10 @@ never carry a user over; on Citus, with `citus.propagate_set_commands = 'local'`
 connection, the same SET LOCAL reaches the shards, where `set_config` would not); the RLS policies
 compare each row's `user_id` with it, and every query also names `user_id` explicitly. The reads of a
 search and `record_access` send BEGIN, the SET LOCALs, their statements and COMMIT in one pipeline:
-one round trip per call (`_round_trip`).
+one round trip per call (`_round_trip`). A save is one call of the SQL function `memstrata_save`
+(migration 13), sent on its own when it needs nothing else in its transaction: the function then sets
+`app.user_id` and takes the user's write lock itself, and on Citus the call is delegated whole to the
+worker holding the user's shards.
 Migrations and DDL go through `owner_url` when given.
 Design notes and measurements: docs/postgres.md.
 """
@@ -28,6 +31,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
+from psycopg.types.composite import CompositeInfo, register_composite
 from psycopg_pool import ConnectionPool
 
 from ...core.keyword_statistics import statistics_change
@@ -49,7 +53,7 @@ from ..base import (
 from ..crypto import KeyProvider
 from ..fence import check_generation, expected_generation, fence_key
 from . import queries as q
-from .keyword import OLD_TERMS, postings_statements, statistics_statements
+from .keyword import postings_statements, statistics_statements
 from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
 from .planner_statistics import PlannerStatistics
 from .sealing import PLAIN, RowCodec, SealedRows
@@ -295,6 +299,20 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
+    def _call(self, statement: str, params: Sequence[Any]) -> None:
+        """Run one statement as its own transaction (autocommit), errors mapped as in `transaction`."""
+        try:
+            with self._pool.connection() as conn:
+                conn.execute(statement, params)
+        except UnicodeEncodeError as exc:
+            raise _unstorable(exc) from exc
+        except psycopg.DataError as exc:
+            if not _refused_text(exc):
+                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+            raise _unstorable(exc) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+
     def _recorded_dimensions(self) -> int | None:
         with self.transaction(None) as cur:
             cur.execute("SELECT value FROM meta WHERE key = 'dimensions'")
@@ -331,39 +349,25 @@ class PostgresStore:
         check_storable(records, events)
         for namespace, key, value in items:
             check_item(namespace, key, value)
-        array = [] if vectors is None else self._vector_rows(records, vectors)
-        with_vector = len(array)
-        # Pipelined: the writes after the stored terms are read go out together with COMMIT, so a save
-        # waits for the server about three times (lock and fence, stored terms, commit), not once per
-        # statement.
+        array: list[np.ndarray | None] = [] if vectors is None else list(self._vector_rows(records, vectors))
+        array += [None] * (len(records) - len(array))  # records past the vectors keep their stored vector
+        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE).
+        # Without items, a fence to check or a data key to read, the call is sent on its own, as its own
+        # transaction (it sets the user and takes the user's write lock itself): one round trip, and on
+        # Citus one statement from the coordinator to the worker holding the user's shards, which runs the
+        # whole call (docs/postgres.md, "Citus limits"). Otherwise it runs in a pipelined transaction after
+        # the lock, the fence check and the items (on Citus on the coordinator, each statement routed).
+        if self._keys is None and not items and expected_generation(user_id) is None:
+            if records or events:
+                self._call(q.SAVE, [user_id, *_save_rows(PLAIN, records, array, events)])
+            self.planner_statistics.wrote(len(records))
+            return
         with self._write(user_id, pipeline=True) as cur:
             codec = self._writing(cur, user_id)
             for namespace, key, value in items:
                 _put_item(cur, codec, user_id, namespace, key, value)
-            terms = [codec.record_terms(r) for r in records]
-            rows = [codec.record_params(r, t) for r, t in zip(records, terms, strict=True)]
-            for params, vector in zip(rows, array, strict=False):
-                params.append(vector)
-            if records:
-                cur.execute(OLD_TERMS, [user_id, sorted({r.id for r in records})])
-                replaced = cur.fetchall()
-            if with_vector:
-                cur.executemany(q.UPSERT_WITH_VECTOR, rows[:with_vector])
-            if len(rows) > with_vector:  # records past the vectors keep their stored vector
-                cur.executemany(q.UPSERT_KEEP_VECTOR, rows[with_vector:])
-            if events:
-                cur.executemany(q.INSERT_EVENT, [codec.event_params(e) for e in events])
-            if records:
-                cur.execute(q.FORGET_ACCESS, [user_id, [r.id for r in records]])
-                written = {r.id: t for r, t in zip(records, terms, strict=True)}  # the last of repeated ids
-                change = statistics_change(
-                    ((t, n) for t, n, _ in replaced), ((list(t.frequencies), t.length) for t in written.values())
-                )
-                for statement, params in [
-                    *statistics_statements(user_id, change),
-                    *postings_statements(user_id, ((i, t) for t, _, i in replaced), written.items()),
-                ]:
-                    cur.execute(statement, params)
+            if records or events:
+                cur.execute(q.SAVE, [user_id, *_save_rows(codec, records, array, events)])
         self.planner_statistics.wrote(len(records))
 
     def _vector_rows(self, records: Sequence[MemoryRecord], vectors: Vector) -> list[np.ndarray]:
@@ -664,6 +668,7 @@ class PostgresStore:
         """
         with self.transaction(user_id) as cur:
             cur.execute(f"SELECT pg_advisory_xact_lock({_USER_LOCK})", [user_id])
+            cur.execute(q.LOCK_USER, [user_id])  # also where `memstrata_save` takes it (the user's worker on Citus)
             cur.execute(
                 "INSERT INTO erasures (user_key, generation) VALUES (%s, 1) "
                 "ON CONFLICT (user_key) DO UPDATE SET generation = erasures.generation + 1",
@@ -794,9 +799,10 @@ def _prepare_schema(
     secrets: tuple[str | None, ...],
     key_provider: KeyProvider | None,
     where: str,
-) -> TypeInfo:
+) -> list[TypeInfo]:
     """Migrate through `target` (the owner), grant the application role, check the master key (or its
-    absence) against the store's rows, return the vector type."""
+    absence) against the store's rows, return the types the pooled connections register: the vector
+    type and the row types of `memstrata_save` (checked against `queries.MemoryWrite` / `EventWrite`)."""
     try:
         with psycopg.connect(target, autocommit=True, connect_timeout=timeout) as owner:
             migrate(owner)
@@ -804,21 +810,37 @@ def _prepare_schema(
                 grant_app_role(owner, app_role)
             check_encryption(owner, key_provider, where)
             info = TypeInfo.fetch(owner, "vector")
+            rows = [CompositeInfo.fetch(owner, name) for name in _ROW_TYPES]
     except psycopg.Error as exc:
         message = scrub(str(exc), *secrets)
         raise StoreError(f"cannot prepare the PostgreSQL schema at {redact_url(target)}: {message}") from exc
     if info is None:  # pragma: no cover - migrate() creates or requires the extension
         raise StoreError(f"the vector type is missing in {redact_url(target)}")
-    return info
+    for (name, python_type), row in zip(_ROW_TYPES.items(), rows, strict=True):
+        if row is None or tuple(row.field_names) != python_type.fields:  # pragma: no cover - migration 13
+            raise StoreError(f"the row type {name} in {redact_url(target)} is not the one this memstrata writes")
+    return [info, *(r for r in rows if r is not None)]
+
+
+_ROW_TYPES: dict[str, type[q.MemoryWrite] | type[q.EventWrite]] = {
+    "memstrata_memory_write": q.MemoryWrite,
+    "memstrata_event_write": q.EventWrite,
+}
+"""The composite types of `memstrata_save`'s arguments, and the Python types dumped as them."""
 
 
 def _open_pool(
-    url: str, info: TypeInfo, *, ef_search: int, pool_size: int, timeout: int, secrets: tuple[str | None, ...]
+    url: str, types: list[TypeInfo], *, ef_search: int, pool_size: int, timeout: int, secrets: tuple[str | None, ...]
 ) -> ConnectionPool[psycopg.Connection[Any]]:
     """The application role's pool; each new connection gets the vector type and the session settings."""
 
+    vector, *rows = types
+
     def configure(conn: psycopg.Connection[Any]) -> None:
-        register_vector_info(conn, info)
+        register_vector_info(conn, vector)
+        for row, python_type in zip(rows, _ROW_TYPES.values(), strict=True):
+            assert isinstance(row, CompositeInfo)
+            register_composite(row, conn, python_type)
         conn.execute(
             "SELECT set_config('plan_cache_mode', 'force_custom_plan', false), "
             "set_config('hnsw.ef_search', %s, false), "
@@ -871,6 +893,24 @@ def _probe(url: str, timeout: int, secrets: tuple[str | None, ...]) -> tuple[str
 def _scalar(conn: psycopg.Connection[Any], query: str) -> Any:
     row = conn.execute(query).fetchone()
     return None if row is None else row[0]
+
+
+def _save_rows(
+    codec: RowCodec,
+    records: Sequence[MemoryRecord],
+    vectors: Sequence[np.ndarray | None],
+    events: Sequence[HistoryEvent],
+) -> tuple[list[q.MemoryWrite], list[q.EventWrite]]:
+    """The memories and events of `memstrata_save` (one vector or None per record: None keeps the stored
+    vector). A repeated id is written once, as its last record, with the last vector given for it: what
+    writing the records one after another would leave."""
+    memories: dict[str, q.MemoryWrite] = {}
+    for record, vector in zip(records, vectors, strict=True):
+        earlier = memories.get(record.id)
+        kept = earlier[-1] if vector is None and earlier is not None else vector
+        params = codec.record_params(record, codec.record_terms(record))
+        memories[record.id] = q.MemoryWrite((*params[1:], kept))
+    return list(memories.values()), [q.EventWrite(codec.event_params(e)[1:]) for e in events]
 
 
 def _put_item(

@@ -1,0 +1,111 @@
+"""`memstrata_save` (migration 13): a save's writes in one function call. Migration 13 upgrades a database
+written by version 12, and the saves that follow keep the per-user BM25 statistics and the postings exactly
+what the stored memories hold, also when they replace memories version 12 wrote."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+
+import psycopg
+import pytest
+
+from memstrata.core.keyword_statistics import statistics_change
+from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.models import EventType, Scope, new_event, new_record
+from memstrata.storage.base import MemoryFilter
+from memstrata.storage.postgres import PostgresStore, migrations
+from memstrata.storage.postgres import queries as q
+from memstrata.storage.postgres.keyword import postings_statements, row_terms, statistics_statements
+from tests.support.pg import postgres_urls
+
+pytestmark = pytest.mark.postgres
+
+EMBED = HashingEmbedder(64)
+USER = "ana"
+
+
+def stored_statistics(store: PostgresStore, user: str) -> tuple[tuple[int, int], dict[str, int], set[tuple[str, str]]]:
+    """((memories, tokens), documents per term, postings) as the store keeps them for `user`."""
+    with store.transaction(user) as cur:
+        cur.execute("SELECT documents, tokens FROM keyword_totals WHERE user_id = %s", [user])
+        totals = cur.fetchone() or (0, 0)
+        cur.execute("SELECT term, documents FROM keyword_documents WHERE user_id = %s", [user])
+        documents = dict(cur.fetchall())
+        cur.execute("SELECT term, memory_id FROM keyword_postings WHERE user_id = %s", [user])
+        postings = set(cur.fetchall())
+    return (int(totals[0]), int(totals[1])), documents, postings
+
+
+def recounted_statistics(
+    store: PostgresStore, user: str
+) -> tuple[tuple[int, int], dict[str, int], set[tuple[str, str]]]:
+    """The same, recounted from the stored memories' own terms."""
+    with store.transaction(user) as cur:
+        cur.execute("SELECT id, keyword_terms, keyword_length FROM memories WHERE user_id = %s", [user])
+        rows = cur.fetchall()
+    documents = Counter(t for _, terms, _ in rows for t in set(terms))
+    return (len(rows), sum(n for _, _, n in rows)), dict(documents), {(t, i) for i, terms, _ in rows for t in terms}
+
+
+@pytest.fixture
+def version_12() -> Iterator[tuple[str, str, list]]:
+    """A database at version 12 holding two memories written the way version 12 wrote them."""
+    records = [new_record(scope=Scope(USER), content=t) for t in ("green tea on Thursday", "the tea order moved")]
+    with postgres_urls() as (app_url, owner_url):
+        with psycopg.connect(owner_url, autocommit=True) as owner:
+            assert migrations.migrate(owner, target=12) == 12
+            with owner.transaction():
+                owner.execute("SELECT set_config('app.user_id', %s, true)", [USER])
+                terms = {r.id: row_terms(USER, r) for r in records}
+                for r in records:
+                    owner.execute(q.UPSERT_KEEP_VECTOR, q.record_params(r, terms[r.id]))
+                change = statistics_change((), ((list(t.frequencies), t.length) for t in terms.values()))
+                for statement, params in [
+                    *statistics_statements(USER, change),
+                    *postings_statements(USER, (), terms.items()),
+                ]:
+                    owner.execute(statement, params)
+        yield app_url, owner_url, records
+
+
+def test_migration_13_upgrades_a_version_12_database_and_saves_keep_the_statistics(
+    version_12: tuple[str, str, list],
+) -> None:
+    app_url, owner_url, (tea, order) = version_12
+    with PostgresStore.open(app_url, owner_url=owner_url) as store:
+        store.bind_embedder("hashing-64", 64)
+        with psycopg.connect(owner_url) as owner:
+            assert owner.execute("SELECT max(version) FROM schema_migrations").fetchone() == (migrations.LATEST,)
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+        rewritten = replace(tea, content="black coffee on Friday")
+        added = new_record(scope=Scope(USER), content="coffee beans ordered")
+        store.save(
+            USER,
+            [rewritten, added, replace(added, content="coffee beans ordered twice")],  # a repeated id: the last wins
+            [new_event(rewritten, EventType.UPDATE, before=tea.content, after=rewritten.content)],
+            EMBED.embed_documents([rewritten.content, added.content]),
+        )
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+        assert sorted(r.content for r in store.list_memories(USER, MemoryFilter())) == [
+            "black coffee on Friday",
+            "coffee beans ordered twice",
+            "the tea order moved",
+        ]
+        assert [h.record.id for h in store.keyword_search(USER, "coffee", MemoryFilter(), limit=5)] != []
+        assert (
+            store.vector_search(USER, EMBED.embed_query("coffee beans ordered"), MemoryFilter(), limit=1)[0].record.id
+            == added.id
+        )  # the repeated id kept the vector its first row gave
+        assert len(store.history(USER, tea.id)) == 1
+        store.delete(USER, [order.id])
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+
+
+def test_a_repeated_id_in_one_call_is_refused(version_12: tuple[str, str, list]) -> None:
+    app_url, owner_url, (tea, _) = version_12
+    with PostgresStore.open(app_url, owner_url=owner_url) as store, store.transaction(USER) as cur:
+        row = q.MemoryWrite((*q.record_params(tea, row_terms(USER, tea))[1:], None))
+        with pytest.raises(psycopg.errors.RaiseException, match="appears twice"):
+            cur.execute(q.SAVE, [USER, [row, row], []])
