@@ -23,29 +23,41 @@ import re
 
 _CHANGE_VERBS = (
     r"moved|pushed|postponed|rescheduled|delayed|changed|shifted|bumped|brought|updated|extended|put off"
-    r"|re-?scheduled"
+    r"|re-?scheduled|moving|pushing|postponing|rescheduling|delaying|changing|shifting|bumping|updating"
+    r"|went up|went down|gone up|gone down|going up|going down|increased|decreased|raised|lowered|reduced|cut"
+    r"|dropped|rose|upped"
 )
 _OWNER = r"(?:the|my|our|his|her|their)"
-_OWNED = rf"(?:\b(?P<owner>{_OWNER}) |^)"
-"""An owner word before the subject, or none at the start (normalized values lose a leading "the")."""
+_OWNED = rf"(?:\b(?P<owner>{_OWNER}) |^|\b[a-z][\w-]* s )"
+"""An owner word before the subject, a named owner ("mom s"), or none at the start (normalized values lose a
+leading "the")."""
 _NOUN = r"[a-z][\w-]*"
 _SUBJECT = rf"(?P<subj>(?:{_NOUN} ){{0,2}}?{_NOUN})"
 _BE = r"(?:is|are|will be|s|has been|was moved)"
+_FROM = r"(?: from (?P<was>.+?))?"
+"""The old value a change may name ("moved from denver to austin")."""
 _CHANGES = (
     # "we moved the launch to May", "I changed my email to x@y.com", "pushed the deadline back to next week"
     re.compile(
-        rf"\b(?:{_CHANGE_VERBS})(?: (?:back|forward|up|over))? (?P<owner>{_OWNER}) {_SUBJECT}"
-        rf"(?: (?:back|forward|up|over))? (?:to|until|till|for|into) (?P<val>.+)$"
+        rf"\b(?:{_CHANGE_VERBS})(?: (?:back|forward|up|over))? (?:(?P<owner>{_OWNER}) )?{_SUBJECT}"
+        rf"(?: (?:back|forward|up|over))?{_FROM} (?:to|until|till|for|into) (?P<val>.+)$"
     ),
-    # "the launch was moved to May", "the meeting got pushed to Friday"
+    # "the launch was moved to May", "the meeting got pushed to Friday", "my rent went up to $1,650",
+    # "the offsite has been moved from Denver to Austin", "my email changed to bob@new.com"
     re.compile(
-        rf"{_OWNED}{_SUBJECT} (?:was|got|has been|is being|is) (?:{_CHANGE_VERBS})"
-        rf"(?: (?:back|forward|up|over))? (?:to|until|till|for|into) (?P<val>.+)$"
+        rf"{_OWNED}{_SUBJECT} (?:(?:was|were|got|has been|have been|had been|s been|ve been|is being|is|are"
+        rf"|has|have|s|ve|just|finally) )*(?:{_CHANGE_VERBS})"
+        rf"(?: (?:back|forward|up|over))?{_FROM} (?:to|until|till|for|into) (?P<val>.+)$"
     ),
-    # "my new number is 555-9876", "our new address will be 40 elm road"
-    re.compile(rf"\b(?P<owner>{_OWNER}) new {_SUBJECT} {_BE} (?P<val>.+)$"),
+    # "my new number is 555-9876", "our new address will be 40 elm road", "my current job is at globex"
+    re.compile(rf"\b(?P<owner>{_OWNER}) (?:new|current|latest|updated) {_SUBJECT} {_BE} (?P<val>.+)$"),
+    # "i got a new phone number it s 555-9876" (a typed value only: "a new dog, it's a beagle" keeps the old dog)
+    re.compile(rf"\ba new {_SUBJECT} (?:it s|it is|which is|is) (?P<typed>(?P<val>.+))$"),
     # "the meeting is now on friday", "my address is actually 40 elm road"
-    re.compile(rf"{_OWNED}{_SUBJECT} {_BE} (?:now|actually|instead|no longer .+? but) (?P<val>.+)$"),
+    re.compile(
+        rf"{_OWNED}{_SUBJECT} {_BE} (?:now|actually|instead|no longer .+? (?:but|it s|it is|they re|they are))"
+        rf" (?P<val>.+)$"
+    ),
     # "my address is 40 elm road now", "actually the meeting is on friday"
     re.compile(rf"{_OWNED}{_SUBJECT} {_BE} (?P<val>.+?) (?:now|instead)$"),
     re.compile(rf"^(?:oh |wait |sorry |correction )?actually (?P<owner>{_OWNER}) {_SUBJECT} {_BE} (?P<val>.+)$"),
@@ -75,7 +87,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 _PHONE = re.compile(r"\+?\d[\d -]{5,}\d")
 _TIME = re.compile(r"\b\d{1,2}(?::\d\d)? ?(?:am|pm)\b|\b\d{1,2}:\d\d\b|\b(?:noon|midnight)\b")
 _DATE = re.compile(
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july"
+    r"\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|january|february|march|april|may|june|july"
     r"|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|today"
     r"|tomorrow|tonight|weekend|week|month|year|spring|summer|autumn|fall|winter|\d{1,2}(?:st|nd|rd|th)"
     r"|\d{4}-\d\d-\d\d|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"
@@ -117,39 +129,253 @@ def _named_without_other_owner(old: str, kind: frozenset[str]) -> re.Match[str] 
     return None
 
 
+def _named(old: str, kind: frozenset[str]) -> re.Match[str] | None:
+    """Where `old` names a word of `kind`, whoever owns it."""
+    padded = f" {old} "
+    for word in kind:
+        match = re.search(rf"(?<= ){re.escape(word)}(?= )", padded)
+        if match:
+            return match
+    return None
+
+
 def _names(text: str, value: str) -> bool:
     return bool(value) and f" {value} " in f" {text} "
 
 
-def change_retires(new: str | None, old: str | None) -> bool:
-    """Does the change said in `new` (a normalized sentence) replace the value `old` (another) states?"""
+def change_retires(new: str | None, old: str | None, *, said: str | None = None) -> bool:
+    """Does the change said in `new` (a normalized sentence) replace the value `old` (another) states?
+    `said` is the sentence as said, when `new` lost words of it (a trailing "now"): its update cues count."""
     if not new or not old or new == old:
         return False
     named = _NOT_INSTEAD.search(new)
     if named and value_types(named["old"]) and value_types(named["old"]) == value_types(named["val"]):
         return _names(old, named["old"]) and not _names(old, named["val"])  # "3pm not 2pm" retires "... at 2pm"
+    return _changed_subject(new, old) or _instead_of(new, old) or restated_value(new, old, said=said)
+
+
+_INSTEAD_OF = re.compile(r"\binstead of (?P<old>[a-z][\w-]*(?: [a-z][\w-]*)?)(?: |$)")
+_SHARED_STOP = frozenset(
+    "i m me my we our us the a an to of in on at for with and or but is are was be been s ve re it this that user"
+    " instead plans change".split()
+)
+
+
+def _instead_of(new: str, old: str) -> bool:
+    """ "we're going to korea in october instead of japan" retires "visiting japan in october": `old` names
+    what the change replaces and shares another word with `new` (what the plan is about)."""
+    match = _INSTEAD_OF.search(new)
+    if match is None:
+        return False
+    replaced = match["old"]
+    if not any(_names(old, candidate) for candidate in (replaced, replaced.split()[0])):
+        return False
+    others = set(new.split()) - set(replaced.split()) - _SHARED_STOP
+    return bool(others & (set(old.split()) - _SHARED_STOP))
+
+
+def _changed_subject(new: str, old: str) -> bool:
+    """The first change pattern `new` matches names a subject `old` states a value of."""
     for pattern in _CHANGES:
         match = pattern.search(new)
         if match is None:
             continue
         subject, value = match["subj"], match["val"].strip()
-        if subject.split()[-1] in _VAGUE or _OTHER_OWNER.search(f"{new[: match.start('subj')]}"):
+        words = subject.split()
+        if words[-1] in _VAGUE or _NOT_A_NOUN & set(words):
             return False
-        if match["owner"] in ("his", "her", "their"):
+        someone = _NAMED_OWNER.search(new[: match.start("subj")])
+        if someone is not None:  # "mom s dinner got moved to sunday" retires "my mom s dinner is on saturday" only
+            return _owned_by(old, someone["who"], subject) and _changed_value(old, value)
+        if _OTHER_OWNER.search(new[: match.start("subj")]):
+            return False
+        owner = match.groupdict().get("owner")
+        if owner in ("his", "her", "their"):
             return False  # someone else's: the subject noun alone cannot say whose
-        return _replaces(old, _kind(subject, typed=bool(value_types(value))), value)
+        if match.groupdict().get("typed") and not value_types(value):
+            return False
+        was = match.groupdict().get("was")
+        kind = _kind(subject, typed=bool(value_types(value)))
+        mine = owner in ("my", "our")
+        return _replaces(old, kind, value, was=was, placed=_placed(match), mine=mine)
     return False
 
 
-def _replaces(old: str, kind: frozenset[str], value: str) -> bool:
-    where = _named_without_other_owner(old, kind)
+_NAMED_OWNER = re.compile(r"(?:^|\b(?:my|our|the) )(?P<who>(?!user\b)[a-z][\w-]*) s $")
+"""Someone the user names as the owner of the subject: "mom s", "my sister s" (not "his", "their")."""
+
+
+def _owned_by(old: str, who: str, subject: str) -> bool:
+    """Does `old` speak of `who`'s `subject` ("my mom s birthday dinner" for "mom", "dinner")?"""
+    head = subject.split()[-1]
+    return re.search(rf"\b{re.escape(who)} s (?:[\w-]+ ){{0,2}}{re.escape(head)}\b", old) is not None
+
+
+def _changed_value(old: str, value: str) -> bool:
+    """Does `old` state a value of the new one's type that is not the new one?"""
+    wanted = value_types(value)
+    return bool(wanted & value_types(old)) and not _names(old, value)
+
+
+_NOT_A_NOUN = frozenset("to for from in on at by with back up down over just only also".split())
+_PLACE_PREPOSITION = re.compile(r"^(?:in|at|to|into|near) \S")
+
+
+def _placed(match: re.Match[str]) -> bool:
+    """Is the new value a place ("moved to seattle", "is now in porto")?"""
+    said = match.string[match.start() : match.start("val")]
+    return said.endswith((" to ", " into ")) or _PLACE_PREPOSITION.match(match["val"]) is not None
+
+
+def _replaces(
+    old: str, kind: frozenset[str], value: str, *, was: str | None = None, placed: bool = False, mine: bool = True
+) -> bool:
+    """Does `old` state a value of the subject `kind` names that `value` replaces? With `mine` ("my number")
+    the subject must not be someone else's in `old` ("sam s number"); without an owner ("the recital") it
+    may be anyone's the user speaks of ("my daughter s recital")."""
+    where = _named_without_other_owner(old, kind) if mine else _named(old, kind)
     if where is None or _names(old, value):
         return False
+    if was and _names(old, was.strip()):
+        return True  # "moved the offsite from denver to austin" retires "the offsite is in denver"
     wanted = value_types(value)
     if wanted:
         return bool(wanted & value_types(old))
     after = f" {old} "[where.end() :]
+    if placed:  # a place replaces a place: "my sister moved to seattle" retires "... lives in chicago" only
+        return re.match(rf" (?:\w+ )?(?:{_STATED_AS} )?(?:in|at|to|into|near) \S", after) is not None
     return re.match(rf" (?:\w+ )?{_STATED_AS} \S", after) is not None  # "the wedding is in rome" -> "... now in porto"
 
 
-__all__ = ["change_retires", "value_types"]
+# --- the same frame said again with another value ----------------------------------------------------------
+
+_UPDATE_CUE = re.compile(
+    r"\b(?:now|instead|actually|anymore|any more|no longer|these days|currently|so far|by now|already|new"
+    r"|updated|update|correction|changed|moved|rescheduled|lately)\b|\bnot \d"
+)
+"""Words that say a sentence gives a value that holds from now on, or corrects an earlier one ("120, not 300")."""
+_CUE_WORDS = frozenset("now instead actually anymore any more these days currently so far by already lately".split())
+_AUXILIARIES = frozenset("m am re are been ve is s".split())
+"""Dropped from a frame: "i m running" and "i run", "i ve been using" and "i ve used" ... say the same."""
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+    " eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred half dozen".split()
+)
+_DAY_OR_MONTH = re.compile(
+    r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?$"
+    r"|^(?:january|february|april|june|july|august|september|october|november|december)$"
+)
+_TIME_TOKEN = re.compile(r"^\d{1,4}(?:am|pm)$|^(?:noon|midnight)$")
+_FRAME_STOP = frozenset(
+    "a an the my our i we me us you it to of for in on at by with and or but so is was be have has had do did"
+    " about than then".split()
+)
+_FRAME_WORDS = 3
+"""How many words before a value make its frame ("using my fitbit charge 3 for" -> "charge 3 for")."""
+
+
+def update_cue(text: str) -> bool:
+    """Does `text` (as said or normalized) carry an update cue or a verb of change ("moved ... to")?"""
+    folded = " ".join(re.sub(r"[^\w\s@.+-]", " ", text.casefold()).split())
+    return bool(_UPDATE_CUE.search(folded)) or any(pattern.search(folded) for pattern in _CHANGES[:2])
+
+
+def _token_type(token: str) -> str | None:
+    if _TIME_TOKEN.match(token):
+        return "time"
+    if _DAY_OR_MONTH.match(token):
+        return "date"
+    if token.replace(".", "").isdigit() or token in _NUMBER_WORDS:
+        return "number"
+    return None
+
+
+def _stem(word: str) -> str:
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+        return word[:-1] if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "aeiousl" else word
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _frame_tokens(text: str) -> list[str]:
+    """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
+    "8 30" -> one number, "3 pm" -> "3pm"), cue words and auxiliaries dropped, endings stemmed."""
+    text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", f" {text} ")
+    text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
+    words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
+    kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]
+    return [w if _token_type(w) else _stem(w) for w in kept]
+
+
+def _values(tokens: list[str]) -> list[tuple[int, str]]:
+    return [(i, kind) for i, token in enumerate(tokens) if (kind := _token_type(token))]
+
+
+_UNIT_WORDS = 3
+
+
+def _unit_end(tokens: list[str], at: int) -> int:
+    """Where the words that say what a number counts end: "15 crash course videos in ..." -> after "videos"."""
+    end = at + 1
+    while end < len(tokens) and end - at <= _UNIT_WORDS and tokens[end] not in _FRAME_STOP:
+        if _token_type(tokens[end]):
+            break
+        end += 1
+    return end
+
+
+def _unit(tokens: list[str], at: int) -> str | None:
+    """The word a number counts: the last of the words after it up to a small word ("6 months" -> "month",
+    "15 crash course videos in" -> "video"), None when a small word or another value follows."""
+    end = _unit_end(tokens, at)
+    return tokens[end - 1] if end > at + 1 else None
+
+
+def _named_thing(words: list[str]) -> bool:
+    return not all(w in _FRAME_STOP or _token_type(w) for w in words)
+
+
+def restated_value(new: str | None, old: str | None, *, said: str | None = None) -> bool:
+    """Does `new`, said with an update cue ("now", "instead", "actually", "so far", ...), give another value in
+    the same frame as `old` ("i ve been using my fitbit charge 3 for 9 months now" after "... for 6 months";
+    "i m meeting sam on saturday instead" after "... on friday")?
+
+    The frame is the `_FRAME_WORDS` words before the value, of which one at least names something (not only
+    "i", "on", "the"); the old value must be of the same type (a number, a time, a day or month) and, for a
+    number, count the same thing ("9 months" replaces "6 months", never "6 books"). A value `new` also
+    names in `old`, or a frame found nowhere in `old`, leaves `old` alone."""
+    if not new or not old or not _UPDATE_CUE.search(f"{new} {said or ''}".casefold()):
+        return False
+    fresh, earlier = _frame_tokens(new), _frame_tokens(old)
+    for at, kind in _values(fresh):
+        if fresh[at] in earlier:
+            continue  # the old sentence already says it
+        frame = fresh[max(0, at - _FRAME_WORDS) : at]
+        unit = _unit(fresh, at) if kind == "number" else None
+        if len(frame) >= 2 and (unit is not None or _named_thing(frame)):  # "i have 3 cats": a frame by its unit
+            for start in range(len(earlier) - len(frame)):
+                index = start + len(frame)
+                same_frame = earlier[start:index] == frame and earlier[index] != fresh[at]
+                if same_frame and _token_type(earlier[index]) == kind and unit in (None, _unit(earlier, index)):
+                    return True
+        if unit is not None and _counted_alike(fresh, at, earlier, unit):
+            return True
+    return False
+
+
+def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> bool:
+    """Does `said` count the same thing (`unit`) with another number, followed by the same words ("watched 15
+    crash course videos in the past few weeks" after "finished 10 videos in the past few weeks")?"""
+    end = _unit_end(fresh, at)
+    after = fresh[end : end + _FRAME_WORDS]
+    if len(after) < _FRAME_WORDS or not _named_thing(after):
+        return False
+    for index, token in enumerate(said):
+        if _token_type(token) == "number" and token != fresh[at] and _unit(said, index) == unit:
+            other = _unit_end(said, index)
+            if said[other : other + _FRAME_WORDS] == after:
+                return True
+    return False
+
+
+__all__ = ["change_retires", "restated_value", "update_cue", "value_types"]

@@ -39,7 +39,7 @@ from typing import Any
 from ..models import MemoryKind, content_hash
 from . import diet
 from .base import STATEMENT, Candidate, is_multi_valued
-from .changes import change_retires
+from .changes import change_retires, restated_value
 from .completions import closed_items, closes
 from .switches import switch_retires
 
@@ -109,6 +109,8 @@ class _Slot:
     value: str | None
     polarity: int
     event_time: str | None
+    said: str | None = None
+    """The candidate's sentence as said (a trailing "now" kept), for the update cues `changes` reads."""
 
 
 _TIME_ADVERB = re.compile(r"(?:\s+(?:now|anymore|any more|these days|nowadays|lately|again|too|as well))+$")
@@ -146,6 +148,7 @@ def _slot_of_candidate(candidate: Candidate) -> _Slot:
         value=normalize_value(candidate.value),
         polarity=candidate.polarity,
         event_time=candidate.event_time.isoformat() if candidate.event_time else None,
+        said=" ".join((candidate.source_text or candidate.content).split()) or None,
     )
 
 
@@ -268,12 +271,19 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
-    if new.subject == old.subject and _changeable(new, old) and change_retires(new.value, _said(memory, old)):
+    if (
+        new.subject == old.subject
+        and _changeable(new, old)
+        and change_retires(new.value, _said(memory, old), said=new.said)
+    ):
         return "retire"  # "we moved the launch to May" retires "the launch is on April 10"
     if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
         return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
     if new.attribute == old.attribute and new.attribute in _RESTATABLE and new.subject == old.subject:
-        return restated_count(new.value, old.value)
+        verdict = restated_count(new.value, old.value)
+        if verdict == "keep" and restated_value(new.value, old.value, said=new.said):
+            return "retire"  # "I'm running 5 times a week now" retires "I run 3 times a week"
+        return verdict
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)

@@ -29,7 +29,8 @@ from ..extraction.base import (
     extract_reported,
 )
 from ..extraction.completions import completion
-from ..extraction.resolution import RETRACTION, DecisionKind
+from ..extraction.resolution import RETRACTION, DecisionKind, decide
+from ..extraction.restatements import cue_sentences, held, restatement
 from ..extraction.statements import retracted_phrases
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..storage.base import MemoryFilter
@@ -144,6 +145,14 @@ class LearningMemory:
                 if step.due:
                     operations.append(self._retract(scope, message, step))
                     step.done()
+            learned = {op.memory.id for op in operations}
+            first = len(steps) + len(completions) + len(retractions)
+            for index, (text, message) in enumerate(_cue_sentences(messages, candidates), first):
+                step = _Step(index, progress, tuple(source_ids))
+                if step.due:
+                    restated = self._restatement(scope, text, message, step, names, learned, known_name)
+                    operations += [restated] if restated is not None else []
+                    step.done()
         fallbacks = [extraction.fallback_reason, *(op.fallback_reason for op in operations)]
         reason = next((r for r in fallbacks if r), None)
         return LearnResult(tuple(operations), tuple(candidates), extractor=extraction.extractor, fallback_reason=reason)
@@ -171,6 +180,32 @@ class LearningMemory:
             )
         self._link(scope, candidate, operation.memory)
         return operation
+
+    def _restatement(
+        self,
+        scope: Scope,
+        text: str,
+        message: Message,
+        step: _Step,
+        names: tuple[str, ...],
+        learned: set[str],
+        known_name: str | None,
+    ) -> Operation | None:
+        """A sentence with an update cue that the extractor did not keep, stored when the rules find a current
+        memory (not one this learn wrote) whose value it replaces (`extraction.restatements`); else None."""
+        stored = self._stored(scope, step)
+        if stored is not None:
+            return stored
+        candidate = restatement(text, message, name=known_name)
+        if candidate is None:
+            return None
+        at = min(message.at, self.semantic.clock())
+        existing = self.reconciler.similar(scope, candidate, names=names, stated_at=at)
+        decision = decide(candidate, existing, stated_at=at)
+        replaces = decision.kind is DecisionKind.SUPERSEDE and not decision.reason.startswith("same ")
+        if not replaces or set(decision.target_ids) & learned:
+            return None
+        return self._learn_one(scope, candidate, message, step, names)
 
     def _completions(
         self, scope: Scope, messages: Sequence[Message], known_name: str | None
@@ -290,6 +325,11 @@ def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
             if source in " ".join(message.content.split()).casefold():
                 return message
     return messages[-1]
+
+
+def _cue_sentences(messages: Sequence[Message], candidates: Sequence[Candidate]) -> list[tuple[str, Message]]:
+    """The user's sentences with an update cue that no candidate holds whole, with their messages."""
+    return [(text, message) for message in messages for text in cue_sentences(message) if not held(text, candidates)]
 
 
 def _retractions(message: Message) -> tuple[str, ...]:
