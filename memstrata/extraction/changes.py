@@ -77,7 +77,8 @@ _SYNONYMS = (
 _TRAILING_SUBJECT_WORDS = frozenset({"number", "address", "date", "time", "day"})
 """Second words that do not name a kind of their own: "phone number" is about the phone, "launch date" the launch."""
 _VAGUE = frozenset(
-    "i we you he she they it this that thing things one stuff plan plans time day date way place something"
+    "i we you he she they it this that me us him them myself ourselves everyone everybody someone people thing things"
+    " one stuff plan plans time day date way place something"
     " everything lot".split()
 )
 """Subjects that name nothing particular: "my plan is now to ..." says nothing about which plan."""
@@ -97,11 +98,15 @@ _TYPES = (("email", _EMAIL), ("phone", _PHONE), ("time", _TIME), ("date", _DATE)
 _STATED_AS = r"(?:is|are|was|will be|s|at|in|on|to|with|for|set for|scheduled for)"
 
 
+def _head(words: list[str]) -> str:
+    """The subject's head noun: "launch date" -> "launch", "phone number" -> "phone", "report deadline" -> "deadline"."""
+    return words[-2] if len(words) > 1 and words[-1] in _TRAILING_SUBJECT_WORDS else words[-1]
+
+
 def _kind(subject: str, *, typed: bool) -> frozenset[str]:
     """The words that name the subject's kind: its head noun and, for a typed value (a phone number, an
     email address), that noun's synonyms ("my new phone is an iphone" says nothing of the number)."""
-    words = subject.split()
-    head = words[-2] if len(words) > 1 and words[-1] in _TRAILING_SUBJECT_WORDS else words[-1]
+    head = _head(subject.split())
     for group in _SYNONYMS if typed else ():
         if head in group:
             return group
@@ -182,8 +187,14 @@ def _changed_subject(new: str, old: str) -> bool:
             continue
         subject, value = match["subj"], match["val"].strip()
         words = subject.split()
-        if words[-1] in _VAGUE or _NOT_A_NOUN & set(words):
+        if _NOT_A_NOUN & set(words):
+            continue  # "moved up to may 28": "up" is no subject; a later pattern reads "my due date"
+        if _head(words) in _VAGUE:
             return False
+        if "s" in words[:-1]:  # "sister s boss": the boss is the sister's
+            cut = len(words) - 1 - words[::-1].index("s")
+            who, subject = words[cut - 1], " ".join(words[cut + 1 :])
+            return _owned_by(old, who, subject) and _changed_value(old, value)
         someone = _NAMED_OWNER.search(new[: match.start("subj")])
         if someone is not None:  # "mom s dinner got moved to sunday" retires "my mom s dinner is on saturday" only
             return _owned_by(old, someone["who"], subject) and _changed_value(old, value)
@@ -217,8 +228,11 @@ def _changed_value(old: str, value: str) -> bool:
     return bool(wanted & value_types(old)) and not _names(old, value)
 
 
-_NOT_A_NOUN = frozenset("to for from in on at by with back up down over just only also".split())
+_NOT_A_NOUN = frozenset("to for from in on at by with back up down over just only also been being got".split())
 _PLACE_PREPOSITION = re.compile(r"^(?:in|at|to|into|near) \S")
+_DATE_MODIFIERS = frozenset("next this last early late mid end beginning start middle".split())
+"""First words of a date, not a place: "pushed the deadline to next week"."""
+_PLACE_PREPOSITION_WORD = re.compile(r"^(?:(?:in|at|to|into|near|the) )+")
 
 
 def _placed(match: re.Match[str]) -> bool:
@@ -239,10 +253,12 @@ def _replaces(
     if was and _names(old, was.strip()):
         return True  # "moved the offsite from denver to austin" retires "the offsite is in denver"
     wanted = value_types(value)
-    if wanted:
+    first = _PLACE_PREPOSITION_WORD.sub("", value).split()[:1]
+    place = placed and bool(first) and not value_types(first[0]) and first[0] not in _DATE_MODIFIERS
+    if wanted and not place:  # "florida last year" is a place, said with a time
         return bool(wanted & value_types(old))
     after = f" {old} "[where.end() :]
-    if placed:  # a place replaces a place: "my sister moved to seattle" retires "... lives in chicago" only
+    if place:  # a place replaces a place: "my sister moved to seattle" retires "... lives in chicago" only
         return re.match(rf" (?:\w+ )?(?:{_STATED_AS} )?(?:in|at|to|into|near) \S", after) is not None
     return re.match(rf" (?:\w+ )?{_STATED_AS} \S", after) is not None  # "the wedding is in rome" -> "... now in porto"
 
@@ -250,11 +266,15 @@ def _replaces(
 # --- the same frame said again with another value ----------------------------------------------------------
 
 _UPDATE_CUE = re.compile(
-    r"\b(?:now|instead|actually|anymore|any more|no longer|these days|currently|so far|by now|already|new"
+    r"\b(?:now|instead|actually|anymore|any more|no longer|these days|currently|so far|by now|already"
     r"|updated|update|correction|changed|moved|rescheduled|lately)\b|\bnot \d"
 )
 """Words that say a sentence gives a value that holds from now on, or corrects an earlier one ("120, not 300")."""
-_CUE_WORDS = frozenset("now instead actually anymore any more these days currently so far by already lately".split())
+_CUE_WORDS = frozenset(
+    "now instead actually anymore currently already lately only just about around roughly nearly almost".split()
+)
+_CUE_PHRASES = re.compile(r"\b(?:so far|these days|any more|by now|up to|down to)\b")
+"""Dropped from a frame with the cues: "my commute is only 25 minutes now" has the frame of "my commute is 40 ..."."""
 _AUXILIARIES = frozenset("m am re are been ve is s".split())
 """Dropped from a frame: "i m running" and "i run", "i ve been using" and "i ve used" ... say the same."""
 _NUMBER_WORDS = frozenset(
@@ -265,11 +285,14 @@ _DAY_OR_MONTH = re.compile(
     r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?$"
     r"|^(?:january|february|april|june|july|august|september|october|november|december)$"
 )
+_ORDINAL = re.compile(r"^\d{1,2}(?:st|nd|rd|th)$")
 _TIME_TOKEN = re.compile(r"^\d{1,4}(?:am|pm)$|^(?:noon|midnight)$")
 _FRAME_STOP = frozenset(
     "a an the my our i we me us you it to of for in on at by with and or but so is was be have has had do did"
-    " about than then".split()
+    " about than then that which who when where while because since as if from into out up down per each every"
+    " this these those there here may march".split()
 )
+"""Words that name nothing in a frame ("may" and "march" are months as often as not)."""
 _FRAME_WORDS = 3
 """How many words before a value make its frame ("using my fitbit charge 3 for" -> "charge 3 for")."""
 
@@ -277,13 +300,13 @@ _FRAME_WORDS = 3
 def update_cue(text: str) -> bool:
     """Does `text` (as said or normalized) carry an update cue or a verb of change ("moved ... to")?"""
     folded = " ".join(re.sub(r"[^\w\s@.+-]", " ", text.casefold()).split())
-    return bool(_UPDATE_CUE.search(folded)) or any(pattern.search(folded) for pattern in _CHANGES[:2])
+    return bool(_UPDATE_CUE.search(folded)) or any(pattern.search(folded) for pattern in _CHANGES)
 
 
 def _token_type(token: str) -> str | None:
     if _TIME_TOKEN.match(token):
         return "time"
-    if _DAY_OR_MONTH.match(token):
+    if _DAY_OR_MONTH.match(token) or _ORDINAL.match(token):
         return "date"
     if token.replace(".", "").isdigit() or token in _NUMBER_WORDS:
         return "number"
@@ -300,7 +323,7 @@ def _stem(word: str) -> str:
 def _frame_tokens(text: str) -> list[str]:
     """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
     "8 30" -> one number, "3 pm" -> "3pm"), cue words and auxiliaries dropped, endings stemmed."""
-    text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", f" {text} ")
+    text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
     words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
     kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]

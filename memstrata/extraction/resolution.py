@@ -299,13 +299,13 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     return "keep"
 
 
-_CHANGING = frozenset({"event", "plan", "note", STATEMENT})
+_CHANGING = frozenset({"event", "plan", "note", "routine", STATEMENT})
 """Free-text attributes whose sentence may state a value that a later change replaces (`changes`)."""
 
 
 def _changeable(new: _Slot, old: _Slot) -> bool:
-    """May a change said by `new` retire `old`? Both state values (an event, a plan, a statement or a
-    one-value slot such as "email"); never a task, a taste, a habit or a retraction."""
+    """May a change said by `new` retire `old`? Both state values (an event, a plan, a routine, a statement or
+    a one-value slot such as "email"); never a task, a taste, a habit or a retraction."""
     return all(
         slot.attribute is not None
         and slot.attribute != RETRACTION

@@ -166,14 +166,21 @@ class LearningMemory:
             self.profiles.set_fact(scope.user_id, "identity", "name", name, source="known_name")
 
     def _learn_one(
-        self, scope: Scope, candidate: Candidate, message: Message, step: _Step, names: tuple[str, ...]
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        message: Message,
+        step: _Step,
+        names: tuple[str, ...],
+        *,
+        retracting: bool = True,
     ) -> Operation:
         """Reconcile one candidate and link its memory. When an earlier run of the queued job stored
         this step's memory just before a crash (its progress not marked yet), it is only linked again:
         entity links and profile facts are upserts."""
         operation = self._stored(scope, step)
         if operation is None:
-            retracted = _retractions(message)
+            retracted = _retractions(message) if retracting else ()
             item = replace(self._new_memory(candidate, step.source_ids, retracted), record_id=step.record_id)
             operation = self.reconciler.reconcile(
                 scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
@@ -203,9 +210,10 @@ class LearningMemory:
         existing = self.reconciler.similar(scope, candidate, names=names, stated_at=at)
         decision = decide(candidate, existing, stated_at=at)
         replaces = decision.kind is DecisionKind.SUPERSEDE and not decision.reason.startswith("same ")
-        if not replaces or set(decision.target_ids) & learned:
+        tasks = {m.id for m in existing if m.kind is MemoryKind.TASK}  # done reports close those (`_completions`)
+        if not replaces or set(decision.target_ids) & (learned | tasks):
             return None
-        return self._learn_one(scope, candidate, message, step, names)
+        return self._learn_one(scope, candidate, message, step, names, retracting=False)  # as decided above
 
     def _completions(
         self, scope: Scope, messages: Sequence[Message], known_name: str | None

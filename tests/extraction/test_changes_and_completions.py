@@ -9,7 +9,7 @@ import pytest
 from memstrata import Memory, Scope, SearchFilter
 from memstrata.embedders import HashingEmbedder
 from memstrata.extraction.base import Message
-from memstrata.extraction.changes import change_retires, value_types
+from memstrata.extraction.changes import change_retires, restated_value, value_types
 from memstrata.extraction.completions import closed_items, past_forms
 from memstrata.extraction.resolution import normalize_value
 from memstrata.extraction.rules import RuleExtractor
@@ -153,3 +153,104 @@ def test_learn_leaves_an_open_item_not_done(store: Store) -> None:
     with memory_on(store) as memory:
         current, history = learned(memory, "remind me to call the dentist", "I haven't called the dentist yet")
     assert any("reminded to call the dentist" in c for c in current) and history == []
+
+
+# --- restated values in the ways people say them (issue 30) ------------------------------------------
+
+
+def retires_as_said(new: str, old: str) -> bool:
+    """`change_retires` as resolution calls it: the normalized values, and the new sentence as said."""
+    return change_retires(normalize_value(new), normalize_value(old), said=new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("my rent is $1,500 a month", "my rent went up to $1,650 a month"),
+        ("the team offsite is in Denver", "the offsite got moved from Denver to Austin"),
+        ("my email is bob@old.com", "my email changed to bob@new.com"),
+        ("my sister lives in Chicago", "my sister moved to Seattle"),
+        ("my parents live in Ohio", "my parents moved to Florida last year"),
+        ("our anniversary dinner is at 7pm", "we moved dinner to 8pm"),
+        ("my phone number is 555-1234", "btw I got a new phone number, it's 555-9876"),
+        ("my kid's soccer practice is on Thursdays", "soccer practice is no longer on Thursdays, it's on Mondays"),
+        ("my mom's birthday dinner is on Saturday", "mom's birthday dinner got moved to Sunday"),
+        ("my due date is June 3", "my due date got moved up to May 28"),
+        ("my start date is March 1", "my start date got pushed to March 15"),
+        ("my step goal is 8,000", "I bumped my step goal up to 10,000"),
+        ("I'm planning to visit Japan in October", "change of plans, we're going to Korea in October instead of Japan"),
+        ("I've been using my Fitbit Charge 3 for 6 months now", "I've been using my Fitbit Charge 3 for 9 months now"),
+        ("I'm meeting Sam on Friday", "I'm meeting Sam on Saturday instead"),
+        ("I need 125 stars to reach the Gold level", "Actually, I need 120 stars to reach the gold level, not 300"),
+        (
+            "I've finished 10 videos in the past few weeks",
+            "lately I've watched 15 Crash Course videos in the past few weeks",
+        ),
+        ("my commute is 40 minutes", "my commute is only 25 minutes now that we moved"),
+        ("I have 2 cats", "we have 3 cats now"),
+        ("my son's school starts at 8:15", "school starts at 8:30 now"),
+    ],
+)
+def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: str) -> None:
+    assert retires_as_said(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("my boss is Linda", "my sister's boss is now Marcus"),  # someone else's boss
+        ("my mom's birthday dinner is on Saturday", "Sam's birthday dinner got moved to Sunday"),  # another owner
+        ("my sister's birthday is on May 3", "the party is now on May 10"),  # another subject
+        ("I'm meeting Sam on Friday", "I'm meeting Alex on Saturday instead"),  # another frame
+        ("my dog is a poodle", "I got a new dog, it's a beagle"),  # a new dog is not the old dog's value
+        ("I've been using my Fitbit for 6 months", "I've been using Duolingo for 9 months now"),
+        ("I have 2 cats", "I have 3 kids now"),  # another thing counted
+        ("I have 3 dogs", "my neighbour has 4 dogs now"),  # someone else's
+        ("I've read 12 books this year", "I've watched 15 movies this year so far"),
+        ("our office is in Midtown", "our favorite bar moved to Brooklyn"),
+        ("my sister is a nurse", "my sister moved to Seattle"),  # a place replaces a place only
+        ("I ran 5 miles yesterday", "I ran 3 miles today"),  # no update cue: two runs
+        ("I went to a concert on May 1st", "on May 15th, so I've been here for 3 years now"),  # "on may" names nothing
+        ("my dance classes get me pumped for work", "losing my job pushed me to take the plunge"),  # "me" is no subject
+        ("I love coffee", "I'm having tea instead of coffee today"),  # nothing else shared with the old one
+    ],
+)
+def test_two_facts_that_share_words_both_stay(old: str, new: str) -> None:
+    assert not retires_as_said(new, old)
+
+
+def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
+    old = normalize_value("I've been learning Spanish for 3 months")
+    new = normalize_value("I've been learning Spanish for 6 months now")  # normalizing drops the trailing "now"
+    assert restated_value(new, old, said="I've been learning Spanish for 6 months now")
+    assert restated_value("i ve already been learning spanish for 6 months", old)
+    assert not restated_value(new, old, said="I've been learning Spanish for 6 months")  # no cue
+    assert not restated_value("i ve been learning spanish for 3 months now", old)  # the same value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "now"),
+    [
+        ("my son's school starts at 8:15", "school starts at 8:30 now", "8:30"),  # not extracted on its own
+        ("the conference is in Berlin this year", "the conference moved to Vienna", "Vienna"),
+        ("I've been learning Spanish for 3 months", "I've been learning Spanish for 6 months now", "6 months"),
+        ("my daily step goal is 8,000", "I bumped my step goal up to 10,000", "10,000"),
+    ],
+)
+def test_learn_retires_a_value_restated_in_chat(store: Store, old: str, new: str, now: str) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, old, new)
+    assert len(history) == 1 and not any(h in current for h in history)
+    assert any(now in c for c in current)
+
+
+def test_learn_stores_an_update_sentence_only_when_it_replaces_something(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I love hiking", "school starts at 8:30 now")
+    assert current == ["The user loves hiking."] and history == []
+
+
+def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I've been running for 3 years", "I've been playing guitar for 5 years now")
+    assert len(current) == 2 and history == []
