@@ -99,7 +99,7 @@ _STATED_AS = r"(?:is|are|was|will be|s|at|in|on|to|with|for|set for|scheduled fo
 
 
 def _head(words: list[str]) -> str:
-    """The subject's head noun: "launch date" -> "launch", "phone number" -> "phone", "report deadline" -> "deadline"."""
+    """The subject's head noun: "launch date" -> "launch", "phone number" -> "phone", "deadline" stays."""
     return words[-2] if len(words) > 1 and words[-1] in _TRAILING_SUBJECT_WORDS else words[-1]
 
 
