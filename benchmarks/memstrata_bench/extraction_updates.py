@@ -105,10 +105,15 @@ def run_item(question: dict[str, Any], label: dict[str, Any], *, between: bool =
         "retired": retired,
         "new_current": bool(new_current),
         "passed": retired and bool(new_current),
-        "old_memories": [kept[i].content for i in sorted(old_ids) if i in kept],
-        "old_still_current": [kept[i].content for i in sorted(old_ids & current_ids)],
-        "new_memories": new_current,
+        "old_memories": len(old_ids),
+        "old_still_current": len(old_ids & current_ids),
+        "new_memories": len(new_current),
         "sessions_learned": len(order),
+        "shown": {  # the memories' text, for --show only: it words the data set's conversations
+            "old": [kept[i].content for i in sorted(old_ids) if i in kept],
+            "old_still_current": [kept[i].content for i in sorted(old_ids & current_ids)],
+            "new": new_current,
+        },
     }
 
 
@@ -131,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--longmemeval", required=True)
     parser.add_argument("--split", choices=SPLITS, help="score one split only (default: both)")
     parser.add_argument("--between", action="store_true", help="also learn the haystack sessions between the two")
-    parser.add_argument("--out", type=Path, help="write the score as JSON here")
+    parser.add_argument("--out", type=Path, help="write the score as JSON here (without the memories' text)")
+    parser.add_argument("--show", action="store_true", help="print each item's memories (text from the data set)")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {
         "benchmark": "extraction-updates-longmemeval",
@@ -140,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     for split in (args.split,) if args.split else SPLITS:
         result[split] = evaluate(args.longmemeval, load_labels(split=split), between=args.between)
+        for item in result[split]["per_item"]:
+            shown = item.pop("shown")
+            if args.show:
+                print(json.dumps({"question_id": item["question_id"], "passed": item["passed"], **shown}))
     text = json.dumps(result, indent=2)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -2,17 +2,30 @@
 
 "we moved the launch to May" replaces "the launch is on April 10"; "my new number is 555-9876" replaces
 "my number is 555-1234"; "the meeting is now on Friday" replaces "the meeting is on Thursday"; "actually
-it's 3pm not 2pm" replaces "the call is at 2pm". A change is read from the newer sentence as a *subject*
-(the thing whose attribute changed: "the launch", "my number") and a new *value*, signalled by an update
-cue: a verb of change ("moved", "changed", "pushed", "postponed", "rescheduled", ... "to"), "new", "now",
-"actually", "instead", or "X not Y".
+it's 3pm not 2pm" replaces "the call is at 2pm". Three readings, tried in turn:
 
-The older sentence is replaced only when it names the same subject (its head noun, or a synonym:
-"number"/"phone"), with no other owner ("my number" never retires "Sam's number"), holds a value of the
-same type as the new one (a date for a date, a time for a time, a number, an email address; any other
-value must follow the subject as "is"/"at"/"in"/"on" ...), and does not already say the new value. With
-"X not Y" the older sentence must name Y itself. Anything else is left alone: an unrelated fact never
-retires another.
+- **A changed subject** (`_CHANGES`): the newer sentence names a *subject* (the thing whose attribute
+  changed: "the launch", "my number", "mom's dinner") and a new *value*, with an update cue: a verb of
+  change ("moved", "pushed", "rescheduled", "changed", "went up", "increased", ... in the past or in -ing,
+  with or without "was"/"got"/"has been", "from X" allowed: "... to", "until", "for"), "new"/"current"/
+  "latest" before the subject, "now", "actually", "instead", "no longer X, it's Y", or "X not Y". The
+  older sentence is replaced only when it names the same subject (its head noun, or a synonym:
+  "number"/"phone"), with the same owner ("my number" never retires "Sam's number"; "mom's dinner"
+  retires "my mom's dinner" only; "the recital" may be anyone's the user speaks of), holds a value of the
+  same type as the new one (a date for a date, a time for a time, a number, an email address; a place,
+  "moved to Seattle", only one stated with "in"/"at"/"to"; any other value must follow the subject as
+  "is"/"at"/"in"/"on" ...), and does not already say the new value. A change that names the old value
+  ("from Denver to Austin") retires the sentence naming it. With "X not Y" the older sentence must name Y.
+- **Instead of** (`_instead_of`): "we're going to Korea in October instead of Japan" retires the sentence
+  naming Japan when the two share another word (what the plan is about).
+- **The same frame, another value** (`restated_value`): said with an update cue ("now", "instead",
+  "actually", "so far", "already", "lately", "not 300"), the words before a number, time or day ("wearing
+  my garmin watch for" 9 months now) are found in the older sentence before another value of that
+  type, counting the same thing ("months", never "books"); or the same counted thing is followed by the
+  same words ("12 khan academy lectures in the past two weeks" after "8 lectures in the past two weeks").
+
+Anything else is left alone: an unrelated fact never retires another, nor do two facts that only share a
+word ("my sister's boss is now Marcus" keeps "my boss is Linda"; "I have 3 kids now" keeps "I have 2 cats").
 
 Sentences are the values resolution compares: lower case, punctuation folded (`resolution.normalize_value`).
 """
@@ -294,7 +307,7 @@ _FRAME_STOP = frozenset(
 )
 """Words that name nothing in a frame ("may" and "march" are months as often as not)."""
 _FRAME_WORDS = 3
-"""How many words before a value make its frame ("using my fitbit charge 3 for" -> "charge 3 for")."""
+"""How many words before a value make its frame ("wearing my garmin watch for" -> "garmin watch for")."""
 
 
 def update_cue(text: str) -> bool:
@@ -338,7 +351,7 @@ _UNIT_WORDS = 3
 
 
 def _unit_end(tokens: list[str], at: int) -> int:
-    """Where the words that say what a number counts end: "15 crash course videos in ..." -> after "videos"."""
+    """Where the words that say what a number counts end: "12 khan academy lectures in ..." -> after "lectures"."""
     end = at + 1
     while end < len(tokens) and end - at <= _UNIT_WORDS and tokens[end] not in _FRAME_STOP:
         if _token_type(tokens[end]):
@@ -349,7 +362,7 @@ def _unit_end(tokens: list[str], at: int) -> int:
 
 def _unit(tokens: list[str], at: int) -> str | None:
     """The word a number counts: the last of the words after it up to a small word ("6 months" -> "month",
-    "15 crash course videos in" -> "video"), None when a small word or another value follows."""
+    "12 khan academy lectures in" -> "lecture"), None when a small word or another value follows."""
     end = _unit_end(tokens, at)
     return tokens[end - 1] if end > at + 1 else None
 
@@ -360,7 +373,7 @@ def _named_thing(words: list[str]) -> bool:
 
 def restated_value(new: str | None, old: str | None, *, said: str | None = None) -> bool:
     """Does `new`, said with an update cue ("now", "instead", "actually", "so far", ...), give another value in
-    the same frame as `old` ("i ve been using my fitbit charge 3 for 9 months now" after "... for 6 months";
+    the same frame as `old` ("i ve been wearing my garmin watch for 9 months now" after "... for 6 months";
     "i m meeting sam on saturday instead" after "... on friday")?
 
     The frame is the `_FRAME_WORDS` words before the value, of which one at least names something (not only
@@ -387,8 +400,8 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
 
 
 def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> bool:
-    """Does `said` count the same thing (`unit`) with another number, followed by the same words ("watched 15
-    crash course videos in the past few weeks" after "finished 10 videos in the past few weeks")?"""
+    """Does `said` count the same thing (`unit`) with another number, followed by the same words ("watched 12
+    khan academy lectures in the past two weeks" after "finished 8 lectures in the past two weeks")?"""
     end = _unit_end(fresh, at)
     after = fresh[end : end + _FRAME_WORDS]
     if len(after) < _FRAME_WORDS or not _named_thing(after):

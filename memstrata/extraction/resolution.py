@@ -9,7 +9,8 @@
   same value said again later in other words (the later wording becomes current), or a statement
   that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`),
   a value of the same subject and attribute said again with an update cue ("we moved the launch to
-  May" retires "the launch is on April 10": `changes`), or an open item the candidate reports done
+  May" retires "the launch is on April 10"; "I've been wearing my Garmin for 9 months now" retires "... for
+  6 months": `changes`), or an open item the candidate reports done
   ("I called the dentist" closes "call the dentist": `completions`); `target_ids` are the memories to retire.
 - ADD: anything else.
 

@@ -7,6 +7,8 @@ a successor link. Valid time is the message's `at`, so an older statement never 
 one. A user message that reports one of the user's open items done ("I called the dentist") closes it:
 the item is retired, with history, in favour of a memory saying it is done. A user message that only
 retracts something ("I no longer live in Madrid") is stored as a retraction that retires what it names.
+A user sentence with an update cue that no candidate holds ("school starts at 8:30 now") is stored only
+when the rules find a current memory whose value it replaces (`extraction.restatements`, `changes`).
 Entities mentioned are upserted and linked; recognizable slots update the user's profile facts.
 """
 

@@ -179,12 +179,12 @@ def retires_as_said(new: str, old: str) -> bool:
         ("my start date is March 1", "my start date got pushed to March 15"),
         ("my step goal is 8,000", "I bumped my step goal up to 10,000"),
         ("I'm planning to visit Japan in October", "change of plans, we're going to Korea in October instead of Japan"),
-        ("I've been using my Fitbit Charge 3 for 6 months now", "I've been using my Fitbit Charge 3 for 9 months now"),
+        ("I've been wearing my Garmin watch for 6 months now", "I've been wearing my Garmin watch for 9 months now"),
         ("I'm meeting Sam on Friday", "I'm meeting Sam on Saturday instead"),
-        ("I need 125 stars to reach the Gold level", "Actually, I need 120 stars to reach the gold level, not 300"),
+        ("I need 200 points to reach the silver tier", "Actually, I need 180 points to reach the silver tier, not 250"),
         (
-            "I've finished 10 videos in the past few weeks",
-            "lately I've watched 15 Crash Course videos in the past few weeks",
+            "I've finished 8 lectures in the past two weeks",
+            "lately I've watched 12 Khan Academy lectures in the past two weeks",
         ),
         ("my commute is 40 minutes", "my commute is only 25 minutes now that we moved"),
         ("I have 2 cats", "we have 3 cats now"),
@@ -203,7 +203,7 @@ def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: st
         ("my sister's birthday is on May 3", "the party is now on May 10"),  # another subject
         ("I'm meeting Sam on Friday", "I'm meeting Alex on Saturday instead"),  # another frame
         ("my dog is a poodle", "I got a new dog, it's a beagle"),  # a new dog is not the old dog's value
-        ("I've been using my Fitbit for 6 months", "I've been using Duolingo for 9 months now"),
+        ("I've been wearing my Garmin for 6 months", "I've been using Duolingo for 9 months now"),
         ("I have 2 cats", "I have 3 kids now"),  # another thing counted
         ("I have 3 dogs", "my neighbour has 4 dogs now"),  # someone else's
         ("I've read 12 books this year", "I've watched 15 movies this year so far"),
