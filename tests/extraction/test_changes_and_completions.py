@@ -73,6 +73,10 @@ def test_value_types_name_one_type_per_span() -> None:
         ("renew my passport by Friday", "I renewed my passport yesterday"),
         ("with Maria about the contract", "followed up with Maria this morning"),
         ("book flights to Rome", "ok so I booked the flights to Rome"),
+        ("book a dentist appointment", "finally got the dentist appointment booked"),  # "got X booked"
+        ("fix the leaky faucet", "the faucet is fixed now"),  # a passive after the object
+        ("finish the quarterly report", "the report's done!"),  # a possessive 's
+        ("cancel my gym membership", "I finally cancelled my gym membership"),  # a doubled consonant
     ],
 )
 def test_a_done_report_closes_the_open_item(item: str, said: str) -> None:
@@ -89,6 +93,10 @@ def test_a_done_report_closes_the_open_item(item: str, said: str) -> None:
         (["call the dentist"], "Sam called the dentist"),  # someone else did
         (["send the invoice to Sam", "send the slides"], "I sent it"),  # which one?
         (["finish the report"], "done with coffee"),
+        (["call the dentist"], "the dentist called me back"),  # the object did it, not a passive
+        (["book the flights"], "Sam got the flights booked"),  # someone else got it done
+        (["fix the leaky faucet"], "the faucet isn't fixed yet"),
+        (["book the flights"], "are the flights booked?"),
     ],
 )
 def test_other_messages_close_nothing(items: list[str], said: str) -> None:
@@ -98,6 +106,7 @@ def test_other_messages_close_nothing(items: list[str], said: str) -> None:
 def test_past_forms() -> None:
     assert past_forms("call") == {"called"} and past_forms("send") == {"sent"}
     assert past_forms("renew") == {"renewed"} and past_forms("book") == {"booked"} and past_forms("pay") == {"paid"}
+    assert past_forms("cancel") == {"canceled", "cancelled"} and "shipped" in past_forms("ship")
 
 
 def learned(memory: Memory, *said: str) -> tuple[list[str], list[str]]:
@@ -140,6 +149,7 @@ def test_learn_keeps_an_unrelated_fact(store: Store) -> None:
         ("remind me to call the dentist", "I called the dentist"),
         ("I still need to finish the report", "done with the report"),
         ("don't let me forget to send the invoice to Sam", "I already sent it"),
+        ("remind me to fix the leaky faucet", "the faucet is fixed now"),
     ],
 )
 def test_learn_closes_an_open_item_with_history(store: Store, task: str, done: str) -> None:
