@@ -56,23 +56,30 @@ _CHANGES = (
         rf"(?: (?:back|forward|up|over))?{_FROM} (?:to|until|till|for|into) (?P<val>.+)$"
     ),
     # "the launch was moved to May", "the meeting got pushed to Friday", "my rent went up to $1,650",
-    # "the offsite has been moved from Denver to Austin", "my email changed to bob@new.com"
+    # "the offsite has been moved from Denver to Austin", "my email changed to bob@new.com", "my number
+    # changed, it's 555-9876 now"
     re.compile(
         rf"{_OWNED}{_SUBJECT} (?:(?:was|were|got|has been|have been|had been|s been|ve been|is being|is|are"
         rf"|has|have|s|ve|just|finally) )*(?:{_CHANGE_VERBS})"
-        rf"(?: (?:back|forward|up|over))?{_FROM} (?:to|until|till|for|into) (?P<val>.+)$"
+        rf"(?: (?:back|forward|up|over))?{_FROM} (?:to|until|till|for|into|it s|it is|it ll be|they re|they are)"
+        rf" (?P<val>.+)$"
     ),
     # "my new number is 555-9876", "our new address will be 40 elm road", "my current job is at globex"
     re.compile(rf"\b(?P<owner>{_OWNER}) (?:new|current|latest|updated) {_SUBJECT} {_BE} (?P<val>.+)$"),
-    # "i got a new phone number it s 555-9876" (a typed value only: "a new dog, it's a beagle" keeps the old dog)
+    # "i got a new phone number it s 555-9876", "new number: 555-9876" (a typed value only: "a new dog, it's a
+    # beagle" keeps the old dog)
     re.compile(rf"\ba new {_SUBJECT} (?:it s|it is|which is|is) (?P<typed>(?P<val>.+))$"),
+    re.compile(rf"^(?:(?P<owner>my|our) )?new {_SUBJECT} (?P<typed>(?P<val>\S*\d\S*|\S+@\S+))$"),
     # "the meeting is now on friday", "my address is actually 40 elm road"
     re.compile(
-        rf"{_OWNED}{_SUBJECT} {_BE} (?:now|actually|instead|no longer .+? (?:but|it s|it is|they re|they are))"
+        rf"{_OWNED}{_SUBJECT} (?:(?:these days|nowadays|currently|now) )?{_BE}"
+        rf" (?:now|actually|instead|no longer .+? (?:but|it s|it is|they re|they are))"
         rf" (?P<val>.+)$"
     ),
     # "my address is 40 elm road now", "actually the meeting is on friday"
     re.compile(rf"{_OWNED}{_SUBJECT} {_BE} (?P<val>.+?) (?:now|instead)$"),
+    # "my best friend these days is priya"
+    re.compile(rf"{_OWNED}{_SUBJECT} (?:these days|nowadays|currently|now) {_BE} (?P<val>.+)$"),
     re.compile(rf"^(?:oh |wait |sorry |correction )?actually (?P<owner>{_OWNER}) {_SUBJECT} {_BE} (?P<val>.+)$"),
 )
 _NOT_INSTEAD = re.compile(
@@ -169,7 +176,44 @@ def change_retires(new: str | None, old: str | None, *, said: str | None = None)
     named = _NOT_INSTEAD.search(new)
     if named and value_types(named["old"]) and value_types(named["old"]) == value_types(named["val"]):
         return _names(old, named["old"]) and not _names(old, named["val"])  # "3pm not 2pm" retires "... at 2pm"
-    return _changed_subject(new, old) or _instead_of(new, old) or restated_value(new, old, said=said)
+    texts = [_LEAD.sub("", new)]
+    spoken = _fold(said) if said else ""
+    rest = spoken[len(new) :].split() if spoken.startswith(new) else ()
+    if rest and all(word in _TRAILING_CUES for word in rest):
+        texts.append(_LEAD.sub("", spoken))  # "launch is may now": normalizing dropped the trailing "now"
+    return (
+        any(_changed_subject(text, old) or _switched_kind(text, old) for text in texts)
+        or _instead_of(new, old)
+        or restated_value(new, old, said=said)
+    )
+
+
+_TRAILING_CUES = frozenset("now instead anymore these days nowadays".split())
+_LEAD = re.compile(
+    r"^(?:(?:heads up|fyi|btw|by the way|update|quick update|news|so|ok|okay|oh|also|and|hey|well|honestly"
+    r"|just so you know|change of plans?) )+"
+)
+"""Words a chat message opens with before what it says ("heads up, launch moved to May")."""
+
+
+def _fold(text: str) -> str:
+    """`text` folded as resolution folds values, without dropping a trailing "now"."""
+    return " ".join(re.sub(r"[^\w\s@.+-]", " ", text.casefold()).split()).strip(" .")
+
+
+_SWITCHED_KIND = re.compile(r"\b(?:switched|changed|swapped) (?P<noun>[a-z]{3,})s (?:\S+ )+\S+")
+"""A switch of kind followed by what replaced it ("switched gyms i go to equinox now"), not "switched gyms"."""
+
+
+def _switched_kind(new: str, old: str) -> bool:
+    """ "i switched gyms i go to equinox now" retires "my gym is planet fitness": the kind switched (a plural,
+    "gyms", "dentists", "banks") is named in `old`, the user's, directly followed by its value."""
+    match = _SWITCHED_KIND.search(new)
+    if match is None or match["noun"] in _VAGUE:
+        return False
+    noun = match["noun"]
+    where = _named_without_other_owner(old, frozenset({noun}))
+    return where is not None and re.match(rf" (?:{_STATED_AS}) \S", f" {old} "[where.end() :]) is not None
 
 
 _INSTEAD_OF = re.compile(r"\binstead of (?P<old>[a-z][\w-]*(?: [a-z][\w-]*)?)(?: |$)")
@@ -188,6 +232,8 @@ def _instead_of(new: str, old: str) -> bool:
     replaced = match["old"]
     if not any(_names(old, candidate) for candidate in (replaced, replaced.split()[0])):
         return False
+    if len(replaced.split()) > 1 and _names(old, replaced):
+        return True  # a name of two words ("instead of dr patel") is specific enough by itself
     others = set(new.split()) - set(replaced.split()) - _SHARED_STOP
     return bool(others & (set(old.split()) - _SHARED_STOP))
 

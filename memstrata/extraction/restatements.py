@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from .base import Candidate, Message
 from .changes import update_cue
+from .resolution import normalize_value
 from .rules.clause import Clause
 from .rules.self_statements import stated
 from .segment import sentences
@@ -43,11 +44,13 @@ def restatement(text: str, message: Message, *, name: str | None = None) -> Cand
 
 
 def held(text: str, candidates: Sequence[Candidate]) -> bool:
-    """Does an extracted candidate already hold the whole sentence `text` (its source text covers it)?"""
-    said = " ".join(text.split()).casefold()
+    """Does an extracted candidate already hold the whole sentence `text`: does its value say every word of
+    it (a trailing "now" aside)? "The user's number changed." does not hold "my number changed, it's
+    555-9876 now", though it was read from that sentence."""
+    said = normalize_value(text) or ""
     for candidate in candidates:
-        source = " ".join(candidate.source_text.split()).casefold()
-        if source and said in source:
+        value = normalize_value(candidate.value) or ""
+        if said and value and f" {said} " in f" {value} ":
             return True
     return False
 

@@ -199,6 +199,12 @@ def retires_as_said(new: str, old: str) -> bool:
         ("my commute is 40 minutes", "my commute is only 25 minutes now that we moved"),
         ("I have 2 cats", "we have 3 cats now"),
         ("my son's school starts at 8:15", "school starts at 8:30 now"),
+        ("The launch is on April 10.", "heads up, launch moved to May"),  # an opener before the subject
+        ("The launch is on April 10.", "launch is May now"),  # the trailing "now" as said
+        ("my phone number is 555-1234", "new number: 555-9876"),
+        ("my phone number is 555-1234", "my number changed, it's 555-9876 now"),
+        ("my gym is Planet Fitness", "I switched gyms, I go to Equinox now"),  # the kind switched, then its value
+        ("my best friend is Maya", "honestly my best friend these days is Priya"),
     ],
 )
 def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: str) -> None:
@@ -223,6 +229,10 @@ def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: st
         ("I went to a concert on May 1st", "on May 15th, so I've been here for 3 years now"),  # "on may" names nothing
         ("my dance classes get me pumped for work", "losing my job pushed me to take the plunge"),  # "me" is no subject
         ("I love coffee", "I'm having tea instead of coffee today"),  # nothing else shared with the old one
+        ("my gym buddy is Tom", "I switched gyms, I go to Equinox now"),  # the buddy is not the gym
+        ("my gym is Planet Fitness", "I switched gyms"),  # no new gym named: the old one may still hold
+        ("my gym is Planet Fitness", "I switched shampoos, I use Aveda now"),
+        ("my phone number is 555-1234", "new phone case: 12 dollars"),  # not the number
     ],
 )
 def test_two_facts_that_share_words_both_stay(old: str, new: str) -> None:
@@ -245,6 +255,8 @@ def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
         ("the conference is in Berlin this year", "the conference moved to Vienna", "Vienna"),
         ("I've been learning Spanish for 3 months", "I've been learning Spanish for 6 months now", "6 months"),
         ("my daily step goal is 8,000", "I bumped my step goal up to 10,000", "10,000"),
+        ("my phone number is 555-1234", "my number changed, it's 555-9876 now", "555-9876"),  # the whole sentence
+        ("my gym is Planet Fitness", "I switched gyms, I go to Equinox now", "Equinox"),
     ],
 )
 def test_learn_retires_a_value_restated_in_chat(store: Store, old: str, new: str, now: str) -> None:
