@@ -216,7 +216,7 @@ def _switched_kind(new: str, old: str) -> bool:
     return where is not None and re.match(rf" (?:{_STATED_AS}) \S", f" {old} "[where.end() :]) is not None
 
 
-_INSTEAD_OF = re.compile(r"\binstead of (?P<old>[a-z][\w-]*(?: [a-z][\w-]*)?)(?: |$)")
+_INSTEAD_OF = re.compile(r"\binstead of (?P<old>[a-z][\w.-]*(?: [a-z][\w-]*)?)(?: |$)")
 _SHARED_STOP = frozenset(
     "i m me my we our us the a an to of in on at for with and or but is are was be been s ve re it this that user"
     " instead plans change".split()
@@ -329,6 +329,11 @@ _UPDATE_CUE = re.compile(
     r"|updated|update|correction|changed|moved|rescheduled|lately)\b|\bnot \d"
 )
 """Words that say a sentence gives a value that holds from now on, or corrects an earlier one ("120, not 300")."""
+_CHANGE_CUE = re.compile(
+    r"\b(?:now|instead|actually|no longer|changed|moved|rescheduled|updated|correction)\b|\bnot \d"
+)
+"""The cues that say a day or a time changed; "so far", "already", "lately" only say a count grew: two sales "at
+the market on may 15th" and "on may 29th" are two events."""
 _CUE_WORDS = frozenset(
     "now instead actually anymore currently already lately only just about around roughly nearly almost".split()
 )
@@ -357,9 +362,13 @@ _FRAME_WORDS = 3
 
 
 def update_cue(text: str) -> bool:
-    """Does `text` (as said or normalized) carry an update cue or a verb of change ("moved ... to")?"""
-    folded = " ".join(re.sub(r"[^\w\s@.+-]", " ", text.casefold()).split())
-    return bool(_UPDATE_CUE.search(folded)) or any(pattern.search(folded) for pattern in _CHANGES)
+    """May `text` (as said or normalized) restate a value: an update cue with a number, time or day in it
+    (`restated_value`), or one of the change patterns ("moved ... to", "my new ... is", "instead of ...")?"""
+    folded = _LEAD.sub("", _fold(text))
+    if _UPDATE_CUE.search(folded) and _values(_frame_tokens(folded)):
+        return True
+    patterns = (*_CHANGES, _INSTEAD_OF, _SWITCHED_KIND, _NOT_INSTEAD)
+    return any(pattern.search(folded) for pattern in patterns)
 
 
 def _token_type(token: str) -> str | None:
@@ -426,12 +435,14 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
     "i", "on", "the"); the old value must be of the same type (a number, a time, a day or month) and, for a
     number, count the same thing ("9 months" replaces "6 months", never "6 books"). A value `new` also
     names in `old`, or a frame found nowhere in `old`, leaves `old` alone."""
-    if not new or not old or not _UPDATE_CUE.search(f"{new} {said or ''}".casefold()):
+    cued = f"{new} {_fold(said) if said else ''}"
+    if not new or not old or not _UPDATE_CUE.search(cued):
         return False
+    moved = _CHANGE_CUE.search(cued) is not None
     fresh, earlier = _frame_tokens(new), _frame_tokens(old)
     for at, kind in _values(fresh):
-        if fresh[at] in earlier:
-            continue  # the old sentence already says it
+        if fresh[at] in earlier or (kind != "number" and not moved):
+            continue  # the old sentence already says it; a day or a time changes only with "instead", "now" ...
         frame = fresh[max(0, at - _FRAME_WORDS) : at]
         unit = _unit(fresh, at) if kind == "number" else None
         if len(frame) >= 2 and (unit is not None or _named_thing(frame)):  # "i have 3 cats": a frame by its unit

@@ -9,7 +9,7 @@ import pytest
 from memstrata import Memory, Scope, SearchFilter
 from memstrata.embedders import HashingEmbedder
 from memstrata.extraction.base import Message
-from memstrata.extraction.changes import change_retires, restated_value, value_types
+from memstrata.extraction.changes import change_retires, restated_value, update_cue, value_types
 from memstrata.extraction.completions import closed_items, past_forms
 from memstrata.extraction.resolution import normalize_value
 from memstrata.extraction.rules import RuleExtractor
@@ -233,10 +233,19 @@ def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: st
         ("my gym is Planet Fitness", "I switched gyms"),  # no new gym named: the old one may still hold
         ("my gym is Planet Fitness", "I switched shampoos, I use Aveda now"),
         ("my phone number is 555-1234", "new phone case: 12 dollars"),  # not the number
+        # "so far" says a count grew, not that a day changed: two sales at the market on two days
+        ("I sold jam at the market on May 29th", "good season so far, I sold herbs at the market on May 15th"),
     ],
 )
 def test_two_facts_that_share_words_both_stay(old: str, new: str) -> None:
     assert not retires_as_said(new, old)
+
+
+def test_update_cue_finds_the_sentences_learn_tests() -> None:
+    assert update_cue("school starts at 8:30 now") and update_cue("the conference moved to Vienna")
+    assert update_cue("I'm seeing Dr. Okafor instead of Dr. Patel") and update_cue("new number: 555-9876")
+    assert not update_cue("I'm so happy now")  # a cue, but no value to restate
+    assert not update_cue("We went hiking in the Alps")
 
 
 def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
