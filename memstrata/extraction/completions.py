@@ -7,9 +7,11 @@ open item sent. An open item is the value of a task memory ("remind me to call t
 
 - says it done in general ("done", "finished", "completed", "sorted", "took care of", ...) and shares a
   word with the item beyond its verb ("report"), or
-- says the item's own verb in the past ("called", "sent", "renewed", "followed up"), as the speaker or
-  without a subject, and shares a word with the item, or names it with a pronoun ("sent it") when no
-  other open item has that verb.
+- says the item's own verb in the past ("called", "sent", "renewed", "followed up", "cancelled"), as the
+  speaker or without a subject, and shares a word with the item, or names it with a pronoun ("sent it")
+  when no other open item has that verb, or
+- says it as a passive after a word of the item ("the faucet is fixed now", "the report's sent") or as
+  "got ... booked" said by the speaker ("finally got the dentist appointment booked").
 
 A sentence that is a question, negated ("I haven't called the dentist yet") or still ahead ("I'll call
 the dentist tomorrow", "I still need to ...") closes nothing.
@@ -42,6 +44,10 @@ _SPEAKER = re.compile(
     re.IGNORECASE,
 )
 """What may stand before the item's verb: the speaker ("I", "we've"), adverbs, or nothing ("called them")."""
+_PASSIVE = re.compile(r"(?:\b(?:is|are|was|were|been)|'s|’s)\s+(?:(?:all|finally|now|already|just)\s+)?$", re.I)
+"""What stands before the verb of a passive done report: "the faucet is fixed", "the report's sent"."""
+_GOT = re.compile(r"\bgot\s+(?:\S+\s+){1,4}$", re.IGNORECASE)
+"""... or "got the appointment booked", said by the speaker (`_SPEAKER` before "got")."""
 _PRONOUN = re.compile(r"^\s*(?:it|that|this|them|those|these|him|her)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NOT_CORE = frozenset(
@@ -94,7 +100,8 @@ _IRREGULAR = {
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold().replace("’", "'"))
+    """Lower-cased words, a possessive "'s" dropped ("the report's done" names the report)."""
+    return [w.removesuffix("'s") for w in _WORD.findall(text.casefold().replace("’", "'"))]
 
 
 def _stem(word: str) -> str:
@@ -110,6 +117,8 @@ def past_forms(verb: str) -> frozenset[str]:
         return frozenset({verb + "d"})
     if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
         return frozenset({verb[:-1] + "ied"})
+    if len(verb) > 2 and verb[-1] not in "aeiouwxy" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+        return frozenset({verb + "ed", verb + verb[-1] + "ed"})  # "canceled" and "cancelled", "shipped"
     return frozenset({verb + "ed"})
 
 
@@ -129,14 +138,21 @@ def _shares(sentence: str, core: frozenset[str]) -> bool:
     return bool(core & {_stem(w) for w in _words(sentence)})
 
 
-def _said_done(sentence: str, verb: str | None) -> tuple[bool, bool]:
-    """(whether the sentence says something done in general or with `verb`, whether its object is a pronoun)."""
+def _said_done(sentence: str, verb: str | None, core: frozenset[str] = frozenset()) -> tuple[bool, bool]:
+    """(whether the sentence says something done in general or with `verb`, whether its object is a pronoun).
+
+    The item's verb counts said by the speaker ("I booked the flights"), or after the item's object, as
+    a passive ("the faucet is fixed", "got the dentist appointment booked")."""
     if verb is not None:
         forms = "|".join(re.escape(form) for form in sorted(past_forms(verb)))
         tail = r"(?: up)?" if verb == "follow" else ""
         for match in re.finditer(rf"\b(?:{forms}){tail}\b", sentence, re.IGNORECASE):
             if _SPEAKER.match(sentence[: match.start()]):
                 return True, bool(_PRONOUN.match(sentence[match.end() :]))
+            before = sentence[: match.start()]
+            got = _GOT.search(before)
+            if (_PASSIVE.search(before) or (got and _SPEAKER.match(before[: got.start()]))) and _shares(before, core):
+                return True, False
     return bool(_DONE.search(sentence)), False
 
 
@@ -148,7 +164,7 @@ def closed_items(text: str, items: Sequence[str]) -> list[int]:
     closed = []
     for index, (verb, core) in enumerate(readings):
         for sentence in sentences:
-            done, pronoun = _said_done(sentence, verb)
+            done, pronoun = _said_done(sentence, verb, core)
             if not done:
                 continue
             alone = sum(1 for other, _ in readings if other == verb) == 1

@@ -9,7 +9,8 @@
   same value said again later in other words (the later wording becomes current), or a statement
   that a switch replaces ("switched from Spotify to Tidal", "switched to almond milk": `switches`),
   a value of the same subject and attribute said again with an update cue ("we moved the launch to
-  May" retires "the launch is on April 10": `changes`), or an open item the candidate reports done
+  May" retires "the launch is on April 10"; "I've been wearing my Garmin for 9 months now" retires "... for
+  6 months": `changes`), or an open item the candidate reports done
   ("I called the dentist" closes "call the dentist": `completions`); `target_ids` are the memories to retire.
 - ADD: anything else.
 
@@ -39,7 +40,7 @@ from typing import Any
 from ..models import MemoryKind, content_hash
 from . import diet
 from .base import STATEMENT, Candidate, is_multi_valued
-from .changes import change_retires
+from .changes import change_retires, restated_value
 from .completions import closed_items, closes
 from .switches import switch_retires
 
@@ -109,6 +110,8 @@ class _Slot:
     value: str | None
     polarity: int
     event_time: str | None
+    said: str | None = None
+    """The candidate's sentence as said (a trailing "now" kept), for the update cues `changes` reads."""
 
 
 _TIME_ADVERB = re.compile(r"(?:\s+(?:now|anymore|any more|these days|nowadays|lately|again|too|as well))+$")
@@ -146,6 +149,7 @@ def _slot_of_candidate(candidate: Candidate) -> _Slot:
         value=normalize_value(candidate.value),
         polarity=candidate.polarity,
         event_time=candidate.event_time.isoformat() if candidate.event_time else None,
+        said=" ".join((candidate.source_text or candidate.content).split()) or None,
     )
 
 
@@ -268,12 +272,19 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     old = _slot_of_memory(memory)
     if _retracts(memory, old, retracted) and old.subject in (new.subject, "user"):
         return "retire"  # "I no longer work at Acme" retires "works at Acme Corp"
-    if new.subject == old.subject and _changeable(new, old) and change_retires(new.value, _said(memory, old)):
+    if (
+        new.subject == old.subject
+        and _changeable(new, old)
+        and change_retires(new.value, _said(memory, old), said=new.said)
+    ):
         return "retire"  # "we moved the launch to May" retires "the launch is on April 10"
     if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
         return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
     if new.attribute == old.attribute and new.attribute in _RESTATABLE and new.subject == old.subject:
-        return restated_count(new.value, old.value)
+        verdict = restated_count(new.value, old.value)
+        if verdict == "keep" and restated_value(new.value, old.value, said=new.said):
+            return "retire"  # "I'm running 5 times a week now" retires "I run 3 times a week"
+        return verdict
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)
@@ -289,13 +300,13 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     return "keep"
 
 
-_CHANGING = frozenset({"event", "plan", "note", STATEMENT})
+_CHANGING = frozenset({"event", "plan", "note", "routine", STATEMENT})
 """Free-text attributes whose sentence may state a value that a later change replaces (`changes`)."""
 
 
 def _changeable(new: _Slot, old: _Slot) -> bool:
-    """May a change said by `new` retire `old`? Both state values (an event, a plan, a statement or a
-    one-value slot such as "email"); never a task, a taste, a habit or a retraction."""
+    """May a change said by `new` retire `old`? Both state values (an event, a plan, a routine, a statement or
+    a one-value slot such as "email"); never a task, a taste, a habit or a retraction."""
     return all(
         slot.attribute is not None
         and slot.attribute != RETRACTION

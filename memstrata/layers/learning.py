@@ -7,6 +7,8 @@ a successor link. Valid time is the message's `at`, so an older statement never 
 one. A user message that reports one of the user's open items done ("I called the dentist") closes it:
 the item is retired, with history, in favour of a memory saying it is done. A user message that only
 retracts something ("I no longer live in Madrid") is stored as a retraction that retires what it names.
+A user sentence with an update cue that no candidate holds ("school starts at 8:30 now") is stored only
+when the rules find a current memory whose value it replaces (`extraction.restatements`, `changes`).
 Entities mentioned are upserted and linked; recognizable slots update the user's profile facts.
 """
 
@@ -29,7 +31,8 @@ from ..extraction.base import (
     extract_reported,
 )
 from ..extraction.completions import completion
-from ..extraction.resolution import RETRACTION, DecisionKind
+from ..extraction.resolution import RETRACTION, DecisionKind, decide
+from ..extraction.restatements import cue_sentences, held, restatement
 from ..extraction.statements import retracted_phrases
 from ..models import MemoryKind, MemoryRecord, Scope
 from ..storage.base import MemoryFilter
@@ -144,6 +147,14 @@ class LearningMemory:
                 if step.due:
                     operations.append(self._retract(scope, message, step))
                     step.done()
+            learned = {op.memory.id for op in operations}
+            first = len(steps) + len(completions) + len(retractions)
+            for index, (text, message) in enumerate(_cue_sentences(messages, candidates), first):
+                step = _Step(index, progress, tuple(source_ids))
+                if step.due:
+                    restated = self._restatement(scope, text, message, step, names, learned, known_name)
+                    operations += [restated] if restated is not None else []
+                    step.done()
         fallbacks = [extraction.fallback_reason, *(op.fallback_reason for op in operations)]
         reason = next((r for r in fallbacks if r), None)
         return LearnResult(tuple(operations), tuple(candidates), extractor=extraction.extractor, fallback_reason=reason)
@@ -157,20 +168,54 @@ class LearningMemory:
             self.profiles.set_fact(scope.user_id, "identity", "name", name, source="known_name")
 
     def _learn_one(
-        self, scope: Scope, candidate: Candidate, message: Message, step: _Step, names: tuple[str, ...]
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        message: Message,
+        step: _Step,
+        names: tuple[str, ...],
+        *,
+        retracting: bool = True,
     ) -> Operation:
         """Reconcile one candidate and link its memory. When an earlier run of the queued job stored
         this step's memory just before a crash (its progress not marked yet), it is only linked again:
         entity links and profile facts are upserts."""
         operation = self._stored(scope, step)
         if operation is None:
-            retracted = _retractions(message)
+            retracted = _retractions(message) if retracting else ()
             item = replace(self._new_memory(candidate, step.source_ids, retracted), record_id=step.record_id)
             operation = self.reconciler.reconcile(
                 scope, candidate, item, stated_at=message.at, retracted=retracted, names=names
             )
         self._link(scope, candidate, operation.memory)
         return operation
+
+    def _restatement(
+        self,
+        scope: Scope,
+        text: str,
+        message: Message,
+        step: _Step,
+        names: tuple[str, ...],
+        learned: set[str],
+        known_name: str | None,
+    ) -> Operation | None:
+        """A sentence with an update cue that the extractor did not keep, stored when the rules find a current
+        memory (not one this learn wrote) whose value it replaces (`extraction.restatements`); else None."""
+        stored = self._stored(scope, step)
+        if stored is not None:
+            return stored
+        candidate = restatement(text, message, name=known_name)
+        if candidate is None:
+            return None
+        at = min(message.at, self.semantic.clock())
+        existing = self.reconciler.similar(scope, candidate, names=names, stated_at=at)
+        decision = decide(candidate, existing, stated_at=at)
+        replaces = decision.kind is DecisionKind.SUPERSEDE and not decision.reason.startswith("same ")
+        tasks = {m.id for m in existing if m.kind is MemoryKind.TASK}  # done reports close those (`_completions`)
+        if not replaces or set(decision.target_ids) & (learned | tasks):
+            return None
+        return self._learn_one(scope, candidate, message, step, names, retracting=False)  # as decided above
 
     def _completions(
         self, scope: Scope, messages: Sequence[Message], known_name: str | None
@@ -290,6 +335,11 @@ def _said_in(candidate: Candidate, messages: Sequence[Message]) -> Message:
             if source in " ".join(message.content.split()).casefold():
                 return message
     return messages[-1]
+
+
+def _cue_sentences(messages: Sequence[Message], candidates: Sequence[Candidate]) -> list[tuple[str, Message]]:
+    """The user's sentences with an update cue that no candidate holds whole, with their messages."""
+    return [(text, message) for message in messages for text in cue_sentences(message) if not held(text, candidates)]
 
 
 def _retractions(message: Message) -> tuple[str, ...]:

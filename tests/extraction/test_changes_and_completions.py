@@ -9,7 +9,7 @@ import pytest
 from memstrata import Memory, Scope, SearchFilter
 from memstrata.embedders import HashingEmbedder
 from memstrata.extraction.base import Message
-from memstrata.extraction.changes import change_retires, value_types
+from memstrata.extraction.changes import change_retires, restated_value, update_cue, value_types
 from memstrata.extraction.completions import closed_items, past_forms
 from memstrata.extraction.resolution import normalize_value
 from memstrata.extraction.rules import RuleExtractor
@@ -73,6 +73,10 @@ def test_value_types_name_one_type_per_span() -> None:
         ("renew my passport by Friday", "I renewed my passport yesterday"),
         ("with Maria about the contract", "followed up with Maria this morning"),
         ("book flights to Rome", "ok so I booked the flights to Rome"),
+        ("book a dentist appointment", "finally got the dentist appointment booked"),  # "got X booked"
+        ("fix the leaky faucet", "the faucet is fixed now"),  # a passive after the object
+        ("finish the quarterly report", "the report's done!"),  # a possessive 's
+        ("cancel my gym membership", "I finally cancelled my gym membership"),  # a doubled consonant
     ],
 )
 def test_a_done_report_closes_the_open_item(item: str, said: str) -> None:
@@ -89,6 +93,10 @@ def test_a_done_report_closes_the_open_item(item: str, said: str) -> None:
         (["call the dentist"], "Sam called the dentist"),  # someone else did
         (["send the invoice to Sam", "send the slides"], "I sent it"),  # which one?
         (["finish the report"], "done with coffee"),
+        (["call the dentist"], "the dentist called me back"),  # the object did it, not a passive
+        (["book the flights"], "Sam got the flights booked"),  # someone else got it done
+        (["fix the leaky faucet"], "the faucet isn't fixed yet"),
+        (["book the flights"], "are the flights booked?"),
     ],
 )
 def test_other_messages_close_nothing(items: list[str], said: str) -> None:
@@ -98,6 +106,7 @@ def test_other_messages_close_nothing(items: list[str], said: str) -> None:
 def test_past_forms() -> None:
     assert past_forms("call") == {"called"} and past_forms("send") == {"sent"}
     assert past_forms("renew") == {"renewed"} and past_forms("book") == {"booked"} and past_forms("pay") == {"paid"}
+    assert past_forms("cancel") == {"canceled", "cancelled"} and "shipped" in past_forms("ship")
 
 
 def learned(memory: Memory, *said: str) -> tuple[list[str], list[str]]:
@@ -140,6 +149,7 @@ def test_learn_keeps_an_unrelated_fact(store: Store) -> None:
         ("remind me to call the dentist", "I called the dentist"),
         ("I still need to finish the report", "done with the report"),
         ("don't let me forget to send the invoice to Sam", "I already sent it"),
+        ("remind me to fix the leaky faucet", "the faucet is fixed now"),
     ],
 )
 def test_learn_closes_an_open_item_with_history(store: Store, task: str, done: str) -> None:
@@ -153,3 +163,125 @@ def test_learn_leaves_an_open_item_not_done(store: Store) -> None:
     with memory_on(store) as memory:
         current, history = learned(memory, "remind me to call the dentist", "I haven't called the dentist yet")
     assert any("reminded to call the dentist" in c for c in current) and history == []
+
+
+# --- restated values in the ways people say them (issue 30) ------------------------------------------
+
+
+def retires_as_said(new: str, old: str) -> bool:
+    """`change_retires` as resolution calls it: the normalized values, and the new sentence as said."""
+    return change_retires(normalize_value(new), normalize_value(old), said=new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("my rent is $1,500 a month", "my rent went up to $1,650 a month"),
+        ("the team offsite is in Denver", "the offsite got moved from Denver to Austin"),
+        ("my email is bob@old.com", "my email changed to bob@new.com"),
+        ("my sister lives in Chicago", "my sister moved to Seattle"),
+        ("my parents live in Ohio", "my parents moved to Florida last year"),
+        ("our anniversary dinner is at 7pm", "we moved dinner to 8pm"),
+        ("my phone number is 555-1234", "btw I got a new phone number, it's 555-9876"),
+        ("my kid's soccer practice is on Thursdays", "soccer practice is no longer on Thursdays, it's on Mondays"),
+        ("my mom's birthday dinner is on Saturday", "mom's birthday dinner got moved to Sunday"),
+        ("my due date is June 3", "my due date got moved up to May 28"),
+        ("my start date is March 1", "my start date got pushed to March 15"),
+        ("my step goal is 8,000", "I bumped my step goal up to 10,000"),
+        ("I'm planning to visit Japan in October", "change of plans, we're going to Korea in October instead of Japan"),
+        ("I've been wearing my Garmin watch for 6 months now", "I've been wearing my Garmin watch for 9 months now"),
+        ("I'm meeting Sam on Friday", "I'm meeting Sam on Saturday instead"),
+        ("I need 200 points to reach the silver tier", "Actually, I need 180 points to reach the silver tier, not 250"),
+        (
+            "I've finished 8 lectures in the past two weeks",
+            "lately I've watched 12 Khan Academy lectures in the past two weeks",
+        ),
+        ("my commute is 40 minutes", "my commute is only 25 minutes now that we moved"),
+        ("I have 2 cats", "we have 3 cats now"),
+        ("my son's school starts at 8:15", "school starts at 8:30 now"),
+        ("The launch is on April 10.", "heads up, launch moved to May"),  # an opener before the subject
+        ("The launch is on April 10.", "launch is May now"),  # the trailing "now" as said
+        ("my phone number is 555-1234", "new number: 555-9876"),
+        ("my phone number is 555-1234", "my number changed, it's 555-9876 now"),
+        ("my gym is Planet Fitness", "I switched gyms, I go to Equinox now"),  # the kind switched, then its value
+        ("my best friend is Maya", "honestly my best friend these days is Priya"),
+    ],
+)
+def test_a_value_restated_as_people_say_it_retires_the_old_one(old: str, new: str) -> None:
+    assert retires_as_said(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("my boss is Linda", "my sister's boss is now Marcus"),  # someone else's boss
+        ("my mom's birthday dinner is on Saturday", "Sam's birthday dinner got moved to Sunday"),  # another owner
+        ("my sister's birthday is on May 3", "the party is now on May 10"),  # another subject
+        ("I'm meeting Sam on Friday", "I'm meeting Alex on Saturday instead"),  # another frame
+        ("my dog is a poodle", "I got a new dog, it's a beagle"),  # a new dog is not the old dog's value
+        ("I've been wearing my Garmin for 6 months", "I've been using Duolingo for 9 months now"),
+        ("I have 2 cats", "I have 3 kids now"),  # another thing counted
+        ("I have 3 dogs", "my neighbour has 4 dogs now"),  # someone else's
+        ("I've read 12 books this year", "I've watched 15 movies this year so far"),
+        ("our office is in Midtown", "our favorite bar moved to Brooklyn"),
+        ("my sister is a nurse", "my sister moved to Seattle"),  # a place replaces a place only
+        ("I ran 5 miles yesterday", "I ran 3 miles today"),  # no update cue: two runs
+        ("I went to a concert on May 1st", "on May 15th, so I've been here for 3 years now"),  # "on may" names nothing
+        ("my dance classes get me pumped for work", "losing my job pushed me to take the plunge"),  # "me" is no subject
+        ("I love coffee", "I'm having tea instead of coffee today"),  # nothing else shared with the old one
+        ("my gym buddy is Tom", "I switched gyms, I go to Equinox now"),  # the buddy is not the gym
+        ("my gym is Planet Fitness", "I switched gyms"),  # no new gym named: the old one may still hold
+        ("my gym is Planet Fitness", "I switched shampoos, I use Aveda now"),
+        ("my phone number is 555-1234", "new phone case: 12 dollars"),  # not the number
+        # "so far" says a count grew, not that a day changed: two sales at the market on two days
+        ("I sold jam at the market on May 29th", "good season so far, I sold herbs at the market on May 15th"),
+    ],
+)
+def test_two_facts_that_share_words_both_stay(old: str, new: str) -> None:
+    assert not retires_as_said(new, old)
+
+
+def test_update_cue_finds_the_sentences_learn_tests() -> None:
+    assert update_cue("school starts at 8:30 now") and update_cue("the conference moved to Vienna")
+    assert update_cue("I'm seeing Dr. Okafor instead of Dr. Patel") and update_cue("new number: 555-9876")
+    assert not update_cue("I'm so happy now")  # a cue, but no value to restate
+    assert not update_cue("We went hiking in the Alps")
+
+
+def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
+    old = normalize_value("I've been learning Spanish for 3 months")
+    new = normalize_value("I've been learning Spanish for 6 months now")  # normalizing drops the trailing "now"
+    assert restated_value(new, old, said="I've been learning Spanish for 6 months now")
+    assert restated_value("i ve already been learning spanish for 6 months", old)
+    assert not restated_value(new, old, said="I've been learning Spanish for 6 months")  # no cue
+    assert not restated_value("i ve been learning spanish for 3 months now", old)  # the same value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "now"),
+    [
+        ("my son's school starts at 8:15", "school starts at 8:30 now", "8:30"),  # not extracted on its own
+        ("the conference is in Berlin this year", "the conference moved to Vienna", "Vienna"),
+        ("I've been learning Spanish for 3 months", "I've been learning Spanish for 6 months now", "6 months"),
+        ("my daily step goal is 8,000", "I bumped my step goal up to 10,000", "10,000"),
+        ("my phone number is 555-1234", "my number changed, it's 555-9876 now", "555-9876"),  # the whole sentence
+        ("my gym is Planet Fitness", "I switched gyms, I go to Equinox now", "Equinox"),
+    ],
+)
+def test_learn_retires_a_value_restated_in_chat(store: Store, old: str, new: str, now: str) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, old, new)
+    assert len(history) == 1 and not any(h in current for h in history)
+    assert any(now in c for c in current)
+
+
+def test_learn_stores_an_update_sentence_only_when_it_replaces_something(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I love hiking", "school starts at 8:30 now")
+    assert current == ["The user loves hiking."] and history == []
+
+
+def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I've been running for 3 years", "I've been playing guitar for 5 years now")
+    assert len(current) == 2 and history == []
