@@ -7,6 +7,16 @@ median over rounds of each backend's milliseconds per write, and Citus/single-no
 (single-node ms / Citus ms). Also counted on Citus: the two-phase commits (`PREPARE TRANSACTION`) the
 coordinator sent during one round, from `citus.log_remote_commands`.
 
+Each backend is measured three ways (`MODES`), in an order that alternates between rounds:
+
+* `unfenced`: plain `store.save` calls (no unit of work), one `memstrata_save` call each;
+* `fenced`: the saves made inside `fence(store, user)`, as the memory layers and the server write (the
+  fences are entered before the timed loop: a unit of work reads the generation once); since migration 14
+  the call checks the fence itself, so this is one call too;
+* `fenced-in-transaction`: the same fenced saves the way they ran before migration 14 (the store told to
+  check the fence in its own transaction: BEGIN, the lock, the generation read, the call, COMMIT; on Citus
+  the call then runs on the coordinator, each statement routed to the user's worker).
+
     python benchmarks/citus_writes.py [--rounds 9] [--writes 100] [--out benchmarks/results/citus-writes.json]
 
 Needs the test services: PostgreSQL with pgvector on 5432 and the Citus cluster of scripts/citus.sh.
@@ -32,6 +42,7 @@ from psycopg import sql  # noqa: E402
 
 from memstrata.embedders.hashing import HashingEmbedder  # noqa: E402
 from memstrata.models import EventType, Scope, new_event, new_record  # noqa: E402
+from memstrata.storage.fence import fence  # noqa: E402
 from memstrata.storage.postgres import PostgresStore  # noqa: E402
 from tests.support.citus import citus_schema, connect_coordinator  # noqa: E402
 from tests.support.pg import postgres_urls  # noqa: E402
@@ -40,6 +51,21 @@ EMBED = HashingEmbedder(64)
 USERS = [f"bench-user-{n}" for n in range(20)]
 BATCHES = (1, 10)
 """Memories per save: one (a single `Memory.add`), ten (a turn's extracted memories written together)."""
+MODES = ("unfenced", "fenced", "fenced-in-transaction")
+
+
+def timed_round(store: PostgresStore, mode: str, writes: int, tag: str, batch: int) -> float:
+    """`write_round` in `mode` (module docstring)."""
+    if mode == "unfenced":
+        return write_round(store, writes, tag, batch)
+    store._fence_in_call = mode == "fenced"  # the save path of migration 14, or the one before it
+    try:
+        with ExitStack() as fences:
+            for user in USERS:
+                fences.enter_context(fence(store, user))
+            return write_round(store, writes, tag, batch)
+    finally:
+        store._fence_in_call = True
 
 
 def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1) -> float:
@@ -88,24 +114,38 @@ def main() -> int:
             store.bind_embedder("hashing-64", 64)
             write_round(store, 20, "warm-up")
         prepared = two_phase_commits(citus.app_url, citus.owner_url, citus.app_role, 20)
-        per_write: dict[str, list[float]] = {f"{name} batch {b}": [] for b in BATCHES for name in stores}
+        per_write: dict[str, list[float]] = {
+            _key(name, mode, b): [] for mode in MODES for b in BATCHES for name in stores
+        }
         for round_ in range(args.rounds):
             order = list(stores) if round_ % 2 == 0 else list(reversed(stores))
+            modes = MODES[round_ % len(MODES) :] + MODES[: round_ % len(MODES)]
             for batch in BATCHES:
-                for name in order:
-                    per_write[f"{name} batch {batch}"].append(
-                        write_round(stores[name], args.writes, f"r{round_}b{batch}", batch)
-                    )
+                for mode in modes:
+                    for name in order:
+                        per_write[_key(name, mode, batch)].append(
+                            timed_round(stores[name], mode, args.writes, f"r{round_}b{batch}{mode}", batch)
+                        )
     medians = {name: statistics.median(values) for name, values in per_write.items()}
     result = {
         "what": "ms per memory saved (record + ADD event + vector; `batch` memories of one user per save, "
-        "one transaction), median over rounds",
+        "one transaction), median over rounds; modes: unfenced, fenced (the fence checked in the save call, "
+        "migration 14), fenced-in-transaction (checked in the store's transaction, as before migration 14)",
         "rounds": args.rounds,
         "writes_per_round": args.writes,
         "median_ms_per_write": {k: round(v, 3) for k, v in medians.items()},
         "ms_per_write_by_round": {k: [round(v, 3) for v in vs] for k, vs in per_write.items()},
         "citus_over_single_node_throughput": {
-            f"batch {b}": round(medians[f"single-node batch {b}"] / medians[f"citus batch {b}"], 3) for b in BATCHES
+            f"{mode} batch {b}": round(medians[_key("single-node", mode, b)] / medians[_key("citus", mode, b)], 3)
+            for mode in MODES
+            for b in BATCHES
+        },
+        "fenced_in_call_over_in_transaction_throughput": {
+            f"{name} batch {b}": round(
+                medians[_key(name, "fenced-in-transaction", b)] / medians[_key(name, "fenced", b)], 3
+            )
+            for name in ("single-node", "citus")
+            for b in BATCHES
         },
         "citus_prepare_transactions_per_20_writes": prepared,
         "citus": "coordinator + 2 workers on one machine (scripts/citus.sh), 32 shards",
@@ -116,6 +156,10 @@ def main() -> int:
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
     return 0
+
+
+def _key(backend: str, mode: str, batch: int) -> str:
+    return f"{backend} {mode} batch {batch}"
 
 
 def _git(*args: str) -> str:

@@ -74,7 +74,12 @@ def check_generation(user_id: str, stored: int) -> None:
     """Raise `UserErased` when the unit of work fenced `user_id` at another generation than `stored`."""
     expected = expected_generation(user_id)
     if expected is not None and expected != stored:
-        raise UserErased(f"user {user_id!r} was erased while this work was in flight; nothing of it was written")
+        raise erased(user_id)
+
+
+def erased(user_id: str) -> UserErased:
+    """The error of a fenced write refused because `user_id` was erased since the unit of work began."""
+    return UserErased(f"user {user_id!r} was erased while this work was in flight; nothing of it was written")
 
 
 def carry_fences(fn: Callable[[], T]) -> Callable[[], T]:

@@ -5,7 +5,7 @@ leaves no row on any worker, and the store opens on a worker as well as on the c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -14,13 +14,20 @@ from psycopg import sql
 
 from memstrata.cli import main as cli_main
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.errors import UserErased
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record, utcnow
 from memstrata.storage.base import MemoryFilter
+from memstrata.storage.fence import fence
 from memstrata.storage.postgres import PostgresStore
 from memstrata.storage.postgres import queries as q
 from memstrata.storage.postgres.citus import citus_tables, distribute_new_tables
 from memstrata.storage.postgres.migrations import USER_TABLES
-from memstrata.storage.postgres.sql_functions import COMMON_WORD_ROWS
+from memstrata.storage.postgres.sql_functions import (
+    COMMON_WORD_ROWS,
+    M013_SAVE,
+    M013_SAVE_SIGNATURE,
+    SAVE_SIGNATURE,
+)
 from tests.citus.conftest import DIMENSIONS, EMBEDDER
 from tests.support.citus import CitusSchema, citus_schema, connect_coordinator
 from tests.support.pg import set_user
@@ -268,15 +275,15 @@ def test_db_distribute_command_and_later_tables(capsys: pytest.CaptureFixture[st
         assert kinds == {
             **dict.fromkeys(USER_TABLES, "distributed"),
             "later_user_table": "distributed",
-            "erasures": "distributed",
+            "erasures": "reference",
             "meta": "reference",
             "schema_migrations": "reference",
         }
         row = owner.execute(
             "SELECT count(DISTINCT p.colocationid) FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid "
-            "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h' AND c.relname <> 'erasures'"
+            "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h'"
         ).fetchone()
-        assert row == (1,)  # every user table colocated (erasures is keyed by a hash of the user id instead)
+        assert row == (1,)  # every user table colocated
 
 
 def delegated_functions(owner: psycopg.Connection[Any]) -> dict[str, bool | None]:
@@ -300,10 +307,10 @@ def test_migration_13_on_a_distributed_schema_delegates_each_save_to_the_users_w
     none of the statements inside it."""
     with citus_schema(shard_count=4) as citus, psycopg.connect(citus.owner_url, autocommit=True) as owner:
         owner.execute(
-            "DROP FUNCTION memstrata_save(text, memstrata_memory_write[], memstrata_event_write[]); "
+            f"DROP FUNCTION {SAVE_SIGNATURE}; "
             "DROP FUNCTION memstrata_lock_user(text); DROP TYPE memstrata_memory_write; DROP TYPE memstrata_event_write"
         )
-        owner.execute("DELETE FROM schema_migrations WHERE version = 13")
+        owner.execute("DELETE FROM schema_migrations WHERE version >= 13")
         assert set(delegated_functions(owner).values()) == {None}
         with connect_coordinator() as admin:
             for setting in ("citus.log_remote_commands = on", "client_min_messages = log"):
@@ -325,3 +332,103 @@ def test_migration_13_on_a_distributed_schema_delegates_each_save_to_the_users_w
         finally:
             with connect_coordinator() as admin:
                 admin.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(citus.app_role)))
+
+
+def back_to_version_13(citus: CitusSchema, owner: psycopg.Connection[Any]) -> None:
+    """Make the test's distributed schema what version 13 left: migration 13's save function (distributed
+    as 13 distributed it), `erasures` hash-distributed by `user_key`, no migration 14 recorded."""
+    owner.execute(f"DROP FUNCTION {SAVE_SIGNATURE}")
+    owner.execute(M013_SAVE)
+    owner.execute(
+        sql.SQL(f"ALTER FUNCTION {M013_SAVE_SIGNATURE} SET search_path = {{}}, public").format(
+            sql.Identifier(citus.schema)
+        )
+    )
+    owner.execute(
+        "SELECT create_distributed_function(%s, 'p_user_id', colocate_with => 'memories', force_delegation => false)",
+        [M013_SAVE_SIGNATURE],
+    )
+    owner.execute("SELECT undistribute_table('erasures')")
+    owner.execute("SELECT create_distributed_table('erasures', 'user_key', colocate_with => 'none')")
+    owner.execute("DELETE FROM schema_migrations WHERE version = 14")
+    assert citus_tables(owner)["erasures"] == "distributed"
+
+
+def issued_by(store: PostgresStore, work: Callable[[], object]) -> list[str]:
+    """The statements the coordinator sent to workers while `work` ran (the app role logs them: see below)."""
+    sent: list[str] = []
+    with store._pool.connection() as conn:
+        conn.add_notice_handler(lambda d: sent.append(d.message_primary or ""))
+    work()
+    return [m for m in sent if m.startswith("issuing ")]
+
+
+def test_migration_14_on_a_distributed_schema_delegates_fenced_saves_whole() -> None:
+    """A schema distributed at version 13: opening the store runs migration 14 (the fence checked inside
+    `memstrata_save`), `distribute_new_tables` makes `erasures` a reference table (a delegated call reads
+    it on the user's worker; hash-distributed, a worker's call read no row for users whose `erasures`
+    shard is on the other worker) and the new function delegated again. A fenced save is then one statement
+    from the coordinator to the user's worker, and a fenced save after the user's erasure raises
+    `UserErased` and writes nothing, for users on both workers."""
+    with citus_schema(shard_count=4) as citus, psycopg.connect(citus.owner_url, autocommit=True) as owner:
+        back_to_version_13(citus, owner)
+        with connect_coordinator() as admin:
+            for setting in ("citus.log_remote_commands = on", "client_min_messages = log"):
+                admin.execute(sql.SQL("ALTER ROLE {} SET " + setting).format(sql.Identifier(citus.app_role)))
+        try:
+            with (
+                PostgresStore.open(citus.app_url, owner_url=citus.owner_url, pool_size=1) as store,
+                PostgresStore.open(citus.app_url, pool_size=1) as other,
+            ):
+                assert citus_tables(owner)["erasures"] == "reference"
+                assert {name: f for name, f in delegated_functions(owner).items() if f is not None} == {
+                    "memstrata_save": False,
+                    "memstrata_lock_user": True,
+                }
+                assert store._fence_in_call
+                store.bind_embedder(EMBEDDER, DIMENSIONS)
+                with admin_in(citus) as admin:
+                    users = users_on_two_workers(admin)
+                for user in users:
+                    with fence(store, user):
+                        issued = issued_by(store, lambda u=user: remember(store, u, [f"{u} drinks green tea"]))
+                    assert len(issued) == 1 and "memstrata_save(" in issued[0], issued
+                    with fence(store, user):
+                        other.erase_user(user)
+                        with pytest.raises(UserErased, match="nothing of it was written"):
+                            remember(store, user, [f"{user} still drinks green tea"])
+                    assert store.list_memories(user, EVERYTHING) == []
+                    with store.transaction(user) as cur:
+                        cur.execute("SELECT count(*) FROM history WHERE user_id = %s", [user])
+                        assert cur.fetchone() == (0,)
+                    with fence(store, user) as generation:
+                        assert generation == 1
+                        remember(store, user, [f"{user} is a new user"])
+                    assert [r.content for r in store.list_memories(user, EVERYTHING)] == [f"{user} is a new user"]
+        finally:
+            with connect_coordinator() as admin:
+                admin.execute(sql.SQL("ALTER ROLE {} RESET ALL").format(sql.Identifier(citus.app_role)))
+
+
+def test_a_store_on_hash_distributed_erasures_checks_the_fence_in_its_transaction() -> None:
+    """A schema at version 14 whose `erasures` is still hash-distributed (not yet converted by `distribute`):
+    the store checks the fence in its own transaction, as before migration 14, never in a delegated call
+    (which could not see the user's row), and a fenced save after an erasure is still refused."""
+    with citus_schema(shard_count=4) as citus, psycopg.connect(citus.owner_url, autocommit=True) as owner:
+        owner.execute("SELECT undistribute_table('erasures')")
+        owner.execute("SELECT create_distributed_table('erasures', 'user_key', colocate_with => 'none')")
+        with (
+            PostgresStore.open(citus.app_url, owner_url=citus.owner_url) as store,
+            PostgresStore.open(citus.app_url) as other,
+        ):
+            assert not store._fence_in_call
+            store.bind_embedder(EMBEDDER, DIMENSIONS)
+            with admin_in(citus) as admin:
+                users = users_on_two_workers(admin)
+            for user in users:
+                with fence(store, user):
+                    remember(store, user, ["green tea on Thursday"])
+                    other.erase_user(user)
+                    with pytest.raises(UserErased):
+                        remember(store, user, ["still green tea"])
+                assert store.list_memories(user, EVERYTHING) == []

@@ -1,23 +1,30 @@
 """`memstrata_save` (migration 13): a save's writes in one function call. Migration 13 upgrades a database
 written by version 12, and the saves that follow keep the per-user BM25 statistics and the postings exactly
-what the stored memories hold, also when they replace memories version 12 wrote."""
+what the stored memories hold, also when they replace memories version 12 wrote. Migration 14 moves the write
+fence into the call: it upgrades a database written by version 13, three-argument calls keep working, and a
+fenced save whose user was erased since its unit of work began raises `UserErased` and writes nothing."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.composite import CompositeInfo, register_composite
 
 from memstrata.core.keyword_statistics import statistics_change
 from memstrata.embedders.hashing import HashingEmbedder
+from memstrata.errors import UserErased
 from memstrata.models import EventType, Scope, new_event, new_record
 from memstrata.storage.base import MemoryFilter
+from memstrata.storage.fence import fence
 from memstrata.storage.postgres import PostgresStore, migrations
 from memstrata.storage.postgres import queries as q
 from memstrata.storage.postgres.keyword import postings_statements, row_terms, statistics_statements
+from memstrata.storage.postgres.sql_functions import ERASED_SQLSTATE, M013_SAVE_SIGNATURE, SAVE_SIGNATURE
 from tests.support.pg import postgres_urls
 
 pytestmark = pytest.mark.postgres
@@ -109,3 +116,84 @@ def test_a_repeated_id_in_one_call_is_refused(version_12: tuple[str, str, list])
         row = q.MemoryWrite((*q.record_params(tea, row_terms(USER, tea))[1:], None))
         with pytest.raises(psycopg.errors.RaiseException, match="appears twice"):
             cur.execute(q.SAVE, [USER, [row, row], []])
+
+
+def saved_everything(store: PostgresStore, user: str) -> tuple[list[str], int, tuple[Any, ...]]:
+    """(the user's memory contents, their history events, their BM25 statistics) as stored."""
+    contents = sorted(r.content for r in store.list_memories(user, MemoryFilter()))
+    with store.transaction(user) as cur:
+        cur.execute("SELECT count(*) FROM history WHERE user_id = %s", [user])
+        events = int(cur.fetchone()[0])
+    return contents, events, stored_statistics(store, user)
+
+
+@pytest.fixture
+def version_13() -> Iterator[tuple[str, str, list]]:
+    """A database at version 13 holding two memories written by migration 13's three-argument call."""
+    records = [new_record(scope=Scope(USER), content=t) for t in ("green tea on Thursday", "the tea order moved")]
+    with postgres_urls() as (app_url, owner_url):
+        with psycopg.connect(owner_url, autocommit=True) as owner:
+            assert migrations.migrate(owner, target=13) == 13
+            for name, python_type in (
+                ("memstrata_memory_write", q.MemoryWrite),
+                ("memstrata_event_write", q.EventWrite),
+            ):
+                info = CompositeInfo.fetch(owner, name)
+                assert info is not None
+                register_composite(info, owner, python_type)
+            rows = [q.MemoryWrite((*q.record_params(r, row_terms(USER, r))[1:], None)) for r in records]
+            owner.execute(q.SAVE, [USER, rows, []])
+        yield app_url, owner_url, records
+
+
+def test_migration_14_upgrades_a_version_13_database_and_fences_saves_in_the_call(
+    version_13: tuple[str, str, list],
+) -> None:
+    app_url, owner_url, (tea, order) = version_13
+    with PostgresStore.open(app_url, owner_url=owner_url) as store, PostgresStore.open(app_url) as other:
+        store.bind_embedder("hashing-64", 64)
+        with psycopg.connect(owner_url) as owner:
+            assert owner.execute("SELECT max(version) FROM schema_migrations").fetchone() == (migrations.LATEST,)
+            assert owner.execute(
+                "SELECT to_regprocedure(%s) IS NULL, to_regprocedure(%s) IS NOT NULL",
+                [M013_SAVE_SIGNATURE, SAVE_SIGNATURE],
+            ).fetchone() == (True, True)  # replaced, not overloaded (a three-argument call names one function)
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+        assert store._fence_in_call  # one node: the call reads `erasures` where it runs
+        coffee = new_record(scope=Scope(USER), content="black coffee on Friday")
+        with fence(store, USER) as generation:
+            assert generation == 0
+            store.save(USER, [coffee], [new_event(coffee, EventType.ADD, after=coffee.content)])
+        assert [r.content for r in store.get(USER, [coffee.id])] == [coffee.content]
+        with store.transaction(USER) as cur:  # migration 13's three arguments: an unfenced save
+            cur.execute(
+                q.SAVE, [USER, [q.MemoryWrite((*q.record_params(order, row_terms(USER, order))[1:], None))], []]
+            )
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+
+        with fence(store, USER):
+            other.erase_user(USER)  # another process erases the user after this unit read its generation
+            before = saved_everything(store, USER)
+            late = new_record(scope=Scope(USER), content="still drinks green tea")
+            with pytest.raises(UserErased, match="was erased while this work was in flight; nothing of it was written"):
+                store.save(USER, [late, replace(tea, content="tea rewritten")], [new_event(late, EventType.ADD)])
+            assert saved_everything(store, USER) == before == ([], 0, ((0, 0), {}, set()))
+        store.save(USER, [late])  # work begun after the erasure writes for a new user of the same id
+        with fence(store, USER) as generation:
+            assert generation == 1
+            store.save(USER, [coffee])
+        assert sorted(r.content for r in store.list_memories(USER, MemoryFilter())) == [coffee.content, late.content]
+        assert stored_statistics(store, USER) == recounted_statistics(store, USER)
+
+
+def test_the_call_refuses_a_stale_generation_with_its_own_sqlstate(version_13: tuple[str, str, list]) -> None:
+    app_url, owner_url, (tea, _) = version_13
+    with PostgresStore.open(app_url, owner_url=owner_url) as store:
+        store.erase_user(USER)
+        row = q.MemoryWrite((*q.record_params(tea, row_terms(USER, tea))[1:], None))
+        with store._pool.connection() as conn:
+            with pytest.raises(psycopg.Error, match="erased since the unit of work") as refused:
+                conn.execute(q.SAVE_FENCED, [USER, [row], [], 0])
+            assert refused.value.sqlstate == ERASED_SQLSTATE
+            conn.execute(q.SAVE_FENCED, [USER, [row], [], 1])  # the current generation writes
+        assert [r.id for r in store.get(USER, [tea.id])] == [tea.id]

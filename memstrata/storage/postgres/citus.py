@@ -31,11 +31,14 @@ from .sql_functions import LOCK_USER_SIGNATURE, SAVE_SIGNATURE
 DISTRIBUTION_COLUMN = "user_id"
 ANCHOR_TABLE = "memories"
 """The table every other user table is colocated with."""
-REFERENCE_TABLES = ("meta", "schema_migrations")
-KEYED_TABLES = {"erasures": "user_key"}
-"""Tables keyed by something other than `user_id`, distributed by that key in a colocation group of their
-own: `erasures` names users by the hash of their id (storage/fence.py), so it cannot be colocated; each
-statement on it is still routed to one shard (the fence check reads one row by its key)."""
+REFERENCE_TABLES = ("meta", "schema_migrations", "erasures")
+"""Tables with a copy on every node. `erasures` names users by the hash of their id (storage/fence.py), so
+it cannot be colocated with the user's rows; as a reference table it is read locally where a save runs (the
+fence check of `memstrata_save`, delegated to the user's worker, migration 14). Erasure writes it on every
+node (rare). A schema distributed before had it hash-distributed by `user_key`: `distribute` converts it
+(`REDISTRIBUTED_AS_REFERENCE`)."""
+REDISTRIBUTED_AS_REFERENCE = ("erasures",)
+"""Reference tables that earlier versions hash-distributed: undistributed, then made reference tables."""
 DEFAULT_SHARD_COUNT = 32
 DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: ("p_user_id", False), LOCK_USER_SIGNATURE: ("p_user_id", True)}
 """Functions distributed by their user argument (and whether with `force_delegation`), colocated with
@@ -97,7 +100,11 @@ def distribute(
     if not has_citus(conn):
         raise StoreError("the citus extension is not installed in this database: run `CREATE EXTENSION citus` first")
     known = citus_tables(conn)
-    reference = tuple(t for t in REFERENCE_TABLES if t not in known)
+    for table in REDISTRIBUTED_AS_REFERENCE:
+        if known.get(table) == "distributed":
+            conn.execute("SELECT undistribute_table(%s)", [table])
+            del known[table]
+    reference = tuple(t for t in REFERENCE_TABLES if t not in known and _exists(conn, t))
     for table in reference:
         conn.execute("SELECT create_reference_table(%s)", [table])
     distributed = []
@@ -115,10 +122,6 @@ def distribute(
                 [table, DISTRIBUTION_COLUMN, ANCHOR_TABLE],
             )
         distributed.append(table)
-    for table, key in KEYED_TABLES.items():
-        if table not in known and _exists(conn, table):
-            conn.execute("SELECT create_distributed_table(%s, %s, colocate_with => 'none')", [table, key])
-            distributed.append(table)
     for signature, (argument, forced) in DELEGATED_FUNCTIONS.items():
         if _function_exists(conn, signature) and not _delegated(conn, signature):
             conn.execute(
@@ -130,10 +133,12 @@ def distribute(
 
 
 def forced_tables(conn: psycopg.Connection[Any]) -> list[str]:
-    """Distributed tables of the current schema whose row-level security is FORCED (applies to the owner)."""
+    """Distributed and reference tables of the current schema whose row-level security is FORCED (applies to
+    the owner)."""
     rows = conn.execute(
         "SELECT c.relname FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid "
-        "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod = 'h' AND c.relforcerowsecurity "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND p.partmethod IN ('h', 'n') "
+        "AND c.relforcerowsecurity "
         "ORDER BY 1"
     ).fetchall()
     return [str(name) for (name,) in rows]

@@ -40,6 +40,8 @@ from .sql_functions import (
     M011_FUNCTIONS,
     M012_FUNCTIONS,
     M012_REPLACED,
+    M013_SAVE,
+    M013_SAVE_SIGNATURE,
     MEMORY_WRITE_TYPE,
     SAVE,
     SAVE_SIGNATURE,
@@ -479,8 +481,20 @@ def m013_one_call_saves(cur: Cursor, ctx: Context) -> None:
     cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     cur.execute(MEMORY_WRITE_TYPE)
     cur.execute(EVENT_WRITE_TYPE)
-    _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
+    _create_function(cur, ctx, M013_SAVE_SIGNATURE, M013_SAVE)
     _create_function(cur, ctx, LOCK_USER_SIGNATURE, LOCK_USER)
+
+
+def m014_fence_in_the_save_call(cur: Cursor, ctx: Context) -> None:
+    """`memstrata_save` checks the write fence itself (storage/fence.py): a fourth argument, the erasure
+    generation the unit of work fenced the user at (NULL, the default, for an unfenced save, so three-argument
+    calls keep working), compared with the user's `erasures` row under the lock the call already takes. A
+    fenced save is then one call as well, delegated whole to the user's worker on Citus, where `erasures`
+    becomes a reference table (`citus.distribute`) so that the worker reads it locally. A new argument is a
+    new signature: the function of migration 13 is dropped (and, on Citus, the new one distributed again)."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
+    cur.execute(sql.SQL("DROP FUNCTION " + M013_SAVE_SIGNATURE))
+    _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
 
 
 Migration = Callable[[Cursor, Context], None]
@@ -498,6 +512,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (11, "keyword postings: BM25 ranked from a narrow table", m011_keyword_postings),
     (12, "RPC functions judge currency at the caller's as_of", m012_rpc_functions_as_of),
     (13, "one function call per save", m013_one_call_saves),
+    (14, "the write fence checked inside the save call", m014_fence_in_the_save_call),
 )
 LATEST = MIGRATIONS[-1][0]
 

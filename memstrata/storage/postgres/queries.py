@@ -91,7 +91,10 @@ INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s,
 
 SAVE = "SELECT memstrata_save(%s, %s, %s)"
 """Params: user_id, memories (`MemoryWrite`), events (`EventWrite`): the writes of a save in one call
-(sql_functions.SAVE)."""
+(sql_functions.SAVE), unfenced."""
+SAVE_FENCED = "SELECT memstrata_save(%s, %s, %s, %s)"
+"""Params: as `SAVE`, then the erasure generation the unit of work fenced the user at (None: unfenced). The
+call raises `sql_functions.ERASED_SQLSTATE` instead of writing when the user was erased since (migration 14)."""
 
 LOCK_USER = "SELECT memstrata_lock_user(%s)"
 """Params: user_id. The user's write lock, exclusively, where `memstrata_save` takes it (sql_functions.LOCK_USER)."""

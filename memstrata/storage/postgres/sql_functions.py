@@ -830,8 +830,8 @@ _EVENT_LITERALS = (
     "e.details)"
 )
 
-SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[])"
-SAVE = f"""
+M013_SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[])"
+M013_SAVE = f"""
 CREATE FUNCTION memstrata_save(p_user_id text, p_memories memstrata_memory_write[], p_events memstrata_event_write[])
 RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -946,8 +946,40 @@ BEGIN
   END IF;
 END
 $fn$"""
-"""Params: the user, the memories, the events. Everything `PostgresStore.save` writes besides items, in
-one call (docs/postgres.md, "Writes on Citus")."""
+"""As migration 13 installed it. Params: the user, the memories, the events. Everything `PostgresStore.save`
+writes besides items, in one call (docs/postgres.md, "Writes on Citus")."""
+
+ERASED_SQLSTATE = "MSE01"
+"""The SQLSTATE `memstrata_save` raises when the user was erased since the caller's unit of work read the
+user's erasure generation (the store raises `UserErased`)."""
+
+SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[], bigint)"
+_M013_LOCK = "  PERFORM pg_advisory_xact_lock_shared(hashtextextended('memstrata-user:' || p_user_id, 0));\n"
+SAVE = M013_SAVE.replace(
+    "p_events memstrata_event_write[])",
+    "p_events memstrata_event_write[],\n  p_expected_generation bigint DEFAULT NULL)",
+    1,
+).replace(
+    _M013_LOCK,
+    _M013_LOCK
+    + f"""  -- The write fence (storage/fence.py), under the lock erasure holds exclusively while it raises the
+  -- generation: a caller that read the user's generation at the start of its unit of work passes it, and
+  -- when an erasure committed since then nothing is written. `erasures` names the user by the SHA-256 of
+  -- the id, as its row policy does; on Citus it is a reference table, so the worker running a delegated
+  -- call reads its own copy. NULL: an unfenced save, not checked.
+  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
+       (SELECT e.generation FROM erasures e
+        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
+    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
+      MESSAGE = 'memstrata_save: the user was erased since the unit of work read its erasure generation';
+  END IF;
+""",
+    1,
+)
+"""Since migration 14: `M013_SAVE` with the write fence checked inside the call. Params: the user, the
+memories, the events, the erasure generation the unit of work fenced the user at (NULL: unfenced; callers
+of the three-argument form keep working)."""
+assert SAVE.count(ERASED_SQLSTATE) == 1 and SAVE.count("p_expected_generation bigint DEFAULT NULL") == 1
 
 LOCK_USER_SIGNATURE = "memstrata_lock_user(text)"
 LOCK_USER = """

@@ -51,12 +51,14 @@ from ..base import (
     check_storable,
 )
 from ..crypto import KeyProvider
-from ..fence import check_generation, expected_generation, fence_key
+from ..fence import check_generation, erased, expected_generation, fence_key
 from . import queries as q
+from .citus import citus_tables, has_citus
 from .keyword import postings_statements, statistics_statements
-from .migrations import bind_vector_column, check_embedder, grant_app_role, migrate
+from .migrations import FENCE_TABLE, bind_vector_column, check_embedder, grant_app_role, migrate
 from .planner_statistics import PlannerStatistics
 from .sealing import PLAIN, RowCodec, SealedRows
+from .sql_functions import ERASED_SQLSTATE
 from .urls import password_of, redact_url, scrub
 from .user_keys import DELETE_KEY, SELECT_KEY, UserKeys, check_encryption, rotate_master_key
 
@@ -88,8 +90,13 @@ class PostgresStore:
         row_security_enforced: bool,
         ef_search: int = 40,
         keys: UserKeys | None = None,
+        fence_in_call: bool = True,
     ) -> None:
         self._pool = pool
+        self._fence_in_call = fence_in_call
+        """Whether a fenced save may check its fence inside the `memstrata_save` call sent on its own: where
+        the call runs (on Citus the user's worker) reads `erasures` locally (one node; a reference table).
+        False on a Citus schema whose `erasures` is still hash-distributed (run `memstrata db distribute`)."""
         self._keys = keys
         self._ef_search = ef_search
         self._raw_url = url
@@ -135,7 +142,9 @@ class PostgresStore:
         timeout = max(1, round(connect_timeout))  # libpq: whole seconds, 0 would mean "wait forever"
         secrets = (password_of(url), password_of(owner_url or ""))
         app_role, enforced = _probe(url, timeout, secrets)
-        info = _prepare_schema(owner_url or url, app_role, timeout, secrets, key_provider, redact_url(url))
+        info, fence_in_call = _prepare_schema(
+            owner_url or url, app_role, timeout, secrets, key_provider, redact_url(url)
+        )
         pool = _open_pool(url, info, ef_search=ef_search, pool_size=pool_size, timeout=timeout, secrets=secrets)
         keys = (
             None
@@ -150,6 +159,7 @@ class PostgresStore:
             row_security_enforced=enforced,
             ef_search=ef_search,
             keys=keys,
+            fence_in_call=fence_in_call,
         )
         try:
             store._dimensions = store._recorded_dimensions()
@@ -299,8 +309,9 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
-    def _call(self, statement: str, params: Sequence[Any]) -> None:
-        """Run one statement as its own transaction (autocommit), errors mapped as in `transaction`."""
+    def _call(self, statement: str, params: Sequence[Any], *, user_id: str | None = None) -> None:
+        """Run one statement as its own transaction (autocommit), errors mapped as in `transaction`; the
+        write fence refused by `memstrata_save` (`ERASED_SQLSTATE`) is `UserErased` for `user_id`."""
         try:
             with self._pool.connection() as conn:
                 conn.execute(statement, params)
@@ -311,6 +322,8 @@ class PostgresStore:
                 raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
             raise _unstorable(exc) from exc
         except psycopg.Error as exc:
+            if user_id is not None and exc.sqlstate == ERASED_SQLSTATE:
+                raise erased(user_id) from None
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     def _recorded_dimensions(self) -> int | None:
@@ -351,15 +364,18 @@ class PostgresStore:
             check_item(namespace, key, value)
         array: list[np.ndarray | None] = [] if vectors is None else list(self._vector_rows(records, vectors))
         array += [None] * (len(records) - len(array))  # records past the vectors keep their stored vector
-        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE).
-        # Without items, a fence to check or a data key to read, the call is sent on its own, as its own
-        # transaction (it sets the user and takes the user's write lock itself): one round trip, and on
-        # Citus one statement from the coordinator to the worker holding the user's shards, which runs the
-        # whole call (docs/postgres.md, "Citus limits"). Otherwise it runs in a pipelined transaction after
-        # the lock, the fence check and the items (on Citus on the coordinator, each statement routed).
-        if self._keys is None and not items and expected_generation(user_id) is None:
+        # One function call writes the memories, events, BM25 statistics and postings (sql_functions.SAVE),
+        # and checks the write fence (the generation the unit of work read, NULL when unfenced). Without
+        # items or a data key to read, the call is sent on its own, as its own transaction (it sets the user
+        # and takes the user's write lock itself): one round trip, and on Citus one statement from the
+        # coordinator to the worker holding the user's shards, which runs the whole call (docs/postgres.md,
+        # "Citus limits"). Otherwise it runs in a pipelined transaction after the lock, the fence check and
+        # the items (on Citus on the coordinator, each statement routed).
+        expected = expected_generation(user_id)
+        if self._keys is None and not items and (expected is None or self._fence_in_call):
             if records or events:
-                self._call(q.SAVE, [user_id, *_save_rows(PLAIN, records, array, events)])
+                rows = _save_rows(PLAIN, records, array, events)
+                self._call(q.SAVE_FENCED, [user_id, *rows, expected], user_id=user_id)
             self.planner_statistics.wrote(len(records))
             return
         with self._write(user_id, pipeline=True) as cur:
@@ -799,10 +815,11 @@ def _prepare_schema(
     secrets: tuple[str | None, ...],
     key_provider: KeyProvider | None,
     where: str,
-) -> list[TypeInfo]:
+) -> tuple[list[TypeInfo], bool]:
     """Migrate through `target` (the owner), grant the application role, check the master key (or its
     absence) against the store's rows, return the types the pooled connections register: the vector
-    type and the row types of `memstrata_save` (checked against `queries.MemoryWrite` / `EventWrite`)."""
+    type and the row types of `memstrata_save` (checked against `queries.MemoryWrite` / `EventWrite`), and
+    whether a save sent on its own may check its fence in the call (`PostgresStore._fence_in_call`)."""
     try:
         with psycopg.connect(target, autocommit=True, connect_timeout=timeout) as owner:
             migrate(owner)
@@ -811,6 +828,7 @@ def _prepare_schema(
             check_encryption(owner, key_provider, where)
             info = TypeInfo.fetch(owner, "vector")
             rows = [CompositeInfo.fetch(owner, name) for name in _ROW_TYPES]
+            fence_in_call = not has_citus(owner) or citus_tables(owner).get(FENCE_TABLE) != "distributed"
     except psycopg.Error as exc:
         message = scrub(str(exc), *secrets)
         raise StoreError(f"cannot prepare the PostgreSQL schema at {redact_url(target)}: {message}") from exc
@@ -819,7 +837,7 @@ def _prepare_schema(
     for (name, python_type), row in zip(_ROW_TYPES.items(), rows, strict=True):
         if row is None or tuple(row.field_names) != python_type.fields:  # pragma: no cover - migration 13
             raise StoreError(f"the row type {name} in {redact_url(target)} is not the one this memstrata writes")
-    return [info, *(r for r in rows if r is not None)]
+    return [info, *(r for r in rows if r is not None)], fence_in_call
 
 
 _ROW_TYPES: dict[str, type[q.MemoryWrite] | type[q.EventWrite]] = {
