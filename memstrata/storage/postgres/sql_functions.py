@@ -865,9 +865,11 @@ BEGIN
   -- Called on its own (no transaction block: PostgresStore.save's usual path), the call is the whole
   -- transaction: it sets the user for row-level security itself, for this transaction only, and takes
   -- the user's write lock, held shared (erasure holds it exclusively where this runs, `memstrata_lock_user`).
-  -- The user is SET LOCAL with citus.propagate_set_commands = 'local' (a placeholder without effect on
-  -- one node): on Citus it then also reaches a node this call has to write on (a shard moved away while
-  -- the call was delegated here). Inside a transaction that set another user it refuses to write.
+  -- The user is SET LOCAL (with citus.propagate_set_commands = 'local', a placeholder without effect on
+  -- one node). On Citus a call sent on its own is in no transaction block, so Citus does not replay the
+  -- SET LOCAL on another node: when a shard moved away while the call was delegated here, row-level
+  -- security refuses the rows written there, nothing is written, and PostgresStore.save makes the save
+  -- again in a transaction. Inside a transaction that set another user it refuses to write.
   IF coalesce(current_setting('app.user_id', true), '') = '' THEN
     PERFORM set_config('citus.propagate_set_commands', 'local', true);
     EXECUTE format('SET LOCAL app.user_id = %L', p_user_id);
@@ -888,8 +890,10 @@ BEGIN
       old_memories := old_memories + 1;
       old_tokens := old_tokens + o.keyword_length;
     END LOOP;
-    -- A row without a vector (NULL) keeps the stored one.
-    SELECT string_agg({_MEMORY_LITERALS}, ', ' ORDER BY m.id) INTO written FROM unnest(p_memories) m;
+    -- A row without a vector (NULL) keeps the stored one. Rows go in in the order given, so new rows take
+    -- their `seq` (the tie-break of equal creation times) in the caller's order.
+    SELECT string_agg({_MEMORY_LITERALS}, ', ' ORDER BY m.ordinality) INTO written
+    FROM unnest(p_memories) WITH ORDINALITY m;
     EXECUTE 'INSERT INTO memories ({_MEMORY_COLUMNS}) VALUES ' || written
       || ' ON CONFLICT (user_id, id) DO UPDATE SET {_MEMORY_UPDATE}, '
       || 'embedding = coalesce(EXCLUDED.embedding, memories.embedding)';

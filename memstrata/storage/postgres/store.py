@@ -77,6 +77,14 @@ _ONE_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 Statement = tuple[str, Sequence[Any]]
 
 
+_ROW_SECURITY_REFUSED = "42501"
+"""insufficient_privilege: what PostgreSQL raises when row-level security refuses a written row."""
+
+
+class _UserNotSetWhereWritten(Exception):
+    """A save sent as its own statement was refused by row-level security (see `PostgresStore.save`)."""
+
+
 class PostgresStore:
     """`Store` on PostgreSQL. Build it with `PostgresStore.open(url, owner_url=...)`."""
 
@@ -324,6 +332,8 @@ class PostgresStore:
         except psycopg.Error as exc:
             if user_id is not None and exc.sqlstate == ERASED_SQLSTATE:
                 raise erased(user_id) from None
+            if exc.sqlstate == _ROW_SECURITY_REFUSED:
+                raise _UserNotSetWhereWritten from exc
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     def _recorded_dimensions(self) -> int | None:
@@ -373,11 +383,19 @@ class PostgresStore:
         # the items (on Citus on the coordinator, each statement routed).
         expected = expected_generation(user_id)
         if self._keys is None and not items and (expected is None or self._fence_in_call):
-            if records or events:
-                rows = _save_rows(PLAIN, records, array, events)
-                self._call(q.SAVE_FENCED, [user_id, *rows, expected], user_id=user_id)
-            self.planner_statistics.wrote(len(records))
-            return
+            try:
+                if records or events:
+                    rows = _save_rows(PLAIN, records, array, events)
+                    self._call(q.SAVE_FENCED, [user_id, *rows, expected], user_id=user_id)
+                self.planner_statistics.wrote(len(records))
+                return
+            except _UserNotSetWhereWritten:
+                # On Citus, when the user's shards moved while the call was delegated to their old worker,
+                # the worker writes on the new node, where a call outside a transaction block has not set
+                # the user (Citus replays SET LOCAL only inside one), so row-level security refused the
+                # rows and the call wrote nothing. The transaction below sets the user on every node it
+                # writes on.
+                pass
         with self._write(user_id, pipeline=True) as cur:
             codec = self._writing(cur, user_id)
             for namespace, key, value in items:
