@@ -205,14 +205,8 @@ class PostgresStore:
                 if user_id is not None:
                     cur.execute(set_local("app.user_id", user_id))
                 yield cur
-        except UnicodeEncodeError as exc:
-            raise _unstorable(exc) from exc
-        except psycopg.DataError as exc:
-            if not _refused_text(exc):
-                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
-            raise _unstorable(exc) from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+        except (UnicodeEncodeError, psycopg.Error) as exc:
+            raise self._failure(exc) from exc
 
     @contextmanager
     def _write(self, user_id: str, *, pipeline: bool = False) -> Iterator[psycopg.Cursor[Any]]:
@@ -323,18 +317,21 @@ class PostgresStore:
         try:
             with self._pool.connection() as conn:
                 conn.execute(statement, params)
-        except UnicodeEncodeError as exc:
-            raise _unstorable(exc) from exc
-        except psycopg.DataError as exc:
-            if not _refused_text(exc):
-                raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
-            raise _unstorable(exc) from exc
         except psycopg.Error as exc:
             if user_id is not None and exc.sqlstate == ERASED_SQLSTATE:
                 raise erased(user_id) from None
             if exc.sqlstate == _ROW_SECURITY_REFUSED:
                 raise _UserNotSetWhereWritten from exc
-            raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
+            raise self._failure(exc) from exc
+        except UnicodeEncodeError as exc:
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: UnicodeEncodeError | psycopg.Error) -> Exception:
+        """The library's error for a failed statement: text PostgreSQL cannot store (`_unstorable`), else a
+        `StoreError` naming the store, its secrets scrubbed."""
+        if isinstance(exc, UnicodeEncodeError) or (isinstance(exc, psycopg.DataError) and _refused_text(exc)):
+            return _unstorable(exc)
+        return StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}")
 
     def _recorded_dimensions(self) -> int | None:
         with self.transaction(None) as cur:
