@@ -27,6 +27,12 @@ from memstrata.storage.postgres.keyword import postings_statements, row_terms, s
 from memstrata.storage.postgres.sql_functions import ERASED_SQLSTATE, M013_SAVE_SIGNATURE, SAVE_SIGNATURE
 from tests.support.pg import postgres_urls
 
+UPSERT_AS_VERSION_12 = (
+    f"INSERT INTO memories ({', '.join(q.WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * len(q.WRITE_COLUMNS))}) "
+    f"ON CONFLICT (user_id, id) DO UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in q.WRITE_COLUMNS[2:])}"
+)
+"""One record's upsert (no vector), as saves wrote them before migration 13."""
+
 pytestmark = pytest.mark.postgres
 
 EMBED = HashingEmbedder(64)
@@ -67,7 +73,7 @@ def version_12() -> Iterator[tuple[str, str, list]]:
                 owner.execute("SELECT set_config('app.user_id', %s, true)", [USER])
                 terms = {r.id: row_terms(USER, r) for r in records}
                 for r in records:
-                    owner.execute(q.UPSERT_KEEP_VECTOR, q.record_params(r, terms[r.id]))
+                    owner.execute(UPSERT_AS_VERSION_12, q.record_params(r, terms[r.id]))
                 change = statistics_change((), ((list(t.frequencies), t.length) for t in terms.values()))
                 for statement, params in [
                     *statistics_statements(USER, change),

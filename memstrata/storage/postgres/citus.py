@@ -44,7 +44,7 @@ DELEGATED_FUNCTIONS = {SAVE_SIGNATURE: ("p_user_id", False), LOCK_USER_SIGNATURE
 """Functions distributed by their user argument (and whether with `force_delegation`), colocated with
 `memories`: the coordinator sends a call to the worker holding that user's shards. `memstrata_save` is
 delegated when it is a statement of its own (a save's usual path); inside the store's explicit
-transactions (a save with items, a fence to check or a data key) it runs on the coordinator, each of
+transactions (a save with items or a data key to read) it runs on the coordinator, each of
 its statements routed, because a forced delegation cannot write on another node, as it must when the
 user's shard moves while the call runs. `memstrata_lock_user` (erasure's lock where saves take it)
 reads no table and is delegated inside erasure's transaction too."""

@@ -80,13 +80,6 @@ HISTORY_COLUMNS = "user_id, id, memory_id, event, at, before, after, details"
 WRITE_COLUMNS = (*COLUMNS, "date_text", "keyword_terms", "keyword_frequencies", "keyword_length")
 """What `record_params` binds: the record, the date written out (`memstrata.core.retrieval.date_text`),
 then what keyword search finds it under (`keyword.row_values`)."""
-_UPDATABLE = ", ".join(f"{c} = EXCLUDED.{c}" for c in WRITE_COLUMNS[2:])
-UPSERT_KEEP_VECTOR = (
-    f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * len(WRITE_COLUMNS))}) "
-    f"ON CONFLICT (user_id, id) DO UPDATE SET {_UPDATABLE}"
-)
-"""One record's upsert, as saves wrote them before migration 13 (`memstrata_save`); kept for writing a
-database as version 12 did (tests/postgres/test_save_function.py)."""
 INSERT_EVENT = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
 SAVE = "SELECT memstrata_save(%s, %s, %s)"
