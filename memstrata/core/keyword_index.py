@@ -109,18 +109,11 @@ _ASCII_PAIR = re.compile("(?<![a-z0-9])([a-z0-9]+)'(?=([a-z0-9]+))")
 is also the left one of the next pair ("a'b'c": a-b, b-c)."""
 
 
-def _column_terms(text: str) -> tuple[list[str], int]:
-    """(the terms of one column, occurrences repeated: its tokens, then its apostrophe pairs; its token
-    count), line by line: a line break separates tokens and is no apostrophe, so no token or pair spans
-    two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed as a memory's content
-    and again as a line of the next two turns' context."""
-    if "\n" not in text:
-        line_tokens, line_pairs, count = _line_terms(text)
-        return [*line_tokens, *line_pairs], count
-    lines = [_line_terms(line) for line in text.split("\n")]
-    tokens = chain.from_iterable(line_tokens for line_tokens, _, _ in lines)
-    pairs = chain.from_iterable(line_pairs for _, line_pairs, _ in lines)
-    return [*tokens, *pairs], sum(count for _, _, count in lines)
+def _column_lines(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...], int]]:
+    """`_line_terms` of each line of one column: a line break separates tokens and is no apostrophe, so
+    no token or pair spans two lines. Lines are remembered (`_line_terms`): a conversation turn is indexed
+    as a memory's content and again as a line of the next two turns' context."""
+    return [_line_terms(text)] if "\n" not in text else [_line_terms(line) for line in text.split("\n")]
 
 
 @lru_cache(maxsize=8192)
@@ -152,12 +145,12 @@ if any(halves / 2 != weight for halves, weight in zip(_HALVES, COLUMN_WEIGHTS, s
 def column_terms(user_id: str, columns: Sequence[str]) -> KeywordTerms:
     """The terms of a row whose searched columns hold `columns` (weighted by `COLUMN_WEIGHTS`), for
     a user named `user_id` (its tokens count towards the length, as in the FTS5 table)."""
-    length = _column_terms(user_id)[1]  # remembered line by line, as any column
+    length = sum(count for _, _, count in _column_lines(user_id))  # remembered line by line, as any column
     parts: list[tuple[str, ...]] = []
     for text, halves in zip(columns, _HALVES, strict=True):
-        lines = [_line_terms(text)] if "\n" not in text else [_line_terms(line) for line in text.split("\n")]
-        # A column's terms are its lines' tokens, then their pairs (`_column_terms`' order), each
-        # occurrence counted once per half of the column's weight.
+        lines = _column_lines(text)
+        # A column's terms are its lines' tokens, then their pairs, each occurrence counted once per half
+        # of the column's weight.
         column = [line[0] for line in lines] + [line[1] for line in lines]
         parts.extend(column * halves)
         length += sum(line[2] for line in lines)

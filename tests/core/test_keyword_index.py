@@ -157,7 +157,9 @@ def test_ascii_fast_path_gives_the_general_tokenizer_s_terms() -> None:
             for (left, _, end), (right, start, _) in zip(spans, spans[1:], strict=False)
             if start - end == 1 and text[end] == "'"
         ]
-        assert keyword_index._column_terms(text) == (general, len(spans)), text
+        lines = keyword_index._column_lines(text)
+        terms = [t for tokens, _, _ in lines for t in tokens] + [p for _, pairs, _ in lines for p in pairs]
+        assert (terms, sum(count for _, _, count in lines)) == (general, len(spans)), text
 
 
 def test_memory_terms_index_content_context_and_date() -> None:
