@@ -17,6 +17,12 @@ Each backend is measured three ways (`MODES`), in an order that alternates betwe
   check the fence in its own transaction: BEGIN, the lock, the generation read, the call, COMMIT; on Citus
   the call then runs on the coordinator, each statement routed to the user's worker).
 
+Then the same comparison through the public API (`API_CALLS`), where a write is more than one store
+call: `Memory.add` (one fact: the erasure fence read, the duplicate check, the save) and
+`Memory.add_message` (one turn of a session: the fence read, the save), `--writes` calls per round on
+one `Memory` per backend over the same stores, the order alternating as above. Reported as calls/s and
+Citus/single-node throughput.
+
     python benchmarks/citus_writes.py [--rounds 9] [--writes 100] [--out benchmarks/results/citus-writes.json]
 
 Needs the test services: PostgreSQL with pgvector on 5432 and the Citus cluster of scripts/citus.sh.
@@ -40,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from psycopg import sql  # noqa: E402
 
+from memstrata import Memory  # noqa: E402
 from memstrata.embedders.hashing import HashingEmbedder  # noqa: E402
 from memstrata.models import EventType, Scope, new_event, new_record  # noqa: E402
 from memstrata.storage.fence import fence  # noqa: E402
@@ -79,6 +86,24 @@ def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1) -> 
         events = [new_event(r, EventType.ADD, after=r.content) for r in records]
         store.save(user, records, events, vectors[start : start + batch])
     return (time.perf_counter() - started) * 1000 / writes
+
+
+API_CALLS = ("add", "add_message")
+"""The public API's writes measured end to end (module docstring)."""
+
+
+def api_round(memory: Memory, call: str, writes: int, tag: str) -> float:
+    """Calls per second of `writes` calls of `Memory.<call>`, spread over `USERS` (add_message: one
+    session per user)."""
+    texts = [f"{tag} note {i}: the meeting about the green tea order moved to Thursday" for i in range(writes)]
+    started = time.perf_counter()
+    for i, text in enumerate(texts):
+        user = USERS[i % len(USERS)]
+        if call == "add":
+            memory.add(text, scope=Scope(user))
+        else:
+            memory.add_message("user", text, scope=Scope(user, session_id=f"{tag}-session"))
+    return writes / (time.perf_counter() - started)
 
 
 def two_phase_commits(app_url: str, owner_url: str, app_role: str, writes: int) -> int:
@@ -126,7 +151,18 @@ def main() -> int:
                         per_write[_key(name, mode, batch)].append(
                             timed_round(stores[name], mode, args.writes, f"r{round_}b{batch}{mode}", batch)
                         )
+        memories = {name: stack.enter_context(Memory(store=store, embedder=EMBED)) for name, store in stores.items()}
+        per_call: dict[str, list[float]] = {f"{name} {call}": [] for call in API_CALLS for name in stores}
+        for memory in memories.values():
+            for call in API_CALLS:
+                api_round(memory, call, 20, f"warm-up-{call}")
+        for round_ in range(args.rounds):
+            order = list(stores) if round_ % 2 == 0 else list(reversed(stores))
+            for call in API_CALLS:
+                for name in order:
+                    per_call[f"{name} {call}"].append(api_round(memories[name], call, args.writes, f"r{round_}{call}"))
     medians = {name: statistics.median(values) for name, values in per_write.items()}
+    call_medians = {name: statistics.median(values) for name, values in per_call.items()}
     result = {
         "what": "ms per memory saved (record + ADD event + vector; `batch` memories of one user per save, "
         "one transaction), median over rounds; modes: unfenced, fenced (the fence checked in the save call, "
@@ -146,6 +182,11 @@ def main() -> int:
             )
             for name in ("single-node", "citus")
             for b in BATCHES
+        },
+        "api_calls_per_s": {k: round(v, 1) for k, v in call_medians.items()},
+        "api_calls_per_s_by_round": {k: [round(v, 1) for v in vs] for k, vs in per_call.items()},
+        "api_citus_over_single_node_throughput": {
+            call: round(call_medians[f"citus {call}"] / call_medians[f"single-node {call}"], 3) for call in API_CALLS
         },
         "citus_prepare_transactions_per_20_writes": prepared,
         "citus": "coordinator + 2 workers on one machine (scripts/citus.sh), 32 shards",

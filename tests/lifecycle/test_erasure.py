@@ -99,7 +99,8 @@ def populate(memory: Any, conversation: Conversation, marks: Markers) -> None:
     memory.add_procedure(f"task {marks.new()}", instruction=f"always {marks.new()}", scope=user)
     memory.store.put_item(user, "queue", f"job-{user}", {"text": marks.new(), "status": "pending"})
     memory.store.put_item(user, "langgraph", f'["users", "{user}", "notes"]', {"value": {"text": marks.new()}})
-    memory.add_message("user", f"and {marks.new()}", scope=Scope(user, session_id="s2"))  # counts a turn
+    for _ in range(20):  # the turn policy's count (every 20 turns) writes the user's lifecycle state
+        memory.add_message("user", f"and {marks.new()}", scope=Scope(user, session_id="s2"))
     assert conversation.buffer.window(session)  # the Redis buffer holds the latest turns
     assert conversation.summary(session)  # the rolling summary was folded
 

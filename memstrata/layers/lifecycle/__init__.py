@@ -93,7 +93,8 @@ class Lifecycle:
     def count_turns(self, user_id: str, turns: int = 1) -> bool:
         """Count a user's conversation turns; True every `consolidate_every_turns` (default 20), when
         the caller should queue `run_due_upkeep` (so the conversation path never consolidates inline:
-        compressing may take a model call per group)."""
+        compressing may take a model call per group). The count is kept in this process and written to
+        the store once every `consolidate_every_turns` turns (`turn_tally`)."""
         return self.consolidator.count_turns(validate_id(user_id, "user_id"), turns)
 
     def run_due_upkeep(self, user_id: str, *, job_id: str | None = None) -> ConsolidationReport:
@@ -128,7 +129,10 @@ class Lifecycle:
 
         Erasing a user who has no data is not an error (the receipt counts zeros).
         """
-        return self.eraser.erase(validate_id(user_id, "user_id"))
+        user_id = validate_id(user_id, "user_id")
+        receipt = self.eraser.erase(user_id)
+        self.consolidator.forget_turns(user_id)
+        return receipt
 
     def receipt(self, request_id: str) -> ErasureReceipt | None:
         """A stored erasure receipt by its request id."""

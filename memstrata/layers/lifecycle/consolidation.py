@@ -49,10 +49,11 @@ from ...llm.whole import complete_whole
 from ...models import MAX_CONTENT_BYTES, EventType, MemoryKind, MemoryRecord, Scope, content_hash, new_event
 from ...prompts.consolidate import build_consolidation_messages, consolidation_sources, parse_consolidation
 from ...storage.base import MemoryFilter, Store
-from ...storage.fence import fenced
+from ...storage.fence import fence, fenced
 from ._paging import all_items, all_memories, strings_in
 from .policy import LIFECYCLE, LifecyclePolicy
 from .portability import Progress
+from .turn_tally import TurnTally
 
 
 def _days(value: object) -> object:
@@ -154,6 +155,7 @@ class Consolidator:
         self.clock = clock
         self.policy = policy
         self._llm = llm
+        self._tally = TurnTally()
 
     @fenced
     def consolidate(
@@ -251,21 +253,34 @@ class Consolidator:
         return found
 
     # -- when to run ---------------------------------------------------------------------------------
-    @fenced
     def count_turns(self, user_id: str, turns: int = 1) -> bool:
-        """Count a user's conversation turns (one item write). True when the turn policy wants a
-        consolidation now and none is queued yet: the caller queues one, and `run_and_record` resets
-        the count when it runs."""
+        """Count a user's conversation turns. True when the turn policy wants a consolidation now and
+        none is queued yet: the caller queues one, and `run_and_record` resets the count when it runs.
+
+        The turns are counted in this process (`TurnTally`); the user's state is read and written once
+        every `consolidate_every_turns` turns, not on every turn, in a unit of work of its own."""
         every = self.policy.consolidate_every_turns
         if not every or turns <= 0:
             return False
-        state = self.state(user_id)
-        count = int(state.get("turns", 0)) + turns
-        due = count >= every and not state.get("queued")
-        self.store.put_item(
-            user_id, LIFECYCLE, STATE_KEY, {**state, "turns": count, "queued": bool(due or state.get("queued"))}
-        )
+        counted = self._tally.add(user_id, turns, every)
+        if not counted:
+            return False
+        try:
+            with fence(self.store, user_id):
+                state = self.state(user_id)
+                count = int(state.get("turns", 0)) + counted
+                due = count >= every and not state.get("queued")
+                self.store.put_item(
+                    user_id, LIFECYCLE, STATE_KEY, {**state, "turns": count, "queued": bool(due or state.get("queued"))}
+                )
+        except BaseException:
+            self._tally.give_back(user_id, counted)
+            raise
         return due
+
+    def forget_turns(self, user_id: str) -> None:
+        """Drop the turns of the user counted in this process (after the user's erasure)."""
+        self._tally.forget(user_id)
 
     def due(self, user_id: str, now: datetime) -> bool:
         """Whether the scheduled policy (`consolidate_interval_hours`) wants a run now."""
