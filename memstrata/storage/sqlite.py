@@ -53,8 +53,7 @@ from .sqlite_keyword import (
     IndexedMemory,
     SearchedText,
     apply_write,
-    ranked_params,
-    ranked_sql,
+    ranked,
     search_plan,
     stored_terms,
 )
@@ -646,23 +645,27 @@ class SQLiteStore:
         terms = lookup_terms(query_terms(query))
         w = _Where(user_id, where)
 
-        def run(conn: sqlite3.Connection) -> list[Any]:
+        def run(conn: sqlite3.Connection) -> list[tuple[Any, float]]:
             plan = search_plan(conn, user_id, terms, self.posting_budget)
             if plan is None:
                 return []
+            memories, ranks = ranked(conn, plan)
+            pool = max(_KEYWORD_POOL, limit * 4)
             rows: list[Any] = []
-            for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
-                sql = (
-                    f"WITH hits AS ({ranked_sql(plan)} ORDER BY rank DESC, p.memory DESC {pool}) "
-                    f"SELECT {_M_COLUMNS}, hits.rank FROM hits JOIN memories m ON m.rowid = hits.memory "
-                    f"WHERE {w.sql} ORDER BY hits.rank DESC, m.created_at DESC, m.rowid DESC LIMIT ?"
-                )
-                rows = conn.execute(sql, (*ranked_params(plan), *w.params, limit)).fetchall()
-                if len(rows) >= limit:
+            for chosen in (memories[:pool], memories):
+                # CROSS JOIN: each ranked rowid looks up its row; the filters only check it
+                rows = conn.execute(
+                    f"SELECT {_M_COLUMNS}, m.rowid FROM json_each(?) h CROSS JOIN memories m "
+                    f"ON m.rowid = h.value WHERE {w.sql}",
+                    (json.dumps(chosen.tolist()), *w.params),
+                ).fetchall()
+                if len(rows) >= limit or len(chosen) == len(memories):
                     break
-            return rows
+            score = dict(zip(memories.tolist(), ranks.tolist(), strict=True))
+            rows.sort(key=lambda r: (score[r[-1]], r[8], r[-1]), reverse=True)  # rank, created_at, rowid
+            return [(r, score[r[-1]]) for r in rows[:limit]]
 
-        return [ScoredRow(_record(r), float(r[20])) for r in self._read(run)]
+        return [ScoredRow(_record(r), s) for r, s in self._read(run)]
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)

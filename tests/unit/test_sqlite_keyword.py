@@ -23,7 +23,7 @@ from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_reco
 from memstrata.storage import open_store
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.sqlite import SQLiteStore, fts_query
-from memstrata.storage.sqlite_keyword import stored_terms
+from memstrata.storage.sqlite_keyword import POSTING, stored_terms
 from memstrata.storage.sqlite_schema import MIGRATIONS
 
 _MODULES = ("json", "csv", "logging", "pathlib", "argparse", "datetime", "collections", "zipfile")
@@ -55,18 +55,27 @@ def _records(user_id: str, texts: list[str], start: int = 0) -> list[MemoryRecor
 
 
 def _kept(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:
-    """The statistics and postings the store keeps, per user: those of `keyword_postings` and of the tail
+    """The statistics and postings the store keeps, per user: those of the segments and of the tail
     together (a term's count is `keyword_documents`' plus the tail's memories holding it). Checks that
-    no memory has postings in both tables and that `keyword_users.recent` counts the user's tail."""
+    each memory's postings are in one place (the tail, or the one segment `keyword_segment_memories`
+    names) and that `keyword_users.recent` counts the user's tail."""
     totals = {u: (n, t) for u, n, t in conn.execute("SELECT user_id, documents, tokens FROM keyword_users")}
     names = dict(conn.execute("SELECT user_key, user_id FROM keyword_users"))
     documents = {
         (names[k], t): n for k, t, n in conn.execute("SELECT user_key, term, documents FROM keyword_documents")
     }
-    postings = {
-        (names[k], t, m): (f, n)
-        for k, t, m, f, n in conn.execute("SELECT user_key, term, memory, frequency, length FROM keyword_postings")
+    postings: dict = {}
+    in_segments: dict = {}
+    for k, t, s, blob in conn.execute("SELECT user_key, term, segment, postings FROM keyword_segments"):
+        for m, f, n in np.frombuffer(blob, dtype=POSTING).tolist():
+            assert (names[k], t, m) not in postings  # one posting per memory and term
+            postings[(names[k], t, m)] = (f, n)
+            in_segments.setdefault((names[k], m), set()).add(s)
+    segment_of = {
+        (names[k], m): s for k, m, s in conn.execute("SELECT user_key, memory, segment FROM keyword_segment_memories")
     }
+    # every memory's postings are in the one segment its row names, and only memories with postings have one
+    assert in_segments == {key: {s} for key, s in segment_of.items()}
     merged = {(u, m) for u, _, m in postings}
     tail = {
         (names[k], t, m): (f, n)
