@@ -650,20 +650,20 @@ class SQLiteStore:
             if plan is None:
                 return []
             memories, ranks = ranked(conn, plan)
+            if not len(memories):
+                return []
+            hits, rowid, order = _ranked_hits(memories, ranks)
             pool = max(_KEYWORD_POOL, limit * 4)
             rows: list[Any] = []
-            for chosen in (memories[:pool], memories):
-                # CROSS JOIN: each ranked rowid looks up its row; the filters only check it
+            for chosen in (hits[:pool], hits):
                 rows = conn.execute(
-                    f"SELECT {_M_COLUMNS}, m.rowid FROM json_each(?) h CROSS JOIN memories m "
-                    f"ON m.rowid = h.value WHERE {w.sql}",
-                    (json.dumps(chosen.tolist()), *w.params),
+                    f"SELECT {_M_COLUMNS}, h.key FROM json_each(?) h CROSS JOIN memories m ON m.rowid = {rowid} "
+                    f"WHERE {w.sql} ORDER BY {order}, m.created_at DESC, m.rowid DESC LIMIT ?",
+                    (json.dumps(chosen), *w.params, limit),
                 ).fetchall()
-                if len(rows) >= limit or len(chosen) == len(memories):
+                if len(rows) >= limit or len(chosen) == len(hits):
                     break
-            score = dict(zip(memories.tolist(), ranks.tolist(), strict=True))
-            rows.sort(key=lambda r: (score[r[-1]], r[8], r[-1]), reverse=True)  # rank, created_at, rowid
-            return [(r, score[r[-1]]) for r in rows[:limit]]
+            return [(r, float(ranks[r[-1]])) for r in rows]
 
         return [ScoredRow(_record(r), s) for r, s in self._read(run)]
 
@@ -897,6 +897,20 @@ class SQLiteStore:
                 "snapshot, so the deleted text stays in the write-ahead log until it finishes; "
                 "erase again when that reader is done to complete the purge"
             )
+
+
+def _ranked_hits(memories: np.ndarray, ranks: np.ndarray) -> tuple[list[Any], str, str]:
+    """Ranked memories (rowids, best first, with their `ranks`) as SQL reads them from a JSON array
+    (`json_each` as h): (the array's items, the SQL of an item's rowid, the SQL ordering items by rank).
+    Each item carries the number of its score among the distinct scores (equal scores, equal number), so
+    SQL orders tied memories by creation; the scores themselves stay in Python, read by position. Item:
+    that number above the bits of the rowid, one integer; a pair [rowid, number] when they do not fit in
+    62 bits together (rowids past 2^40 with millions of matches)."""
+    tied = np.concatenate(([0], np.cumsum(ranks[1:] != ranks[:-1])))
+    shift = int(memories.max()).bit_length()
+    if shift + int(tied[-1]).bit_length() <= 62:
+        return ((tied << shift) | memories).tolist(), f"h.value & {(1 << shift) - 1}", f"h.value >> {shift}"
+    return np.column_stack((memories, tied)).tolist(), "json_extract(h.value, '$[0]')", "json_extract(h.value, '$[1]')"
 
 
 def _best_first_chunks(

@@ -358,16 +358,16 @@ def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], bu
     return SearchPlan(user_key, kept, idfs, tokens / total, tail=bool(recent))
 
 
-def term_scores(idf: float, frequencies: np.ndarray, lengths: np.ndarray, average_length: float) -> np.ndarray:
+def term_scores(idf: float | np.ndarray, frequencies: np.ndarray, lengths: np.ndarray, average_length: float) -> np.ndarray:
     """BM25 of one term (`core.bm25`'s formula) for each posting, in FTS5's order of operations: the same
     float each time, whatever the number of postings."""
     k1, b = bm25.K1, bm25.B
     return idf * frequencies * (k1 + 1) / (frequencies + k1 * (1 - b + b * lengths / average_length))
 
 
-def _postings(conn: sqlite3.Connection, plan: SearchPlan) -> dict[str, np.ndarray]:
-    """The postings of each looked-up term (`POSTING` records): its segments' BLOBs, joined, then its rows
-    of the user's tail."""
+def _postings(conn: sqlite3.Connection, plan: SearchPlan) -> dict[str, bytes]:
+    """The postings of each looked-up term, packed (`POSTING`): its segments' BLOBs, then its rows of the
+    user's tail."""
     distinct = sorted(set(plan.terms))
     marks = ", ".join("?" * len(distinct))
     blobs: dict[str, list[bytes]] = {}
@@ -376,18 +376,13 @@ def _postings(conn: sqlite3.Connection, plan: SearchPlan) -> dict[str, np.ndarra
         (plan.user_key, *distinct),
     ):
         blobs.setdefault(term, []).append(blob)
-    found = {term: np.frombuffer(b"".join(held), dtype=POSTING) for term, held in blobs.items()}
     if plan.tail:
-        tail: dict[str, list[tuple[int, float, int]]] = {}
         for term, memory, frequency, length in conn.execute(
             f"SELECT term, memory, frequency, length FROM keyword_recent WHERE user_key = ? AND term IN ({marks})",
             (plan.user_key, *distinct),
         ):
-            tail.setdefault(term, []).append((memory, frequency, length))
-        for term, rows in tail.items():
-            recent = np.array(rows, dtype=POSTING)
-            found[term] = np.concatenate([found[term], recent]) if term in found else recent
-    return found
+            blobs.setdefault(term, []).append(_PACK(memory, frequency, length))
+    return {term: b"".join(held) for term, held in blobs.items()}
 
 
 def ranked(conn: sqlite3.Connection, plan: SearchPlan) -> tuple[np.ndarray, np.ndarray]:
@@ -395,18 +390,23 @@ def ranked(conn: sqlite3.Connection, plan: SearchPlan) -> tuple[np.ndarray, np.n
     summed over the terms in query order (a repeated term counts each time), best first: by score, then
     the newest rowid first."""
     found = _postings(conn, plan)
-    memories: list[np.ndarray] = []
-    scores: list[np.ndarray] = []
-    for term, idf in zip(plan.terms, plan.idfs, strict=True):
-        postings = found.get(term)
-        if postings is not None:
-            memories.append(postings["memory"])
-            scores.append(term_scores(idf, postings["frequency"], postings["length"], plan.average_length))
-    if not memories:
+    looked_up = [(found[term], idf) for term, idf in zip(plan.terms, plan.idfs, strict=True) if term in found]
+    if not looked_up:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    unique, position = np.unique(np.concatenate(memories), return_inverse=True)
-    # bincount adds each memory's term scores in the order given: the query's term order
-    totals = np.bincount(position, weights=np.concatenate(scores), minlength=len(unique))
-    order = np.lexsort((-unique, -totals))
-    return unique[order], totals[order]
-
+    postings = np.frombuffer(b"".join(held for held, _ in looked_up), dtype=POSTING)
+    idfs = np.repeat([idf for _, idf in looked_up], [len(held) // POSTING.itemsize for held, _ in looked_up])
+    scores = term_scores(idfs, postings["frequency"], postings["length"], plan.average_length)
+    # Each posting's memory numbered among the distinct memories (ascending); bincount then adds each
+    # memory's term scores in the order given: the query's term order.
+    memories = postings["memory"]
+    by_memory = memories.argsort()
+    ordered = memories[by_memory]
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    number = np.empty(len(ordered), dtype=np.intp)
+    number[by_memory] = np.cumsum(first) - 1
+    unique = ordered[first][::-1]  # newest rowid first, kept among equal scores by the stable sort
+    totals = np.bincount(number, weights=scores)[::-1]
+    best = np.argsort(-totals, kind="stable")
+    return unique[best], totals[best]
