@@ -10,9 +10,9 @@ written in the transaction of the memory write that changes them:
 * `keyword_segments` (user_key, term, segment, postings) (migration 7): the postings of one term in one
   segment, a group of at most `SEGMENT_MEMORIES` memories written (or merged) together, packed as one
   BLOB: (memory, frequency, length) per memory holding the term (`POSTING`; `memory` is the memories
-  rowid). One row per term of a write batch, not per term of each memory: a batch of 256 LoCoMo turns
-  writes ~3,300 rows instead of ~15,000 (one row per posting until migration 7), and ranking a term
-  reads one contiguous range of one b-tree and never a memory's row.
+  rowid). One row per term of each group of memories, not per term of each memory: LoCoMo's 2,760 turns
+  written in batches of 256 are 23,817 rows instead of 172,597 (one row per posting until migration 7),
+  and ranking a term reads one contiguous range of one b-tree and never a memory's row.
 * `keyword_segment_memories` (user_key, memory, segment): the segment holding each memory's postings
   (all of a memory's postings are in one segment), so a rewrite or delete finds them.
 * `keyword_documents` (user_key, term, documents): how many of the user's memories in segments hold
@@ -108,9 +108,11 @@ TAIL_ROWS = 1000
 """Most postings a user's tail holds (LoCoMo: ~60 postings a turn with its context, so ~16 turns). A
 search reads the whole tail of the user; a merge writes one segment row per term of the tail and the write."""
 
-SEGMENT_MEMORIES = 512
-"""Most memories in one segment: a batch of more is cut into several. A rewrite or delete of a memory
-rewrites its segment's BLOB of each of its terms, at most this many postings (10 kB) each."""
+SEGMENT_MEMORIES = 48
+"""Most memories in one segment: a batch of more is cut into several. So a term's BLOB (at most 960 bytes)
+stays inside its b-tree cell (a 4 kB page holds ~1,000 bytes of a row in place; more spill to overflow
+pages: with 512 memories a segment the table took 1.45 times the space), and a rewrite or delete of a
+memory rewrites at most that much per term of it."""
 
 USER_TABLES = ("keyword_segments", "keyword_segment_memories", "keyword_recent", "keyword_documents", "keyword_users")
 """The tables holding a user's keyword index (what `erase` deletes besides the memories)."""
@@ -259,7 +261,9 @@ def _remove_from_segments(conn: sqlite3.Connection, user_key: int, merged: Seque
     )
     gone: dict[tuple[str, int], list[int]] = {}
     for rowid, terms in merged:
-        segment = segment_of[rowid]
+        segment = segment_of.get(rowid)
+        if segment is None:  # a memory without any term has no postings to delete
+            continue
         for term in terms.frequencies:
             gone.setdefault((term, segment), []).append(rowid)
     keys = sorted(gone)
@@ -267,8 +271,8 @@ def _remove_from_segments(conn: sqlite3.Connection, user_key: int, merged: Seque
     emptied: list[tuple[int, str, int]] = []
     for start in range(0, len(keys), _CHUNK):
         rows = conn.execute(
-            "SELECT s.term, s.segment, s.postings FROM json_each(?) k CROSS JOIN keyword_segments s "
-            "ON s.user_key = ? AND s.term = json_extract(k.value, '$[0]') AND s.segment = json_extract(k.value, '$[1]')",
+            "SELECT s.term, s.segment, s.postings FROM json_each(?) k CROSS JOIN keyword_segments s ON s.user_key = ? "
+            "AND s.term = json_extract(k.value, '$[0]') AND s.segment = json_extract(k.value, '$[1]')",
             (json.dumps(keys[start : start + _CHUNK], ensure_ascii=False), user_key),
         )
         for term, segment, blob in rows:
@@ -278,7 +282,9 @@ def _remove_from_segments(conn: sqlite3.Connection, user_key: int, merged: Seque
                 rewritten.append((kept.tobytes(), user_key, term, segment))
             else:
                 emptied.append((user_key, term, segment))
-    conn.executemany("UPDATE keyword_segments SET postings = ? WHERE user_key = ? AND term = ? AND segment = ?", rewritten)
+    conn.executemany(
+        "UPDATE keyword_segments SET postings = ? WHERE user_key = ? AND term = ? AND segment = ?", rewritten
+    )
     conn.executemany("DELETE FROM keyword_segments WHERE user_key = ? AND term = ? AND segment = ?", emptied)
 
 
@@ -358,7 +364,9 @@ def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], bu
     return SearchPlan(user_key, kept, idfs, tokens / total, tail=bool(recent))
 
 
-def term_scores(idf: float | np.ndarray, frequencies: np.ndarray, lengths: np.ndarray, average_length: float) -> np.ndarray:
+def term_scores(
+    idf: float | np.ndarray, frequencies: np.ndarray, lengths: np.ndarray, average_length: float
+) -> np.ndarray:
     """BM25 of one term (`core.bm25`'s formula) for each posting, in FTS5's order of operations: the same
     float each time, whatever the number of postings."""
     k1, b = bm25.K1, bm25.B

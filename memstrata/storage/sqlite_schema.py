@@ -245,16 +245,19 @@ def m007_keyword_segments(conn: sqlite3.Connection) -> None:
     `SEGMENT_MEMORIES`, one row per term of a group. Every posting keeps its frequency and length, and
     the tail, the term counts and the totals stay as they are, so every ranking stays the same."""
     run_script(conn, sqlite_keyword.SEGMENT_TABLES)
-    rows = conn.execute("SELECT user_key, memory, term, frequency, length FROM keyword_postings ORDER BY user_key, memory")
+    rows = conn.execute(
+        "SELECT user_key, memory, term, frequency, length FROM keyword_postings ORDER BY user_key, memory"
+    )
     for user_key, postings in groupby(rows, key=lambda row: row[0]):
-        memories: list[tuple[int, int, dict[str, float]]] = []
+        segments = 0
+        group: list[tuple[int, int, dict[str, float]]] = []  # one segment's memories at a time
         for memory, held in groupby(postings, key=lambda row: row[1]):
-            frequencies: dict[str, float] = {}
-            length = 0
-            for _, _, term, frequency, length in held:
-                frequencies[term] = frequency
-            memories.append((memory, length, frequencies))
-        segments = sqlite_keyword.write_segments(conn, user_key, 0, memories)
+            held_rows = list(held)  # every posting of a memory has the memory's length
+            group.append((memory, held_rows[0][4], {term: frequency for _, _, term, frequency, _ in held_rows}))
+            if len(group) == sqlite_keyword.SEGMENT_MEMORIES:
+                segments = sqlite_keyword.write_segments(conn, user_key, segments, group)
+                group = []
+        segments = sqlite_keyword.write_segments(conn, user_key, segments, group)
         conn.execute("UPDATE keyword_users SET segments = ? WHERE user_key = ?", (segments, user_key))
     conn.execute("DROP TABLE keyword_postings")
 

@@ -20,10 +20,9 @@ import pytest
 
 from memstrata.core.keyword_statistics import statistics_change
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record
-from memstrata.storage import open_store
+from memstrata.storage import open_store, sqlite_keyword
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.sqlite import SQLiteStore, fts_query
-from memstrata.storage import sqlite_keyword
 from memstrata.storage.sqlite_keyword import POSTING, TAIL_ROWS, stored_terms
 from memstrata.storage.sqlite_schema import MIGRATIONS
 
@@ -285,10 +284,23 @@ def test_migration_7_groups_the_postings_of_a_file_of_migration_6_in_segments(tm
     with _migrated_and_fresh(tmp_path) as (migrated, fresh):
         _assert_ranks_alike(migrated, fresh, iter(users))
         assert "keyword_postings" not in _tables(migrated)
-        segments = migrated._read(lambda c: dict(c.execute("SELECT user_id, segments FROM keyword_users")))
-        assert segments == {"alice": 1, "bob": 1}  # fewer memories each than SEGMENT_MEMORIES
+        # each user's memories outside the tail, in groups of SEGMENT_MEMORIES
+        grouped = migrated._read(
+            lambda c: c.execute(
+                "SELECT u.user_id, u.segments, u.documents, count(s.memory), "
+                "(SELECT count(DISTINCT memory) FROM keyword_recent r WHERE r.user_key = u.user_key) "
+                "FROM keyword_users u JOIN keyword_segment_memories s USING (user_key) GROUP BY u.user_key"
+            ).fetchall()
+        )
+        assert {(u, m, n - tailed) for u, _, n, m, tailed in grouped} == {
+            ("alice", 145, 145),
+            ("bob", len(users["bob"]), len(users["bob"])),
+        }
+        assert all(segments == -(-m // sqlite_keyword.SEGMENT_MEMORIES) for _, segments, _, m, _ in grouped)
         alice = users["alice"]
-        migrated.save("alice", [alice[0].evolve(content="A zebra crossing, rewritten"), alice[-1].evolve(content="Tail")])
+        migrated.save(
+            "alice", [alice[0].evolve(content="A zebra crossing, rewritten"), alice[-1].evolve(content="Tail")]
+        )
         migrated.delete("alice", [r.id for r in alice[10:40]] + [alice[-2].id])
         migrated.save("carol", _records("carol", TEXTS[:20]))
         migrated.erase_user("bob")
@@ -341,7 +353,10 @@ def test_memories_of_large_rowids_rank_as_those_of_small_ones(tmp_path: Path, fi
         large.save("bob", [placeholder])
         large._conn.execute("UPDATE memories SET rowid = ? WHERE id = ?", (first_rowid - 1, placeholder.id))
         large.save("alice", records)  # rowids from first_rowid on
-        assert large._read(lambda c: c.execute("SELECT min(rowid) FROM memories WHERE user_id = 'alice'").fetchone())[0] == first_rowid
+        assert (
+            large._read(lambda c: c.execute("SELECT min(rowid) FROM memories WHERE user_id = 'alice'").fetchone())[0]
+            == first_rowid
+        )
         for query in [*QUERIES, "the"]:
             got = large.keyword_search("alice", query, MemoryFilter(), limit=20)
             expected = small.keyword_search("alice", query, MemoryFilter(), limit=20)
