@@ -53,6 +53,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -227,18 +228,20 @@ def write_segments(
     conn: sqlite3.Connection, user_key: int, segments: int, memories: Sequence[tuple[int, int, dict[str, float]]]
 ) -> int:
     """Write `memories` as new segments of the user (numbered after the `segments` it was given, at most
-    `SEGMENT_MEMORIES` memories each) and record each memory's segment; returns the segments given now."""
+    `SEGMENT_MEMORIES` memories each) and record each memory's segment; returns the segments given now.
+    The rows of all the new segments go in key order (term, then segment), so consecutive inserts land
+    side by side in the b-tree."""
+    rows: list[tuple[int, str, int, bytes]] = []
+    owners: list[tuple[int, int, int]] = []
     for start in range(0, len(memories), SEGMENT_MEMORIES):
         chunk = memories[start : start + SEGMENT_MEMORIES]
         segments += 1
-        conn.executemany(
-            "INSERT INTO keyword_segments (user_key, term, segment, postings) VALUES (?, ?, ?, ?)",
-            segment_rows(user_key, segments, chunk),
-        )
-        conn.executemany(
-            "INSERT INTO keyword_segment_memories (user_key, memory, segment) VALUES (?, ?, ?)",
-            [(user_key, rowid, segments) for rowid, _, _ in chunk],
-        )
+        rows.extend(segment_rows(user_key, segments, chunk))
+        owners.extend((user_key, rowid, segments) for rowid, _, _ in chunk)
+    if len(memories) > SEGMENT_MEMORIES:
+        rows.sort(key=itemgetter(1))  # stable: a term's segments stay in ascending order
+    conn.executemany("INSERT INTO keyword_segments (user_key, term, segment, postings) VALUES (?, ?, ?, ?)", rows)
+    conn.executemany("INSERT INTO keyword_segment_memories (user_key, memory, segment) VALUES (?, ?, ?)", owners)
     return segments
 
 
