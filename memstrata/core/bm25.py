@@ -5,8 +5,8 @@ For each query term: idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / averag
 terms a memory holds, where f is the memory's weighted frequency of the term (`keyword_index`), length
 its token count, average the user's mean length, and idf = ln((N - n + 0.5) / (n + 0.5)) with N the
 user's memories and n those holding the term, 1e-6 when not positive (as FTS5). PostgreSQL computes the
-same in SQL (`postgres/sql_functions.py`, which takes its constants from here); SQLite binds the IDFs
-computed here and sums the terms in SQL (`storage/sqlite_keyword.py`).
+same in SQL (`postgres/sql_functions.py`, which takes its constants from here); SQLite computes it with
+numpy over the postings it reads, with the IDFs computed here (`storage/sqlite_keyword.py`).
 
 `keyword_plan` chooses which query terms a search looks up; both stores follow it (SQLite calls it,
 PostgreSQL's BM25_PLAN is the same rule in SQL, checked against it in tests/postgres/test_search.py).

@@ -53,8 +53,7 @@ from .sqlite_keyword import (
     IndexedMemory,
     SearchedText,
     apply_write,
-    ranked_params,
-    ranked_sql,
+    ranked,
     search_plan,
     stored_terms,
 )
@@ -646,23 +645,27 @@ class SQLiteStore:
         terms = lookup_terms(query_terms(query))
         w = _Where(user_id, where)
 
-        def run(conn: sqlite3.Connection) -> list[Any]:
+        def run(conn: sqlite3.Connection) -> list[tuple[Any, float]]:
             plan = search_plan(conn, user_id, terms, self.posting_budget)
             if plan is None:
                 return []
+            memories, ranks = ranked(conn, plan)
+            if not len(memories):
+                return []
+            hits, rowid, order = _ranked_hits(memories, ranks)
+            pool = max(_KEYWORD_POOL, limit * 4)
             rows: list[Any] = []
-            for pool in (f"LIMIT {max(_KEYWORD_POOL, limit * 4)}", ""):
-                sql = (
-                    f"WITH hits AS ({ranked_sql(plan)} ORDER BY rank DESC, p.memory DESC {pool}) "
-                    f"SELECT {_M_COLUMNS}, hits.rank FROM hits JOIN memories m ON m.rowid = hits.memory "
-                    f"WHERE {w.sql} ORDER BY hits.rank DESC, m.created_at DESC, m.rowid DESC LIMIT ?"
-                )
-                rows = conn.execute(sql, (*ranked_params(plan), *w.params, limit)).fetchall()
-                if len(rows) >= limit:
+            for chosen in (hits[:pool], hits):
+                rows = conn.execute(
+                    f"SELECT {_M_COLUMNS}, h.key FROM json_each(?) h CROSS JOIN memories m ON m.rowid = {rowid} "
+                    f"WHERE {w.sql} ORDER BY {order}, m.created_at DESC, m.rowid DESC LIMIT ?",
+                    (json.dumps(chosen), *w.params, limit),
+                ).fetchall()
+                if len(rows) >= limit or len(chosen) == len(hits):
                     break
-            return rows
+            return [(r, float(ranks[r[-1]])) for r in rows]
 
-        return [ScoredRow(_record(r), float(r[20])) for r in self._read(run)]
+        return [ScoredRow(_record(r), s) for r, s in self._read(run)]
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -894,6 +897,20 @@ class SQLiteStore:
                 "snapshot, so the deleted text stays in the write-ahead log until it finishes; "
                 "erase again when that reader is done to complete the purge"
             )
+
+
+def _ranked_hits(memories: np.ndarray, ranks: np.ndarray) -> tuple[list[Any], str, str]:
+    """Ranked memories (rowids, best first, with their `ranks`) as SQL reads them from a JSON array
+    (`json_each` as h): (the array's items, the SQL of an item's rowid, the SQL ordering items by rank).
+    Each item carries the number of its score among the distinct scores (equal scores, equal number), so
+    SQL orders tied memories by creation; the scores themselves stay in Python, read by position. Item:
+    that number above the bits of the rowid, one integer; a pair [rowid, number] when they do not fit in
+    62 bits together (rowids past 2^40 with millions of matches)."""
+    tied = np.concatenate(([0], np.cumsum(ranks[1:] != ranks[:-1])))
+    shift = int(memories.max()).bit_length()
+    if shift + int(tied[-1]).bit_length() <= 62:
+        return ((tied << shift) | memories).tolist(), f"h.value & {(1 << shift) - 1}", f"h.value >> {shift}"
+    return np.column_stack((memories, tied)).tolist(), "json_extract(h.value, '$[0]')", "json_extract(h.value, '$[1]')"
 
 
 def _best_first_chunks(

@@ -1,34 +1,44 @@
 """Keyword search of the SQLite store: postings and per-user BM25 statistics (since migration 4).
 
 A memory's terms are computed in Python by `core.keyword_index` (FTS5's `porter unicode61` tokens,
-weighted per column), exactly as the PostgreSQL store computes them, and kept in three tables, all
+weighted per column), exactly as the PostgreSQL store computes them, and kept in these tables, all
 written in the transaction of the memory write that changes them:
 
-* `keyword_users` (user_key, user_id, documents, tokens): the user's integer key, how many memories the
-  user has, and their tokens. The other two tables name the user by this key (migration 5), not by the
-  user id repeated in every row: that made the postings' b-tree 1.6 times bigger and each write slower.
-* `keyword_postings` (user_key, term, memory, frequency, length): one row per term of each memory
-  (`memory` is the memories rowid), under a primary key that holds the whole row, so ranking a term
-  reads one contiguous range of one b-tree and never a memory's row.
-* `keyword_documents` (user_key, term, documents): how many of the user's memories hold each term.
+* `keyword_users` (user_key, user_id, documents, tokens, recent, segments): the user's integer key, how
+  many memories the user has and their tokens, the rows of the user's tail, and how many segments the
+  user was given. The other tables name the user by this key (migration 5), not by the user id.
+* `keyword_segments` (user_key, term, segment, postings) (migration 7): the postings of one term in one
+  segment, a group of at most `SEGMENT_MEMORIES` memories written (or merged) together, packed as one
+  BLOB: (memory, frequency, length) per memory holding the term (`POSTING`; `memory` is the memories
+  rowid). One row per term of each group of memories, not per term of each memory: LoCoMo's 2,760 turns
+  written in batches of 256 are 23,817 rows instead of 172,597 (one row per posting until migration 7),
+  and ranking a term reads one contiguous range of one b-tree and never a memory's row.
+* `keyword_segment_memories` (user_key, memory, segment): the segment holding each memory's postings
+  (all of a memory's postings are in one segment), so a rewrite or delete finds them.
+* `keyword_documents` (user_key, term, documents): how many of the user's memories in segments hold
+  each term.
 
 Postings of small writes go to a tail first (migration 6): `keyword_recent` (user_key, memory, term,
 frequency, length), keyed by memory, so one memory's postings are appended side by side instead of
-landing on a page of `keyword_postings` per term (a one-memory write to a 400-memory user dirtied ~75
-pages of the write-ahead log, against ~21 before per-user statistics). `keyword_documents` counts the
-memories of `keyword_postings` only; a search adds the tail's own counts, read from the user's tail
-(at most `TAIL_ROWS` rows), and ranks both. When a write would take the user's tail past `TAIL_ROWS`
-rows, the tail and the write's postings are merged into `keyword_postings` in term order (a batch
-bigger than the tail goes there directly). A memory's postings are wholly in one of the two tables, so
-each memory is ranked over the same postings, with the same statistics, as with one table.
+landing on a page of the segments per term. `keyword_documents` counts the memories of segments only;
+a search adds the tail's own counts, read from the user's tail (at most `TAIL_ROWS` rows), and ranks
+both. When a write would take the user's tail past `TAIL_ROWS` rows, the tail and the write's postings
+become new segments (a batch bigger than the tail goes there directly). A memory's postings are wholly
+in the tail or wholly in one segment, so each memory is ranked over the same postings, with the same
+statistics, wherever they are.
+
+A memory rewritten with new text or deleted loses its postings: its segment's rows of its terms are
+rewritten without it (deleted when no memory is left in them) and its row of `keyword_segment_memories`
+is deleted, so a later memory given the same rowid starts clean.
 
 So a user's ranking depends on that user's memories only: no other user's memories change a term's
 IDF or the average length (FTS5's `bm25()` counts every row of the file). `core.bm25` has the formula;
-`ranked_sql` sums it in SQL over the postings of the looked-up terms, with IDFs bound as parameters.
+`ranked` computes it with numpy over the postings of the looked-up terms (`term_scores`) and sums it
+per memory, in the query's term order.
 
 A user's row in `keyword_users` exists exactly while the user has memories indexed: it is deleted with
 the user's last memory (and its key may then be given to a later user: no row holds it any more), and
-`erase` deletes the user's rows of all three tables.
+`erase` deletes the user's rows of every table of `USER_TABLES`.
 
 The old terms of a memory being rewritten or deleted are computed again from its stored text (content,
 context, written-out date), with the same pure function that computed them when it was written.
@@ -38,11 +48,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import struct
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
+
+import numpy as np
 
 from ..core import bm25
 from ..core.keyword_index import KeywordTerms, column_terms
@@ -53,29 +66,6 @@ IndexedMemory = tuple[int, KeywordTerms]
 
 SearchedText = tuple[str, str, str]
 """A memory's searched columns as the memories table holds them: content, context, written-out date."""
-
-TABLES = """
-CREATE TABLE keyword_users (
-    user_key INTEGER PRIMARY KEY,
-    user_id TEXT NOT NULL UNIQUE,
-    documents INTEGER NOT NULL,
-    tokens INTEGER NOT NULL
-);
-CREATE TABLE keyword_postings (
-    user_key INTEGER NOT NULL,
-    term TEXT NOT NULL,
-    memory INTEGER NOT NULL,
-    frequency REAL NOT NULL,
-    length INTEGER NOT NULL,
-    PRIMARY KEY (user_key, term, memory)
-) WITHOUT ROWID;
-CREATE TABLE keyword_documents (
-    user_key INTEGER NOT NULL,
-    term TEXT NOT NULL,
-    documents INTEGER NOT NULL,
-    PRIMARY KEY (user_key, term)
-) WITHOUT ROWID;
-"""
 
 TAIL_TABLE = """
 ALTER TABLE keyword_users ADD COLUMN recent INTEGER NOT NULL DEFAULT 0;
@@ -90,13 +80,46 @@ CREATE TABLE keyword_recent (
 """
 """Migration 6: the postings tail and how many rows of it each user has (`keyword_users.recent`)."""
 
+SEGMENT_TABLES = """
+ALTER TABLE keyword_users ADD COLUMN segments INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE keyword_segments (
+    user_key INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    segment INTEGER NOT NULL,
+    postings BLOB NOT NULL,
+    PRIMARY KEY (user_key, term, segment)
+) WITHOUT ROWID;
+CREATE TABLE keyword_segment_memories (
+    user_key INTEGER NOT NULL,
+    memory INTEGER NOT NULL,
+    segment INTEGER NOT NULL,
+    PRIMARY KEY (user_key, memory)
+) WITHOUT ROWID;
+"""
+"""Migration 7: the postings grouped in segments, and the segment of each memory."""
+
+POSTING = np.dtype([("memory", "<i8"), ("frequency", "<f8"), ("length", "<i4")])
+"""One posting in a segment's BLOB: the memories rowid, the weighted frequency of the term in it (exactly
+as `core.keyword_index` computed it) and the memory's length; packed, little-endian, 20 bytes."""
+_PACK = struct.Struct("<qdi").pack
+if struct.calcsize("<qdi") != POSTING.itemsize:
+    raise AssertionError("the packed posting and its numpy dtype disagree")
+
 TAIL_ROWS = 1000
 """Most postings a user's tail holds (LoCoMo: ~60 postings a turn with its context, so ~16 turns). A
-search reads the whole tail of the user; a merge rewrites the pages of `keyword_postings` its terms
-fall on, once for every write the tail took."""
+search reads the whole tail of the user; a merge writes one segment row per term of the tail and the write."""
 
-USER_TABLES = ("keyword_postings", "keyword_recent", "keyword_documents", "keyword_users")
+SEGMENT_MEMORIES = 48
+"""Most memories in one segment: a batch of more is cut into several. So a term's BLOB (at most 960 bytes)
+stays inside its b-tree cell (a 4 kB page holds ~1,000 bytes of a row in place; more spill to overflow
+pages: with 512 memories a segment the table took 1.45 times the space), and a rewrite or delete of a
+memory rewrites at most that much per term of it."""
+
+USER_TABLES = ("keyword_segments", "keyword_segment_memories", "keyword_recent", "keyword_documents", "keyword_users")
 """The tables holding a user's keyword index (what `erase` deletes besides the memories)."""
+
+_CHUNK = 500
+"""Memories per statement when looking up where postings are."""
 
 
 def stored_terms(user_id: str, content: str, context: str, date_text: str) -> KeywordTerms:
@@ -114,28 +137,24 @@ def apply_write(
     if not removed and not added:
         return
     # One statement gives the user's key (a new user gets one) and adds the change to the totals.
-    user_key, documents, recent = conn.execute(
+    user_key, documents, recent, segments = conn.execute(
         "INSERT INTO keyword_users (user_id, documents, tokens) VALUES (?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET documents = documents + excluded.documents, "
-        "tokens = tokens + excluded.tokens RETURNING user_key, documents, recent",
+        "tokens = tokens + excluded.tokens RETURNING user_key, documents, recent, segments",
         (user_id, len(added) - len(removed), sum(t.length for _, t in added) - sum(t.length for _, t in removed)),
     ).fetchone()
     if documents <= 0:  # the user's last memory is gone: so are its postings and term counts
         erase(conn, user_id)
         return
-    held = recent  # rows of the user's tail before this write
+    held, given = recent, segments  # rows of the user's tail and segments given, before this write
     tailed = _tailed(conn, user_key, [rowid for rowid, _ in removed]) if recent else set()
     for rowid in tailed:
         recent -= conn.execute(
             "DELETE FROM keyword_recent WHERE user_key = ? AND memory = ?", (user_key, rowid)
         ).rowcount
-    merged = [(rowid, terms) for rowid, terms in removed if rowid not in tailed]  # in keyword_postings
-    # Sorted by term (a str key sorts fast; the sort is stable, so a term's memories stay in write
-    # order), so consecutive statements touch neighbouring b-tree pages.
-    deleted = [(user_key, term, rowid) for rowid, terms in merged for term in terms.frequencies]
-    if deleted:
-        deleted.sort(key=itemgetter(1))
-        conn.executemany("DELETE FROM keyword_postings WHERE user_key = ? AND term = ? AND memory = ?", deleted)
+    merged = [(rowid, terms) for rowid, terms in removed if rowid not in tailed]  # in segments
+    if merged:
+        _remove_from_segments(conn, user_key, merged)
     postings = sum(len(t.frequencies) for _, t in added)
     if recent + postings <= TAIL_ROWS:
         # One statement per memory: its terms and frequencies go as one JSON object (a float's repr
@@ -146,39 +165,27 @@ def apply_write(
             [(user_key, rowid, t.length, json.dumps(t.frequencies)) for rowid, t in added],
         )
         change = statistics_change(((t.frequencies, t.length) for _, t in merged), ())
-    else:  # the tail and this write go to keyword_postings together
-        tail_terms = (
-            [term for (term,) in conn.execute("SELECT term FROM keyword_recent WHERE user_key = ?", (user_key,))]
-            if recent
-            else []
-        )
-        # One statement: the written memories go as one JSON array of [rowid, length, {term: frequency}]
-        # (unpacked once per memory: MATERIALIZED), joined by the tail's rows, inserted in key order.
-        conn.execute(
-            "WITH written AS MATERIALIZED (SELECT json_extract(m.value, '$[0]') AS memory, "
-            "json_extract(m.value, '$[1]') AS length, json_extract(m.value, '$[2]') AS terms FROM json_each(?) m) "
-            "INSERT INTO keyword_postings (user_key, term, memory, frequency, length) "
-            "SELECT user_key, term, memory, frequency, length FROM ("
-            "SELECT ? AS user_key, f.key AS term, w.memory AS memory, f.value AS frequency, w.length AS length "
-            "FROM written w, json_each(w.terms) f "
-            "UNION ALL SELECT user_key, term, memory, frequency, length FROM keyword_recent WHERE user_key = ?"
-            ") ORDER BY term, memory",
-            (json.dumps([(rowid, t.length, t.frequencies) for rowid, t in added]), user_key, user_key),
-        )
+    else:  # the tail and this write become segments together
+        memories = _tail_memories(conn, user_key) if recent else []
+        memories.extend((rowid, t.length, t.frequencies) for rowid, t in added)
+        segments = write_segments(conn, user_key, segments, memories)
         if recent:
             conn.execute("DELETE FROM keyword_recent WHERE user_key = ?", (user_key,))
-        change = _merge_change(merged, chain(tail_terms, chain.from_iterable(t.frequencies for _, t in added)))
+        change = _merge_change(merged, chain.from_iterable(frequencies for _, _, frequencies in memories))
         postings = recent = 0
     _apply_documents(conn, user_key, change)
-    if recent + postings != held:
-        conn.execute("UPDATE keyword_users SET recent = ? WHERE user_key = ?", (recent + postings, user_key))
+    if recent + postings != held or segments != given:
+        conn.execute(
+            "UPDATE keyword_users SET recent = ?, segments = ? WHERE user_key = ?",
+            (recent + postings, segments, user_key),
+        )
 
 
 def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> set[int]:
     """Those of the memories `rowids` whose postings are in the user's tail."""
     found: set[int] = set()
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
+    for start in range(0, len(rowids), _CHUNK):
+        chunk = rowids[start : start + _CHUNK]
         marks = ", ".join("?" * len(chunk))
         found.update(
             row[0]
@@ -188,6 +195,100 @@ def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> s
             )
         )
     return found
+
+
+def _tail_memories(conn: sqlite3.Connection, user_key: int) -> list[tuple[int, int, dict[str, float]]]:
+    """The memories of the user's tail as (rowid, length, {term: frequency}), in rowid order."""
+    memories: dict[int, tuple[int, dict[str, float]]] = {}
+    for memory, term, frequency, length in conn.execute(
+        "SELECT memory, term, frequency, length FROM keyword_recent WHERE user_key = ?", (user_key,)
+    ):
+        memories.setdefault(memory, (length, {}))[1][term] = frequency
+    return [(memory, length, frequencies) for memory, (length, frequencies) in memories.items()]
+
+
+def segment_rows(
+    user_key: int, segment: int, memories: Iterable[tuple[int, int, dict[str, float]]]
+) -> list[tuple[int, str, int, bytes]]:
+    """The `keyword_segments` rows of one segment holding `memories` ((rowid, length, {term: frequency})),
+    in term order: per term, the packed postings of the memories holding it, in the order given."""
+    packed: dict[str, list[bytes]] = {}
+    for rowid, length, frequencies in memories:
+        for term, frequency in frequencies.items():
+            posting = _PACK(rowid, frequency, length)
+            held = packed.get(term)
+            if held is None:
+                packed[term] = [posting]
+            else:
+                held.append(posting)
+    return [(user_key, term, segment, b"".join(packed[term])) for term in sorted(packed)]
+
+
+def write_segments(
+    conn: sqlite3.Connection, user_key: int, segments: int, memories: Sequence[tuple[int, int, dict[str, float]]]
+) -> int:
+    """Write `memories` as new segments of the user (numbered after the `segments` it was given, at most
+    `SEGMENT_MEMORIES` memories each) and record each memory's segment; returns the segments given now.
+    The rows of all the new segments go in key order (term, then segment), so consecutive inserts land
+    side by side in the b-tree."""
+    rows: list[tuple[int, str, int, bytes]] = []
+    owners: list[tuple[int, int, int]] = []
+    for start in range(0, len(memories), SEGMENT_MEMORIES):
+        chunk = memories[start : start + SEGMENT_MEMORIES]
+        segments += 1
+        rows.extend(segment_rows(user_key, segments, chunk))
+        owners.extend((user_key, rowid, segments) for rowid, _, _ in chunk)
+    if len(memories) > SEGMENT_MEMORIES:
+        rows.sort(key=itemgetter(1))  # stable: a term's segments stay in ascending order
+    conn.executemany("INSERT INTO keyword_segments (user_key, term, segment, postings) VALUES (?, ?, ?, ?)", rows)
+    conn.executemany("INSERT INTO keyword_segment_memories (user_key, memory, segment) VALUES (?, ?, ?)", owners)
+    return segments
+
+
+def _remove_from_segments(conn: sqlite3.Connection, user_key: int, merged: Sequence[IndexedMemory]) -> None:
+    """Delete the postings of the memories `merged` (all in segments) and their segment rows: each row of
+    their segments and terms is rewritten without them, or deleted when no memory is left in it."""
+    segment_of: dict[int, int] = {}
+    rowids = [rowid for rowid, _ in merged]
+    for start in range(0, len(rowids), _CHUNK):
+        chunk = rowids[start : start + _CHUNK]
+        segment_of.update(
+            conn.execute(
+                f"SELECT memory, segment FROM keyword_segment_memories WHERE user_key = ? "
+                f"AND memory IN ({', '.join('?' * len(chunk))})",
+                (user_key, *chunk),
+            )
+        )
+    conn.executemany(
+        "DELETE FROM keyword_segment_memories WHERE user_key = ? AND memory = ?", [(user_key, r) for r in rowids]
+    )
+    gone: dict[tuple[str, int], list[int]] = {}
+    for rowid, terms in merged:
+        segment = segment_of.get(rowid)
+        if segment is None:  # a memory without any term has no postings to delete
+            continue
+        for term in terms.frequencies:
+            gone.setdefault((term, segment), []).append(rowid)
+    keys = sorted(gone)
+    rewritten: list[tuple[bytes, int, str, int]] = []
+    emptied: list[tuple[int, str, int]] = []
+    for start in range(0, len(keys), _CHUNK):
+        rows = conn.execute(
+            "SELECT s.term, s.segment, s.postings FROM json_each(?) k CROSS JOIN keyword_segments s ON s.user_key = ? "
+            "AND s.term = json_extract(k.value, '$[0]') AND s.segment = json_extract(k.value, '$[1]')",
+            (json.dumps(keys[start : start + _CHUNK], ensure_ascii=False), user_key),
+        )
+        for term, segment, blob in rows:
+            postings = np.frombuffer(blob, dtype=POSTING)
+            kept = postings[~np.isin(postings["memory"], gone[(term, segment)])]
+            if len(kept):
+                rewritten.append((kept.tobytes(), user_key, term, segment))
+            else:
+                emptied.append((user_key, term, segment))
+    conn.executemany(
+        "UPDATE keyword_segments SET postings = ? WHERE user_key = ? AND term = ? AND segment = ?", rewritten
+    )
+    conn.executemany("DELETE FROM keyword_segments WHERE user_key = ? AND term = ? AND segment = ?", emptied)
 
 
 def _merge_change(removed: Sequence[IndexedMemory], terms: Iterable[str]) -> StatisticsChange:
@@ -266,33 +367,57 @@ def search_plan(conn: sqlite3.Connection, user_id: str, terms: Sequence[str], bu
     return SearchPlan(user_key, kept, idfs, tokens / total, tail=bool(recent))
 
 
-def _score(table: str) -> str:
-    """Each (memory, BM25 term score) of the looked-up terms' postings in `table` (the formula of
-    `core.bm25`); params: average length, (term, idf) pairs, user_key. CROSS JOIN keeps the terms
-    outside, so each term reads one range of the table's primary key (of the user's tail, a scan)."""
-    return f"""
-    SELECT p.memory AS memory,
-           q.idf * p.frequency * {bm25.K1 + 1}
-               / (p.frequency + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * p.length / ?)) AS score
-    FROM (SELECT column1 AS term, column2 AS idf FROM (VALUES {{terms}})) q
-    CROSS JOIN {table} p
-    WHERE p.user_key = ? AND p.term = q.term"""
+def term_scores(
+    idf: float | np.ndarray, frequencies: np.ndarray, lengths: np.ndarray, average_length: float
+) -> np.ndarray:
+    """BM25 of one term (`core.bm25`'s formula) for each posting, in FTS5's order of operations: the same
+    float each time, whatever the number of postings."""
+    k1, b = bm25.K1, bm25.B
+    return idf * frequencies * (k1 + 1) / (frequencies + k1 * (1 - b + b * lengths / average_length))
 
 
-def ranked_sql(plan: SearchPlan) -> str:
-    """SQL for the user's memories holding a looked-up term of `plan`, with their BM25 score (summed
-    over the terms; a repeated term counts each time), as (memory, rank), from `keyword_postings` and,
-    when it holds any, the user's tail. Params: `ranked_params`."""
-    terms = ", ".join("(?, ?)" for _ in plan.terms)
-    parts = [_score("keyword_postings").format(terms=terms)]
+def _postings(conn: sqlite3.Connection, plan: SearchPlan) -> dict[str, bytes]:
+    """The postings of each looked-up term, packed (`POSTING`): its segments' BLOBs, then its rows of the
+    user's tail."""
+    distinct = sorted(set(plan.terms))
+    marks = ", ".join("?" * len(distinct))
+    blobs: dict[str, list[bytes]] = {}
+    for term, blob in conn.execute(
+        f"SELECT term, postings FROM keyword_segments WHERE user_key = ? AND term IN ({marks})",
+        (plan.user_key, *distinct),
+    ):
+        blobs.setdefault(term, []).append(blob)
     if plan.tail:
-        parts.append(_score("keyword_recent").format(terms=terms))
-    scored = " UNION ALL ".join(parts)
-    return f"SELECT p.memory AS memory, sum(p.score) AS rank FROM ({scored}) p GROUP BY p.memory"
+        for term, memory, frequency, length in conn.execute(
+            f"SELECT term, memory, frequency, length FROM keyword_recent WHERE user_key = ? AND term IN ({marks})",
+            (plan.user_key, *distinct),
+        ):
+            blobs.setdefault(term, []).append(_PACK(memory, frequency, length))
+    return {term: b"".join(held) for term, held in blobs.items()}
 
 
-def ranked_params(plan: SearchPlan) -> list[object]:
-    """The parameters of `ranked_sql(plan)`."""
-    pairs = [value for pair in zip(plan.terms, plan.idfs, strict=True) for value in pair]
-    one: list[object] = [plan.average_length, *pairs, plan.user_key]
-    return one * 2 if plan.tail else one
+def ranked(conn: sqlite3.Connection, plan: SearchPlan) -> tuple[np.ndarray, np.ndarray]:
+    """The user's memories holding a looked-up term of `plan` (memories rowids) and their BM25 score,
+    summed over the terms in query order (a repeated term counts each time), best first: by score, then
+    the newest rowid first."""
+    found = _postings(conn, plan)
+    looked_up = [(found[term], idf) for term, idf in zip(plan.terms, plan.idfs, strict=True) if term in found]
+    if not looked_up:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    postings = np.frombuffer(b"".join(held for held, _ in looked_up), dtype=POSTING)
+    idfs = np.repeat([idf for _, idf in looked_up], [len(held) // POSTING.itemsize for held, _ in looked_up])
+    scores = term_scores(idfs, postings["frequency"], postings["length"], plan.average_length)
+    # Each posting's memory numbered among the distinct memories (ascending); bincount then adds each
+    # memory's term scores in the order given: the query's term order.
+    memories = postings["memory"]
+    by_memory = memories.argsort()
+    ordered = memories[by_memory]
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    number = np.empty(len(ordered), dtype=np.intp)
+    number[by_memory] = np.cumsum(first) - 1
+    unique = ordered[first][::-1]  # newest rowid first, kept among equal scores by the stable sort
+    totals = np.bincount(number, weights=scores)[::-1]
+    best = np.argsort(-totals, kind="stable")
+    return unique[best], totals[best]

@@ -179,6 +179,32 @@ def m004_keyword_statistics(conn: sqlite3.Connection) -> None:
     )
 
 
+_M005_TABLES = """
+CREATE TABLE keyword_users (
+    user_key INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL UNIQUE,
+    documents INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+);
+CREATE TABLE keyword_postings (
+    user_key INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    memory INTEGER NOT NULL,
+    frequency REAL NOT NULL,
+    length INTEGER NOT NULL,
+    PRIMARY KEY (user_key, term, memory)
+) WITHOUT ROWID;
+CREATE TABLE keyword_documents (
+    user_key INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    documents INTEGER NOT NULL,
+    PRIMARY KEY (user_key, term)
+) WITHOUT ROWID;
+"""
+"""The keyword tables as migration 5 made them: `keyword_postings` held one row per term of each memory
+(migration 7 grouped them in segments)."""
+
+
 def m005_keyword_user_keys(conn: sqlite3.Connection) -> None:
     """The keyword tables name a user by an integer key (`keyword_users`, which also holds the totals
     `keyword_totals` held), not by the user id in every posting: the postings' b-tree shrinks by 40 %
@@ -186,7 +212,7 @@ def m005_keyword_user_keys(conn: sqlite3.Connection) -> None:
     keeps its value, so every ranking stays the same."""
     for table in ("keyword_postings", "keyword_documents"):
         conn.execute(f"ALTER TABLE {table} RENAME TO {table}_m004")
-    run_script(conn, sqlite_keyword.TABLES)
+    run_script(conn, _M005_TABLES)
     run_script(
         conn,
         """
@@ -213,6 +239,29 @@ def m006_keyword_tail(conn: sqlite3.Connection) -> None:
     run_script(conn, sqlite_keyword.TAIL_TABLE)
 
 
+def m007_keyword_segments(conn: sqlite3.Connection) -> None:
+    """The postings of `keyword_postings`, one row per term of each memory, become segments
+    (`sqlite_keyword.SEGMENT_TABLES`): each user's memories, in rowid order, cut into groups of
+    `SEGMENT_MEMORIES`, one row per term of a group. Every posting keeps its frequency and length, and
+    the tail, the term counts and the totals stay as they are, so every ranking stays the same."""
+    run_script(conn, sqlite_keyword.SEGMENT_TABLES)
+    rows = conn.execute(
+        "SELECT user_key, memory, term, frequency, length FROM keyword_postings ORDER BY user_key, memory"
+    )
+    for user_key, postings in groupby(rows, key=lambda row: row[0]):
+        segments = 0
+        group: list[tuple[int, int, dict[str, float]]] = []  # one segment's memories at a time
+        for memory, held in groupby(postings, key=lambda row: row[1]):
+            held_rows = list(held)  # every posting of a memory has the memory's length
+            group.append((memory, held_rows[0][4], {term: frequency for _, _, term, frequency, _ in held_rows}))
+            if len(group) == sqlite_keyword.SEGMENT_MEMORIES:
+                segments = sqlite_keyword.write_segments(conn, user_key, segments, group)
+                group = []
+        segments = sqlite_keyword.write_segments(conn, user_key, segments, group)
+        conn.execute("UPDATE keyword_users SET segments = ? WHERE user_key = ?", (segments, user_key))
+    conn.execute("DROP TABLE keyword_postings")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_initial,
     m002_lookup_indexes,
@@ -220,5 +269,6 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m004_keyword_statistics,
     m005_keyword_user_keys,
     m006_keyword_tail,
+    m007_keyword_segments,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

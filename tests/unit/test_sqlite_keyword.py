@@ -20,10 +20,10 @@ import pytest
 
 from memstrata.core.keyword_statistics import statistics_change
 from memstrata.models import EventType, MemoryRecord, Scope, new_event, new_record
-from memstrata.storage import open_store
+from memstrata.storage import open_store, sqlite_keyword
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.sqlite import SQLiteStore, fts_query
-from memstrata.storage.sqlite_keyword import stored_terms
+from memstrata.storage.sqlite_keyword import POSTING, TAIL_ROWS, stored_terms
 from memstrata.storage.sqlite_schema import MIGRATIONS
 
 _MODULES = ("json", "csv", "logging", "pathlib", "argparse", "datetime", "collections", "zipfile")
@@ -55,18 +55,27 @@ def _records(user_id: str, texts: list[str], start: int = 0) -> list[MemoryRecor
 
 
 def _kept(conn: sqlite3.Connection) -> tuple[dict, dict, dict]:
-    """The statistics and postings the store keeps, per user: those of `keyword_postings` and of the tail
+    """The statistics and postings the store keeps, per user: those of the segments and of the tail
     together (a term's count is `keyword_documents`' plus the tail's memories holding it). Checks that
-    no memory has postings in both tables and that `keyword_users.recent` counts the user's tail."""
+    each memory's postings are in one place (the tail, or the one segment `keyword_segment_memories`
+    names) and that `keyword_users.recent` counts the user's tail."""
     totals = {u: (n, t) for u, n, t in conn.execute("SELECT user_id, documents, tokens FROM keyword_users")}
     names = dict(conn.execute("SELECT user_key, user_id FROM keyword_users"))
     documents = {
         (names[k], t): n for k, t, n in conn.execute("SELECT user_key, term, documents FROM keyword_documents")
     }
-    postings = {
-        (names[k], t, m): (f, n)
-        for k, t, m, f, n in conn.execute("SELECT user_key, term, memory, frequency, length FROM keyword_postings")
+    postings: dict = {}
+    in_segments: dict = {}
+    for k, t, s, blob in conn.execute("SELECT user_key, term, segment, postings FROM keyword_segments"):
+        for m, f, n in np.frombuffer(blob, dtype=POSTING).tolist():
+            assert (names[k], t, m) not in postings  # one posting per memory and term
+            postings[(names[k], t, m)] = (f, n)
+            in_segments.setdefault((names[k], m), set()).add(s)
+    segment_of = {
+        (names[k], m): s for k, m, s in conn.execute("SELECT user_key, memory, segment FROM keyword_segment_memories")
     }
+    # every memory's postings are in the one segment its row names, and only memories with postings have one
+    assert in_segments == {key: {s} for key, s in segment_of.items()}
     merged = {(u, m) for u, _, m in postings}
     tail = {
         (names[k], t, m): (f, n)
@@ -229,6 +238,132 @@ def test_migration_5_keys_the_tables_of_a_file_of_migration_4(tmp_path: Path) ->
         migrated.erase_user("bob")
         _assert_exact(migrated)
         assert set(migrated._read(_kept)[0]) == {"alice", "carol"}
+
+
+def _move_to_tail(path: Path, user_id: str, memories: int) -> None:
+    """In a file at schema 6, move the postings of the user's newest `memories` from keyword_postings to the
+    tail, as single writes there left them: the tail's rows counted in `keyword_users.recent` and not in
+    `keyword_documents`."""
+    with sqlite3.connect(path, isolation_level=None) as old:
+        (key,) = old.execute("SELECT user_key FROM keyword_users WHERE user_id = ?", (user_id,)).fetchone()
+        newest = f"SELECT rowid FROM memories WHERE user_id = '{user_id}' ORDER BY rowid DESC LIMIT {memories}"
+        old.execute(
+            "INSERT INTO keyword_recent (user_key, memory, term, frequency, length) "
+            f"SELECT user_key, memory, term, frequency, length FROM keyword_postings WHERE memory IN ({newest})"
+        )
+        old.execute(f"DELETE FROM keyword_postings WHERE memory IN ({newest})")
+        old.execute(
+            "UPDATE keyword_documents SET documents = documents - (SELECT count(*) FROM keyword_recent r "
+            "WHERE r.user_key = keyword_documents.user_key AND r.term = keyword_documents.term) WHERE user_key = ?",
+            (key,),
+        )
+        old.execute("DELETE FROM keyword_documents WHERE documents <= 0")
+        old.execute(
+            "UPDATE keyword_users SET recent = (SELECT count(*) FROM keyword_recent WHERE user_key = ?) "
+            "WHERE user_key = ?",
+            (key, key),
+        )
+        assert 0 < old.execute("SELECT recent FROM keyword_users WHERE user_key = ?", (key,)).fetchone()[0] <= TAIL_ROWS
+
+
+def test_migration_7_groups_the_postings_of_a_file_of_migration_6_in_segments(tmp_path: Path) -> None:
+    """A file at schema 6 (one keyword_postings row per term of each memory, the newest memories of a user in
+    the tail) gets segments and then holds the same postings and statistics, and ranks exactly, as a store
+    that wrote the same memories itself; rewrites and deletes (of memories in segments and in the tail),
+    new writes and an erasure after the migration keep them exact."""
+    users = _two_users_store(tmp_path / "fresh.db")
+    deleted = {r.id for r in users["bob"][::9]}
+    fresh = SQLiteStore(tmp_path / "fresh.db")
+    fresh.delete("bob", sorted(deleted))  # rowids with gaps, as deletes leave them
+    fresh.close()
+    users["bob"] = [r for r in users["bob"] if r.id not in deleted]
+    _file_at_schema(tmp_path / "old.db", 6, tmp_path / "fresh.db")
+    _move_to_tail(tmp_path / "old.db", "alice", 5)
+    with sqlite3.connect(tmp_path / "old.db") as old:
+        assert old.execute("SELECT count(*) FROM keyword_postings").fetchone()[0] > 5000
+    with _migrated_and_fresh(tmp_path) as (migrated, fresh):
+        _assert_ranks_alike(migrated, fresh, iter(users))
+        assert "keyword_postings" not in _tables(migrated)
+        # each user's memories outside the tail, in groups of SEGMENT_MEMORIES
+        grouped = migrated._read(
+            lambda c: c.execute(
+                "SELECT u.user_id, u.segments, u.documents, count(s.memory), "
+                "(SELECT count(DISTINCT memory) FROM keyword_recent r WHERE r.user_key = u.user_key) "
+                "FROM keyword_users u JOIN keyword_segment_memories s USING (user_key) GROUP BY u.user_key"
+            ).fetchall()
+        )
+        assert {(u, m, n - tailed) for u, _, n, m, tailed in grouped} == {
+            ("alice", 145, 145),
+            ("bob", len(users["bob"]), len(users["bob"])),
+        }
+        assert all(segments == -(-m // sqlite_keyword.SEGMENT_MEMORIES) for _, segments, _, m, _ in grouped)
+        alice = users["alice"]
+        migrated.save(
+            "alice", [alice[0].evolve(content="A zebra crossing, rewritten"), alice[-1].evolve(content="Tail")]
+        )
+        migrated.delete("alice", [r.id for r in alice[10:40]] + [alice[-2].id])
+        migrated.save("carol", _records("carol", TEXTS[:20]))
+        migrated.erase_user("bob")
+        _assert_exact(migrated)
+        assert set(migrated._read(_kept)[0]) == {"alice", "carol"}
+
+
+def test_small_segments_and_a_reused_rowid_keep_statistics_and_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches cut into segments of 7 memories rank as one segment of everything: rewrites and deletes reach
+    the one segment of each memory, and a memory given the rowid of a deleted one (SQLite reuses the highest)
+    is indexed under its own postings only."""
+    one, cut = SQLiteStore(tmp_path / "one.db"), SQLiteStore(tmp_path / "cut.db")
+    try:
+        records = _records("alice", TEXTS[:100])
+        one.save("alice", records)
+        monkeypatch.setattr(sqlite_keyword, "SEGMENT_MEMORIES", 7)
+        cut.save("alice", records)
+        assert cut._read(lambda c: c.execute("SELECT segments FROM keyword_users").fetchone()[0]) == 15
+        for store in (one, cut):
+            store.save("alice", [r.evolve(content=r.content + " zebra crossing") for r in records[5:30:3]])
+            store.delete("alice", [r.id for r in records[20:60:2]] + [records[-1].id])
+        last = cut._read(lambda c: c.execute("SELECT max(rowid) FROM memories").fetchone()[0])
+        newest = _records("alice", TEXTS[200:201], start=200)
+        for store in (one, cut):
+            store.delete("alice", [records[-2].id])
+            store.save("alice", newest)
+        assert cut._read(lambda c: c.execute("SELECT max(rowid) FROM memories").fetchone()[0]) == last
+        _assert_exact(cut)
+        assert cut._read(_kept) == one._read(_kept)
+        for query in [*QUERIES, "zebra crossing"]:
+            got = cut.keyword_search("alice", query, MemoryFilter(), limit=20)
+            expected = one.keyword_search("alice", query, MemoryFilter(), limit=20)
+            assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+    finally:
+        one.close()
+        cut.close()
+
+
+@pytest.mark.parametrize("first_rowid", [2**40, 2**61])
+def test_memories_of_large_rowids_rank_as_those_of_small_ones(tmp_path: Path, first_rowid: int) -> None:
+    """A search passes the ranked rowids to SQL with their rank order packed in the same integer while
+    they fit, as [rowid, rank] pairs past that: both give the ranking and scores of small rowids."""
+    small, large = SQLiteStore(tmp_path / "small.db"), SQLiteStore(tmp_path / "large.db")
+    try:
+        records = _records("alice", TEXTS[:80])
+        small.save("alice", records)
+        placeholder = new_record(scope=Scope("bob"), content="placeholder")
+        large.save("bob", [placeholder])
+        large._conn.execute("UPDATE memories SET rowid = ? WHERE id = ?", (first_rowid - 1, placeholder.id))
+        large.save("alice", records)  # rowids from first_rowid on
+        assert (
+            large._read(lambda c: c.execute("SELECT min(rowid) FROM memories WHERE user_id = 'alice'").fetchone())[0]
+            == first_rowid
+        )
+        for query in [*QUERIES, "the"]:
+            got = large.keyword_search("alice", query, MemoryFilter(), limit=20)
+            expected = small.keyword_search("alice", query, MemoryFilter(), limit=20)
+            assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+    finally:
+        small.close()
+        large.close()
 
 
 def test_a_rewrite_of_unchanged_text_computes_no_terms(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
