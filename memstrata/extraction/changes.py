@@ -390,12 +390,51 @@ def _stem(word: str) -> str:
 
 def _frame_tokens(text: str) -> list[str]:
     """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
-    "8 30" -> one number, "3 pm" -> "3pm"), cue words and auxiliaries dropped, endings stemmed."""
+    "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries dropped,
+    endings stemmed."""
     text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
+    text = _ONE_UNIT.sub(r"\g<lead>1 \g<unit>", text)
     words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
     kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]
     return [w if _token_type(w) else _stem(w) for w in kept]
+
+
+_PERIODS = r"(?:minute|hour|day|night|week|weekend|month|year|morning|evening|session)s?"
+_ONE_UNIT = re.compile(
+    rf"(?P<lead>(?:^| )(?!(?:{_PERIODS}|times?|\d+) )\S+ )an? (?P<unit>{_PERIODS}|cup|glass|mile|kilometer|km|lap|page)"
+    r"(?= )(?! (?:ago|later|earlier|before|or so)\b)"
+)
+""""an hour" is an amount ("about an hour each day" before "two hours each day"), unless it says a rate after
+another amount ("2 hours a day": "a day" follows a unit) or a time ago ("a week ago")."""
+_RATE = re.compile(rf"^(?:times? )?(?:each|every|a|an|1|per) {_PERIODS}\b")
+_DURATION_UNITS = frozenset("minute hour day night week weekend month year".split())
+_PAST_MARKERS = frozenset("was were did had yesterday ago last".split())
+_PAST_IRREGULAR = frozenset(
+    "went ran got took made met came left began won lost bought sold flew drove wrote gave did quit became broke"
+    " found spent set hit saw swam rode sang built caught taught brought held kept paid sent tried".split()
+)
+
+
+def _standing(words: list[str], tokens: list[str], at: int, unit: str | None) -> bool:
+    """Does the number at `at` of `tokens` (the frame tokens of `words`, a normalized sentence) state a value
+    that holds until it changes, so that saying it again with another number replaces it without an update
+    cue? A rate ("about two hours each day", "3 times a week"), how long a state has gone on ("i ve been
+    using my fitbit for 9 months"), or a count said in the present tense ("i lead a team of 5 engineers",
+    "i have 3 bikes"); not a count of a past action ("i ran 5 miles yesterday": another run)."""
+    if unit is None:
+        return False
+    after = " ".join(tokens[_unit_end(tokens, at) : _unit_end(tokens, at) + 2])
+    if _RATE.match(after) or (unit == "time" and _RATE.match(f"times {after}")):
+        return True
+    past = bool(_PAST_MARKERS & set(words)) or any(_past_form(word) for word in words[1:3])
+    if at > 0 and tokens[at - 1] == "for" and unit in _DURATION_UNITS:
+        return "been" in words and not past  # "i ve been learning spanish for 6 months", not "i was sick for 3 days"
+    return words[:1] == ["i"] and not past and "been" not in words
+
+
+def _past_form(word: str) -> bool:
+    return word in _PAST_IRREGULAR or (len(word) > 4 and word.endswith("ed"))
 
 
 def _values(tokens: list[str]) -> list[tuple[int, str]]:
@@ -435,16 +474,18 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
     "i", "on", "the"); the old value must be of the same type (a number, a time, a day or month) and, for a
     number, count the same thing ("9 months" replaces "6 months", never "6 books"). A value `new` also
     names in `old`, or a frame found nowhere in `old`, leaves `old` alone."""
-    cued = f"{new} {_fold(said) if said else ''}"
-    if not new or not old or not _UPDATE_CUE.search(cued):
+    if not new or not old:
         return False
-    moved = _CHANGE_CUE.search(cued) is not None
+    cued = _UPDATE_CUE.search(f"{new} {_fold(said) if said else ''}") is not None
+    moved = _CHANGE_CUE.search(f"{new} {_fold(said) if said else ''}") is not None
     fresh, earlier = _frame_tokens(new), _frame_tokens(old)
     for at, kind in _values(fresh):
         if fresh[at] in earlier or (kind != "number" and not moved):
             continue  # the old sentence already says it; a day or a time changes only with "instead", "now" ...
         frame = fresh[max(0, at - _FRAME_WORDS) : at]
         unit = _unit(fresh, at) if kind == "number" else None
+        if not cued and not _standing(new.split(), fresh, at, unit):
+            continue  # without a cue only a value that holds until it changes is replaced by another
         if len(frame) >= 2 and (unit is not None or _named_thing(frame)):  # "i have 3 cats": a frame by its unit
             for start in range(len(earlier) - len(frame)):
                 index = start + len(frame)

@@ -248,13 +248,17 @@ def test_update_cue_finds_the_sentences_learn_tests() -> None:
     assert not update_cue("We went hiking in the Alps")
 
 
-def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
+def test_restated_value_needs_an_update_cue_or_a_standing_value_and_the_same_frame() -> None:
     old = normalize_value("I've been learning Spanish for 3 months")
     new = normalize_value("I've been learning Spanish for 6 months now")  # normalizing drops the trailing "now"
     assert restated_value(new, old, said="I've been learning Spanish for 6 months now")
     assert restated_value("i ve already been learning spanish for 6 months", old)
-    assert not restated_value(new, old, said="I've been learning Spanish for 6 months")  # no cue
+    # without a cue: how long a state has gone on holds until it is said again
+    assert restated_value(new, old, said="I've been learning Spanish for 6 months")
     assert not restated_value("i ve been learning spanish for 3 months now", old)  # the same value
+    # a past episode is not a standing value: two illnesses, two runs
+    assert not restated_value(normalize_value("I was sick for 5 days"), normalize_value("I was sick for 3 days"))
+    assert not restated_value(normalize_value("I ran 5 miles"), normalize_value("I ran 3 miles"))
 
 
 @pytest.mark.parametrize(
