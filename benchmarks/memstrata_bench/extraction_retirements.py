@@ -112,7 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n", encoding="utf-8")
-    print(json.dumps({k: {"histories": v["histories"], "retired": v["retired"]} for k, v in result.items() if k != "benchmark"}))
+    print(
+        json.dumps(
+            {k: {"histories": v["histories"], "retired": v["retired"]} for k, v in result.items() if k != "benchmark"}
+        )
+    )
     return 0
 
 

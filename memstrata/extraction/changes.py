@@ -185,6 +185,8 @@ def change_retires(new: str | None, old: str | None, *, said: str | None = None)
         any(_changed_subject(text, old) or _switched_kind(text, old) for text in texts)
         or _instead_of(new, old)
         or restated_value(new, old, said=said)
+        or _owned_attribute(new, old)
+        or _weekly_schedule(new, old)
     )
 
 
@@ -230,6 +232,8 @@ def _instead_of(new: str, old: str) -> bool:
     if match is None:
         return False
     replaced = match["old"]
+    if replaced.split()[0] in _VAGUE:
+        return False  # "instead of it": what it replaces is said elsewhere
     if not any(_names(old, candidate) for candidate in (replaced, replaced.split()[0])):
         return False
     if len(replaced.split()) > 1 and _names(old, replaced):
@@ -320,6 +324,90 @@ def _replaces(
     if place:  # a place replaces a place: "my sister moved to seattle" retires "... lives in chicago" only
         return re.match(rf" (?:\w+ )?(?:{_STATED_AS} )?(?:in|at|to|into|near) \S", after) is not None
     return re.match(rf" (?:\w+ )?{_STATED_AS} \S", after) is not None  # "the wedding is in rome" -> "... now in porto"
+
+
+# --- an attribute of the user's named with another number -------------------------------------------------
+
+_OWNED_NUMBER = re.compile(
+    r"\bmy (?P<attr>(?:[\w-]*[a-z][\w-]* ){0,3}?[\w-]*[a-z][\w-]*) (?:is|of|are|s|for)"
+    r" (?:about |around |only |just |now |currently )?"
+    r"(?P<val>\d+(?:[ .]\d+)*)\b(?: (?P<unit>[a-z]+))?"
+)
+_ATTRIBUTE_REACH = 12
+"""How many words after the attribute the old sentence may give its value ("set a personal best time in a charity
+5k run with a time of 27 12")."""
+
+
+def _owned_attribute(new: str, old: str) -> bool:
+    """ "my personal best time of 25 50" retires "i set a personal best time in a charity 5k run with a time of
+    27 12": `new` gives a number for an attribute of the user's named by two words or more ("my step goal is
+    10 000", "my daily tidying routine for 4 weeks"); `old` names the same attribute, no one else's, and gives
+    another number after it, counting the same thing (or nothing, as a time or an amount)."""
+    match = _OWNED_NUMBER.search(new)
+    if match is None:
+        return False
+    words = match["attr"].split()
+    if len(words) < 2 or _head(words) in _VAGUE or _NOT_A_NOUN & set(words) or words[-1] in _FRAME_STOP:
+        return False  # one word ("my budget is around 100") may be the budget of anything the talk is about
+    value, unit = match["val"].replace(" ", ""), match["unit"]
+    unit = None if unit is None or unit in _FRAME_STOP else _stem(unit)
+    tokens = old.split()
+    for start in range(len(tokens) - len(words) + 1):
+        if tokens[start : start + len(words)] != words:
+            continue
+        before = " ".join(tokens[:start])
+        if _OTHER_OWNER.search(f"{before} "):
+            continue  # someone else's
+        rest = tokens[start + len(words) : start + len(words) + _ATTRIBUTE_REACH]
+        said = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", " ".join(rest)).split()
+        for index, token in enumerate(said):
+            if token.replace(".", "").isdigit():
+                after = said[index + 1] if index + 1 < len(said) else None
+                counted = None if after is None or after in _FRAME_STOP or after == "user" else _stem(after)
+                if counted == unit:
+                    return token != value
+                break  # the number after this mention counts something else: try the next mention
+    return False
+
+
+# --- how many days a week ------------------------------------------------------------------------------------
+
+_TIMES_A_WEEK = re.compile(r"\b(?P<n>\d|one|two|three|four|five|six|seven) (?:times|days) (?:a|per|each|every) week\b")
+_WEEKDAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b")
+_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven".split())}
+_CONTEXT_WORDS = 6
+_SCHEDULE_GENERIC = frozenset("routine schedule time times week weeks day days usually always".split())
+
+
+def _weekly(text: str) -> tuple[int, int] | None:
+    """How many days a week `text` says something is done, and where it says it: "four times a week" -> 4,
+    "on tuesdays thursdays and saturdays" (days said in the plural, a weekly habit) -> 3."""
+    match = _TIMES_A_WEEK.search(text)
+    if match:
+        count = match["n"]
+        return (int(count) if count.isdigit() else _COUNTS[count]), match.start()
+    days = list(_WEEKDAY.finditer(text))
+    if len({d["day"] for d in days}) >= 2:
+        return len({d["day"] for d in days}), days[0].start()
+    return None
+
+
+def _schedule_words(text: str, at: int) -> set[str]:
+    words = text[:at].split()[-_CONTEXT_WORDS:]
+    return {_stem(w) for w in words if len(w) > 2 and w not in _FRAME_STOP and w not in _SCHEDULE_GENERIC}
+
+
+def _weekly_schedule(new: str, old: str) -> bool:
+    """ "i ve been consistent with my gym routine four times a week" retires "i go to the gym on tuesdays
+    thursdays and saturdays": both say how many days a week the user does something, the counts differ, and
+    the words just before them share what is done ("gym"). A day said once ("on friday") is no schedule."""
+    fresh, earlier = _weekly(new), _weekly(old)
+    if fresh is None or earlier is None or fresh[0] == earlier[0]:
+        return False
+    if _OTHER_OWNER.search(f"{new[: fresh[1]]}") or re.search(r"\b(?:his|her|their|your)\b", new[: fresh[1]]):
+        return False
+    shared = _schedule_words(new, fresh[1]) & _schedule_words(old, earlier[1])
+    return bool(shared)
 
 
 # --- the same frame said again with another value ----------------------------------------------------------
@@ -490,11 +578,32 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
             for start in range(len(earlier) - len(frame)):
                 index = start + len(frame)
                 same_frame = earlier[start:index] == frame and earlier[index] != fresh[at]
-                if same_frame and _token_type(earlier[index]) == kind and unit in (None, _unit(earlier, index)):
+                alike = same_frame and _token_type(earlier[index]) == kind and unit in (None, _unit(earlier, index))
+                if alike and (cued or _same_after(fresh, at, earlier, index)):
                     return True
         if unit is not None and _counted_alike(fresh, at, earlier, unit):
             return True
     return False
+
+
+_AFTER_WORDS = 4
+
+
+def _same_after(fresh: list[str], at: int, said: list[str], index: int) -> bool:
+    """Without an update cue, do the two values go on alike: the same period for a rate ("two hours a day" for
+    "an hour a day", never "a week") and, when both say what follows, a word of it in common ("on duolingo" for
+    "on duolingo", never "on chess")?"""
+    after_new = fresh[_unit_end(fresh, at) : _unit_end(fresh, at) + _AFTER_WORDS]
+    after_old = said[_unit_end(said, index) : _unit_end(said, index) + _AFTER_WORDS]
+    rate_new, rate_old = _RATE.match(" ".join(after_new[:2])), _RATE.match(" ".join(after_old[:2]))
+    if rate_new and rate_old and after_new[1] != after_old[1]:
+        return False
+    named_new = {w for w in after_new if w not in _FRAME_STOP and not _token_type(w)} - _RATE_WORDS
+    named_old = {w for w in after_old if w not in _FRAME_STOP and not _token_type(w)} - _RATE_WORDS
+    return not (named_new and named_old) or bool(named_new & named_old)
+
+
+_RATE_WORDS = frozenset("minute hour day night week weekend month year morning evening session time".split())
 
 
 def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> bool:

@@ -289,3 +289,79 @@ def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
     with memory_on(store) as memory:
         current, history = learned(memory, "I've been running for 3 years", "I've been playing guitar for 5 years now")
     assert len(current) == 2 and history == []
+
+
+# --- a restated value without an update cue (issue 30, "updates that retire") ------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a rate: holds until it is said again
+        ("I spend about an hour a day on Duolingo", "I spend about two hours a day on Duolingo"),
+        ("I practice piano 3 times a week", "I practice piano 5 times a week"),
+        ("I drink 2 cups of coffee each morning", "I drink 3 cups of coffee each morning"),
+        # how long a state has gone on
+        ("I've been volunteering at the shelter for 2 years", "I've been volunteering at the shelter for 3 years"),
+        # a count in the present tense
+        ("I lead a team of 4 engineers", "I lead a team of six engineers"),
+        ("I have 2 bikes in the garage", "I have 3 bikes in the garage"),
+        # an attribute of the user's, named by two words, with another number
+        ("I ran a personal best 10k time of 51:30 in April", "I want to beat my personal best 10k time of 49:58"),
+        ("my monthly phone bill is $45", "my monthly phone bill is $60"),
+        (
+            "I've been sticking to my morning stretching routine - it's been 2 weeks",
+            "I've been keeping up my morning stretching routine for 5 weeks",
+        ),
+        # how many days a week, said as a count or as the days
+        ("I swim on Mondays and Wednesdays", "I keep up my swim schedule three times a week"),
+        ("I go running 2 times a week", "I go running on Tuesdays, Thursdays and Sundays"),
+    ],
+)
+def test_a_standing_value_said_again_retires_the_old_one_without_a_cue(old: str, new: str) -> None:
+    assert retires_as_said(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I ran 5 miles on the trail", "I ran 3 miles on the trail"),  # a past action: two runs
+        ("I was sick for 3 days", "I was sick for 5 days"),  # two illnesses
+        ("my budget is around $600", "my budget is around $100"),  # one word: the budget of what?
+        ("I read 20 pages each night", "I write 500 words each night"),  # another frame, another unit
+        ("I lead a team of 4 engineers", "my sister leads a team of 6 engineers"),  # someone else's team
+        ("I spend an hour a day on Duolingo", "I spend two hours a week on chess"),
+        ("my personal best 5k time is 27:12", "my friend's personal best 5k time is 25:50"),  # someone else's
+        ("my monthly phone bill is $45", "my monthly phone bill came with 5 free minutes"),  # nothing counted alike
+        ("I go to the gym on Mondays and Thursdays", "my piano lessons are three times a week"),  # another activity
+        ("I swim on Mondays and Wednesdays", "I swim on Friday"),  # one day is no weekly schedule
+        ("I've been learning Spanish for 3 months", "I've been learning guitar for 5 months"),
+    ],
+)
+def test_a_different_value_of_another_attribute_keeps_both(old: str, new: str) -> None:
+    assert not retires_as_said(new, old)
+
+
+def test_learn_retires_an_undated_event_restated_with_another_number(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I got approved for a $20,000 car loan from my credit union",
+            "I got approved for a $25,000 car loan from my credit union",
+        )
+    assert history == ["The user got approved for a $20,000 car loan from their credit union."]
+    assert current == ["The user got approved for a $25,000 car loan from their credit union."]
+
+
+def test_learn_keeps_two_dated_events_with_other_numbers(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I ran 5 miles yesterday", "I ran 3 miles yesterday")
+    assert len(current) == 2 and history == []
+
+
+def test_instead_of_a_pronoun_retires_nothing() -> None:
+    # "instead of it": what it replaces was said elsewhere, so no stored sentence is known to name it
+    assert not retires_as_said(
+        "what else can I use instead of it, it's also slow now",
+        "we started advertising on Instagram and it's now been about a week",
+    )
