@@ -93,13 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", required=True)
     parser.add_argument("--longmemeval", required=True)
+    parser.add_argument("--histories", type=int, default=LONGMEMEVAL_HISTORIES, help="LongMemEval histories to learn")
     parser.add_argument("--out", type=Path, help="write the counts as JSON here (without the memories' text)")
     parser.add_argument("--show", action="store_true", help="print each retired memory (text from the data set)")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {"benchmark": "extraction-retirements"}
     for name, histories in (
         ("locomo", locomo_histories(args.locomo)),
-        ("longmemeval", longmemeval_histories(args.longmemeval)),
+        ("longmemeval", longmemeval_histories(args.longmemeval, args.histories)),
     ):
         per_history = {}
         for key, sessions in histories:

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import re
 
+from .lexicon import RELATIONS
+
 _CHANGE_VERBS = (
     r"moved|pushed|postponed|rescheduled|delayed|changed|shifted|bumped|brought|updated|extended|put off"
     r"|re-?scheduled|moving|pushing|postponing|rescheduling|delaying|changing|shifting|bumping|updating"
@@ -187,6 +189,7 @@ def change_retires(new: str | None, old: str | None, *, said: str | None = None)
         or restated_value(new, old, said=said)
         or _owned_attribute(new, old)
         or _weekly_schedule(new, old)
+        or _changed_amount(new, old)
     )
 
 
@@ -368,6 +371,54 @@ def _owned_attribute(new: str, old: str) -> bool:
                     return token != value
                 break  # the number after this mention counts something else: try the next mention
     return False
+
+
+# --- an amount the user changed, changed again ----------------------------------------------------------------
+
+_AMOUNT_CHANGE = re.compile(
+    r"\b(?:cut|cutting|reduced|reducing|increased|increasing|upped|raised|lowered|dropped|bumped|limited|went|gone"
+    r"|going|scaled|brought|changed|changing|set)(?: (?P<subj>(?:[a-z][\w-]* ){0,3}?))?(?:back |down |up )?to"
+    r" (?:just |only |about |around |roughly )?(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an)"
+    r" (?P<unit>[a-z]+)\b"
+)
+_NOT_DONE_YET = re.compile(
+    r"\b(?:thinking|considering|planning|plan|hoping|hope|want|wanted|wanting|might|may|should|could|would|try"
+    r"|trying|going to|gonna|if|whether|wonder|wondering)\b"
+)
+_AMOUNT_NOUNS = frozenset("limit amount intake number dose consumption quota total max maximum".split())
+"""Nouns that name an amount, not what is counted: "increased the limit to two cups" is about the cups."""
+_OWNERS = frozenset("my the our a".split())
+
+
+def _amount(text: str) -> tuple[str, str, frozenset[str]] | None:
+    """The amount `text` says the user changed something to: (number, what it counts, what was changed)."""
+    match = _AMOUNT_CHANGE.search(text)
+    if match is None or match["unit"] in _FRAME_STOP:
+        return None
+    number = "1" if match["n"] in ("a", "an", "one") else match["n"]
+    subject = frozenset((match["subj"] or "").split()) - _OWNERS - _AMOUNT_NOUNS - _FRAME_STOP
+    return number, _stem(match["unit"]), subject
+
+
+def _person(word: str) -> bool:
+    return word in RELATIONS or (word.endswith("s") and word[:-1] in RELATIONS)
+
+
+def _changed_amount(new: str, old: str) -> bool:
+    """ "i have increased the limit to two cups" retires "i ve cut back to just one cup in the morning": both
+    change an amount of the user's to a number of the same thing ("cup"), and what they change is the same or
+    not said ("the limit"); "reduced my running to 10 miles" never retires "increased my cycling to 50 miles"."""
+    fresh, earlier = _amount(new), _amount(old)
+    if fresh is None or earlier is None or fresh[0] == earlier[0] or fresh[1] != earlier[1]:
+        return False
+    before = new[: _AMOUNT_CHANGE.search(new).start()]  # type: ignore[union-attr]
+    if re.search(r"\b(?:his|her|their|your)\b", before) or _NOT_DONE_YET.search(before):
+        return False  # someone else's amount, or a change only thought of ("thinking of changing it to two")
+    said_by = before.split()
+    speaker = max((i for i, w in enumerate(said_by) if w in ("i", "we")), default=-1)
+    if said_by and (speaker < 0 or any(_person(w) for w in said_by[speaker + 1 :])):
+        return False  # "my husband cut back to two cups" is his amount
+    return not (fresh[2] and earlier[2]) or bool(fresh[2] & earlier[2])
 
 
 # --- how many days a week ------------------------------------------------------------------------------------
@@ -621,4 +672,22 @@ def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> boo
     return False
 
 
-__all__ = ["change_retires", "restated_value", "update_cue", "value_types"]
+_TOPIC_STOP = frozenset("user has have been having is are was were".split()) | _SCHEDULE_GENERIC
+
+
+def value_topic(text: str | None) -> str | None:
+    """The words a stated value is about, for finding the older memory it may replace among many ("consistent
+    gym routine" for "... been consistent with their gym routine - four times a week"): the words that name
+    something before the first number (or weekly schedule) of `text`; None when it states no such value."""
+    folded = _fold(text or "")
+    tokens = folded.split()
+    weekly = _weekly(folded)
+    at = len(folded[: weekly[1]].split()) if weekly else next((i for i, _ in _values(tokens)), None)
+    if at is None:
+        return None
+    words = [w for w in tokens[max(0, at - _CONTEXT_WORDS) : at] if len(w) > 2 and not _token_type(w)]
+    named = [w for w in words if w not in _FRAME_STOP and w not in _TOPIC_STOP]
+    return " ".join(named) or None
+
+
+__all__ = ["change_retires", "restated_value", "update_cue", "value_topic", "value_types"]

@@ -316,6 +316,9 @@ def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
         # how many days a week, said as a count or as the days
         ("I swim on Mondays and Wednesdays", "I keep up my swim schedule three times a week"),
         ("I go running 2 times a week", "I go running on Tuesdays, Thursdays and Sundays"),
+        # an amount the user changed, changed again
+        ("I've cut back to just one cup of coffee in the morning", "so I have increased the limit to two cups"),
+        ("I reduced my screen time to 3 hours a day", "I've lowered my screen time to 2 hours a day"),
     ],
 )
 def test_a_standing_value_said_again_retires_the_old_one_without_a_cue(old: str, new: str) -> None:
@@ -336,6 +339,9 @@ def test_a_standing_value_said_again_retires_the_old_one_without_a_cue(old: str,
         ("I go to the gym on Mondays and Thursdays", "my piano lessons are three times a week"),  # another activity
         ("I swim on Mondays and Wednesdays", "I swim on Friday"),  # one day is no weekly schedule
         ("I've been learning Spanish for 3 months", "I've been learning guitar for 5 months"),
+        ("I increased my cycling to 50 miles a week", "I reduced my running to 10 miles a week"),  # another thing
+        ("I cut back to one cup of coffee", "I'm thinking of increasing it to two cups"),  # not done yet
+        ("I cut back to one cup of coffee", "my husband cut back to two cups"),  # someone else's
     ],
 )
 def test_a_different_value_of_another_attribute_keeps_both(old: str, new: str) -> None:
@@ -365,3 +371,23 @@ def test_instead_of_a_pronoun_retires_nothing() -> None:
         "what else can I use instead of it, it's also slow now",
         "we started advertising on Instagram and it's now been about a week",
     )
+
+
+FILLER = [
+    f"I've been consistent with my {thing} routine since {month}"
+    for thing in ("skincare", "reading", "journaling", "stretching", "meditation", "budgeting", "cooking", "sleep")
+    for month in ("January", "March")
+] + [f"I bought {n} new {thing} last week" for n, thing in enumerate(("plants", "mugs", "books", "candles"), 2)]
+
+
+def test_learn_finds_the_old_value_among_many_memories(store: Store) -> None:
+    """The older value is found by what it is about ("gym"), not only among the candidate's nearest vectors."""
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I go to the gym on Tuesdays, Thursdays and Saturdays",
+            *FILLER,
+            "I've been consistent with my gym routine - four times a week, actually.",
+        )
+    assert history == ["The user goes to the gym on Tuesdays, Thursdays and Saturdays."]
+    assert any("four times a week" in c for c in current)
