@@ -323,7 +323,7 @@ situation, not a fact."""
 _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?!" + _IT_HAS_BEEN + r")(?: really| definitely| truly)?"
+    r",?\s+(?:and |but |so )?(?:it(?: really| definitely| truly)?|that|this|which)(?!" + _IT_HAS_BEEN + r")"
     r"(?:'s| is| was| has| had| makes| made| feels| sounds| got| gets| gave| reminded| inspired| helped| taught)\b.*$"
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
     r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"

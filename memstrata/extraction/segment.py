@@ -39,7 +39,7 @@ _CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=(?:just |finally |also )?got\b)"
     r"|,?\s+(?:but |and |so )?(?:i )?(?:just )?(?:wanted|want) to (?:let you know|tell you|share|say)(?: that)?\s+"
     r"(?=(?:i|i'm|i've|my|we|we've)\b)"
-    r"|,?\s+(?:especially|particularly|mostly) (?:the part |the bit )?(?:where|when|that|since|now that)\s+"
+    r"|,?\s+(?:especially|particularly|mostly) (?:(?:the part |the bit )where|since|now that)\s+"
     r"(?=(?:i|i'm|i've|we|we're|we've)\b)",
     re.IGNORECASE,
 )
