@@ -24,8 +24,16 @@ it's 3pm not 2pm" replaces "the call is at 2pm". Three readings, tried in turn:
   type, counting the same thing ("months", never "books"); or the same counted thing is followed by the
   same words ("12 khan academy lectures in the past two weeks" after "8 lectures in the past two weeks").
 
+- **Without a cue** (`_standing`, `_owned_attribute`, `_weekly_schedule`, `_changed_amount`): a value that
+  holds until it changes, said again with another number in the same frame (a rate, "two hours each
+  day"; how long a state has gone on, "i ve been using my fitbit for 9 months"; a count in the present
+  tense, "i lead a team of 5 engineers"); an attribute of the user's named by two words ("my personal
+  best time of 25 50"); how many days a week, as a count or as the days; an amount the user changed,
+  changed again ("increased the limit to two cups" after "cut back to one cup").
+
 Anything else is left alone: an unrelated fact never retires another, nor do two facts that only share a
-word ("my sister's boss is now Marcus" keeps "my boss is Linda"; "I have 3 kids now" keeps "I have 2 cats").
+word ("my sister's boss is now Marcus" keeps "my boss is Linda"; "I have 3 kids now" keeps "I have 2 cats"), nor
+a past action said again ("I ran 3 miles" keeps "I ran 5 miles": two runs).
 
 Sentences are the values resolution compares: lower case, punctuation folded (`resolution.normalize_value`).
 """
