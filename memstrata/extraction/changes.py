@@ -28,7 +28,8 @@ it's 3pm not 2pm" replaces "the call is at 2pm". Three readings, tried in turn:
   holds until it changes, said again with another number in the same frame (a rate, "two hours each
   day"; how long a state has gone on, "i ve been using my fitbit for 9 months"; a count in the present
   tense, "i lead a team of 5 engineers"); an attribute of the user's named by two words ("my personal
-  best time of 25 50"); how many days a week, as a count or as the days; an amount the user changed,
+  best time of 25 50"); how many days a week, as a count or as the days; a day or time that recurs ("a
+  class on fridays", "i usually wake up at 6am"); an amount the user changed,
   changed again ("increased the limit to two cups" after "cut back to one cup").
 
 Anything else is left alone: an unrelated fact never retires another, nor do two facts that only share a
@@ -431,7 +432,10 @@ def _changed_amount(new: str, old: str) -> bool:
 
 # --- how many days a week ------------------------------------------------------------------------------------
 
-_TIMES_A_WEEK = re.compile(r"\b(?P<n>\d|one|two|three|four|five|six|seven) (?:times|days) (?:a|per|each|every) week\b")
+_TIMES_A_WEEK = re.compile(
+    r"\b(?:(?P<n>\d|one|two|three|four|five|six|seven) (?:times|days)|(?P<word>once|twice)) (?:a|per|each|every)"
+    r" week\b"
+)
 _WEEKDAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b")
 _COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven".split())}
 _CONTEXT_WORDS = 6
@@ -443,7 +447,7 @@ def _weekly(text: str) -> tuple[int, int] | None:
     "on tuesdays thursdays and saturdays" (days said in the plural, a weekly habit) -> 3."""
     match = _TIMES_A_WEEK.search(text)
     if match:
-        count = match["n"]
+        count = match["n"] or {"once": "one", "twice": "two"}[match["word"]]
         return (int(count) if count.isdigit() else _COUNTS[count]), match.start()
     days = list(_WEEKDAY.finditer(text))
     if len({d["day"] for d in days}) >= 2:
@@ -539,9 +543,10 @@ def _frame_tokens(text: str) -> list[str]:
     """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
     "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries dropped,
     endings stemmed."""
-    text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
+    text = re.sub(r"\b(\d+) (\d{2,3})(?=(?:am|pm)?\b)", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
     text = _ONE_UNIT.sub(r"\g<lead>1 \g<unit>", text)
+    text = _ONCE_TWICE.sub(lambda m: "1 times" if m[0] == "once" else "2 times", text)
     words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
     kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]
     return [w if _token_type(w) else _stem(w) for w in kept]
@@ -554,6 +559,7 @@ _ONE_UNIT = re.compile(
 )
 """"an hour" is an amount ("about an hour each day" before "two hours each day"), unless it says a rate after
 another amount ("2 hours a day": "a day" follows a unit) or a time ago ("a week ago")."""
+_ONCE_TWICE = re.compile(r"\b(?:once|twice)\b(?= (?:a|per|each|every) )")
 _RATE = re.compile(rf"^(?:times? )?(?:each|every|a|an|1|per) {_PERIODS}\b")
 _DURATION_UNITS = frozenset("minute hour day night week weekend month year".split())
 _PAST_MARKERS = frozenset("was were did had yesterday ago last".split())
@@ -578,6 +584,20 @@ def _standing(words: list[str], tokens: list[str], at: int, unit: str | None) ->
     if at > 0 and tokens[at - 1] == "for" and unit in _DURATION_UNITS:
         return "been" in words and not past  # "i ve been learning spanish for 6 months", not "i was sick for 3 days"
     return words[:1] == ["i"] and not past and "been" not in words
+
+
+_HABIT_MARKERS = frozenset("usually every each always normally typically weekdays daily nightly".split())
+
+
+def _habitual(words: list[str], token: str) -> bool:
+    """Is the day or time `token` of `words` (a normalized sentence) one that recurs: a weekday in the plural
+    ("a cocktail class on fridays") or a time said with "usually", "every", "each" ... ("i usually wake up at
+    6am"), said by the user in the present; not "a meeting at 4pm", one meeting among others."""
+    if words[:1] not in (["i"], ["we"]) or _PAST_MARKERS & set(words) or any(_past_form(w) for w in words[1:3]):
+        return False  # someone else's habit, or a past one ("i sold jam at the market on saturdays")
+    if _DAY_OR_MONTH.match(token) and token.endswith("s"):
+        return True
+    return _token_type(token) == "time" and bool(_HABIT_MARKERS & set(words))
 
 
 def _past_form(word: str) -> bool:
@@ -627,11 +647,12 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
     moved = _CHANGE_CUE.search(f"{new} {_fold(said) if said else ''}") is not None
     fresh, earlier = _frame_tokens(new), _frame_tokens(old)
     for at, kind in _values(fresh):
-        if fresh[at] in earlier or (kind != "number" and not moved):
-            continue  # the old sentence already says it; a day or a time changes only with "instead", "now" ...
+        habitual = kind != "number" and _habitual(new.split(), fresh[at])
+        if fresh[at] in earlier or (kind != "number" and not moved and not habitual):
+            continue  # the old sentence already says it; a one-off day or time changes only with "instead", "now" ...
         frame = fresh[max(0, at - _FRAME_WORDS) : at]
         unit = _unit(fresh, at) if kind == "number" else None
-        if not cued and not _standing(new.split(), fresh, at, unit):
+        if not cued and not habitual and not _standing(new.split(), fresh, at, unit):
             continue  # without a cue only a value that holds until it changes is replaced by another
         if len(frame) >= 2 and (unit is not None or _named_thing(frame)):  # "i have 3 cats": a frame by its unit
             for start in range(len(earlier) - len(frame)):

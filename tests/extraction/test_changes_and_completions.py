@@ -316,6 +316,10 @@ def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
         # how many days a week, said as a count or as the days
         ("I swim on Mondays and Wednesdays", "I keep up my swim schedule three times a week"),
         ("I go running 2 times a week", "I go running on Tuesdays, Thursdays and Sundays"),
+        # a day or a time that recurs
+        ("I have a pottery class on Wednesday", "I have a pottery class on Saturdays"),
+        ("I usually wake up at 6am", "I usually wake up at 5:30am"),
+        ("I do yoga twice a week", "I do yoga three times a week"),
         # an amount the user changed, changed again
         ("I've cut back to just one cup of coffee in the morning", "so I have increased the limit to two cups"),
         ("I reduced my screen time to 3 hours a day", "I've lowered my screen time to 2 hours a day"),
@@ -342,6 +346,10 @@ def test_a_standing_value_said_again_retires_the_old_one_without_a_cue(old: str,
         ("I increased my cycling to 50 miles a week", "I reduced my running to 10 miles a week"),  # another thing
         ("I cut back to one cup of coffee", "I'm thinking of increasing it to two cups"),  # not done yet
         ("I cut back to one cup of coffee", "my husband cut back to two cups"),  # someone else's
+        ("I have a meeting at 3pm", "I have a meeting at 4pm"),  # two meetings: no habit said
+        ("I take piano lessons on Tuesdays", "my sister takes piano lessons on Thursdays"),  # someone else's habit
+        ("I sold jam at the market on Saturdays", "I sold herbs at the market on Sundays"),  # past, and other goods
+        ("I go to the gym on Mondays and Thursdays", "I go to the gym twice a week"),  # the same count
     ],
 )
 def test_a_different_value_of_another_attribute_keeps_both(old: str, new: str) -> None:
