@@ -486,7 +486,8 @@ _CHANGE_CUE = re.compile(
 """The cues that say a day or a time changed; "so far", "already", "lately" only say a count grew: two sales "at
 the market on may 15th" and "on may 29th" are two events."""
 _CUE_WORDS = frozenset(
-    "now instead actually anymore currently already lately only just about around roughly nearly almost".split()
+    "now instead actually anymore currently already lately only just about around roughly nearly almost usually"
+    " normally typically generally".split()
 )
 _CUE_PHRASES = re.compile(r"\b(?:so far|these days|any more|by now|up to|down to)\b")
 """Dropped from a frame with the cues: "my commute is only 25 minutes now" has the frame of "my commute is 40 ..."."""
@@ -540,16 +541,16 @@ def _stem(word: str) -> str:
 
 
 def _frame_tokens(text: str) -> list[str]:
-    """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
+    """`text`'s words as frames compare them: first person folded ("we", a memory's "user" -> "i"), amounts joined ("1 650",
     "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries dropped,
     endings stemmed."""
     text = re.sub(r"\b(\d+) (\d{2,3})(?=(?:am|pm)?\b)", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
     text = _ONE_UNIT.sub(r"\g<lead>1 \g<unit>", text)
     text = _ONCE_TWICE.sub(lambda m: "1 times" if m[0] == "once" else "2 times", text)
-    words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
+    words = [{"we": "i", "our": "my", "us": "me", "user": "i"}.get(w, w) for w in text.split()]
     kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]
-    return [w if _token_type(w) else _stem(w) for w in kept]
+    return [w if _token_type(w) or w in _FRAME_STOP else _stem(w) for w in kept]
 
 
 _PERIODS = r"(?:minute|hour|day|night|week|weekend|month|year|morning|evening|session)s?"
@@ -573,8 +574,9 @@ def _standing(words: list[str], tokens: list[str], at: int, unit: str | None) ->
     """Does the number at `at` of `tokens` (the frame tokens of `words`, a normalized sentence) state a value
     that holds until it changes, so that saying it again with another number replaces it without an update
     cue? A rate ("about two hours each day", "3 times a week"), how long a state has gone on ("i ve been
-    using my fitbit for 9 months"), or a count said in the present tense ("i lead a team of 5 engineers",
-    "i have 3 bikes"); not a count of a past action ("i ran 5 miles yesterday": another run)."""
+    using my fitbit for 9 months"), a count said in the present tense ("i lead a team of 5 engineers",
+    "i have 3 bikes") or a total so far ("i ve read 14 books this year"); not a count of a past action
+    ("i ran 5 miles yesterday": another run)."""
     if unit is None:
         return False
     after = " ".join(tokens[_unit_end(tokens, at) : _unit_end(tokens, at) + 2])
@@ -583,6 +585,8 @@ def _standing(words: list[str], tokens: list[str], at: int, unit: str | None) ->
     past = bool(_PAST_MARKERS & set(words)) or any(_past_form(word) for word in words[1:3])
     if at > 0 and tokens[at - 1] == "for" and unit in _DURATION_UNITS:
         return "been" in words and not past  # "i ve been learning spanish for 6 months", not "i was sick for 3 days"
+    if words[:1] == ["i"] and words[1:2] in (["ve"], ["have"]) and "been" not in words:
+        return True  # a total so far ("i ve read 14 books this year", "i ve run 5 marathons")
     return words[:1] == ["i"] and not past and "been" not in words
 
 
@@ -598,6 +602,20 @@ def _habitual(words: list[str], token: str) -> bool:
     if _DAY_OR_MONTH.match(token) and token.endswith("s"):
         return True
     return _token_type(token) == "time" and bool(_HABIT_MARKERS & set(words))
+
+
+_WINDOW_WORDS = frozenset("past last next few recent previous coming first since ago over".split())
+
+
+def _names_an_attribute(frame: list[str]) -> bool:
+    """Does a frame name what the value is of, not only when ("in the past" six weeks says a time window)?"""
+    return any(w not in _FRAME_STOP and w not in _WINDOW_WORDS and not _token_type(w) for w in frame)
+
+
+def _same_unit(new: str | None, old: str | None) -> bool:
+    """Do two numbers count the same thing: no unit on the new one, the same word, or both a length of time
+    ("about an hour every day now" after "20 minutes every day"; said with an update cue only)."""
+    return new is None or new == old or (new in _DURATION_UNITS and old in _DURATION_UNITS)
 
 
 def _past_form(word: str) -> bool:
@@ -658,8 +676,9 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
             for start in range(len(earlier) - len(frame)):
                 index = start + len(frame)
                 same_frame = earlier[start:index] == frame and earlier[index] != fresh[at]
-                alike = same_frame and _token_type(earlier[index]) == kind and unit in (None, _unit(earlier, index))
-                if alike and (cued or _same_after(fresh, at, earlier, index)):
+                counted = _same_unit(unit, _unit(earlier, index)) if cued else unit in (None, _unit(earlier, index))
+                alike = same_frame and _token_type(earlier[index]) == kind and counted
+                if alike and (cued or (_names_an_attribute(frame) and _same_after(fresh, at, earlier, index))):
                     return True
         if unit is not None and _counted_alike(fresh, at, earlier, unit):
             return True
@@ -675,6 +694,8 @@ def _same_after(fresh: list[str], at: int, said: list[str], index: int) -> bool:
     "on duolingo", never "on chess")?"""
     after_new = fresh[_unit_end(fresh, at) : _unit_end(fresh, at) + _AFTER_WORDS]
     after_old = said[_unit_end(said, index) : _unit_end(said, index) + _AFTER_WORDS]
+    if "i" in after_old:  # another clause, or the stored memory's own wording after the sentence as said
+        after_old = after_old[: after_old.index("i")]
     rate_new, rate_old = _RATE.match(" ".join(after_new[:2])), _RATE.match(" ".join(after_old[:2]))
     if rate_new and rate_old and after_new[1] != after_old[1]:
         return False

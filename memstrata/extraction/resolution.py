@@ -285,6 +285,10 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
         if verdict == "keep" and restated_value(new.value, old.value, said=new.said):
             return "retire"  # "I'm running 5 times a week now" retires "I run 3 times a week"
         return verdict
+    if {new.attribute, old.attribute} <= _RESTATABLE and new.subject == old.subject:
+        # read as a habit once and as a statement once: "I usually spend about 30 minutes cooking dinner", then
+        # "I spend about 45 minutes cooking dinner each night"
+        return "retire" if restated_value(new.value, _said(memory, old), said=new.said) else "keep"
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)

@@ -399,3 +399,55 @@ def test_learn_finds_the_old_value_among_many_memories(store: Store) -> None:
         )
     assert history == ["The user goes to the gym on Tuesdays, Thursdays and Saturdays."]
     assert any("four times a week" in c for c in current)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "now"),
+    [
+        (
+            "Can you suggest some podcasts? By the way, I've been learning French for about 4 months now.",
+            "Any tips on French grammar? I've been learning French for 7 months and it's going well.",
+            "7 months",
+        ),
+        ("I have 12 succulents on my windowsill.", "How do I propagate succulents? I have 18 succulents now!", "18"),
+        (
+            "I volunteer at the animal shelter on Saturdays.",
+            "I volunteer at the animal shelter on Sundays now.",
+            "Sundays",
+        ),
+        (
+            "I work from home two days a week.",
+            "Any tips for my home office? I work from home three days a week.",
+            "three",
+        ),
+        (
+            "I practice guitar for about 20 minutes every day.",
+            "I practice guitar for about an hour every day now.",
+            "hour",
+        ),
+        # read as a habit once and as a statement once
+        (
+            "What should I cook tonight? I usually spend about 30 minutes cooking dinner.",
+            "Any quick recipes? I spend about 45 minutes cooking dinner each night these days.",
+            "45 minutes",
+        ),
+        # a total so far, as a dated event
+        ("I've read 8 books so far this year.", "Any thrillers? I've read 14 books this year, trying to hit 20.", "14"),
+    ],
+)
+def test_learn_retires_a_value_said_again_in_chat_without_a_cue_word(
+    store: Store, old: str, new: str, now: str
+) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, old, new)
+    assert len(history) == 1 and any(now in c for c in current)
+
+
+def test_learn_keeps_two_totals_of_different_things_over_time_windows(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I've finished three books in the past two months.",
+            "I've saved around 20 single-use plastic bottles in the past six weeks.",
+        )
+    assert len(current) == 2 and history == []
