@@ -541,9 +541,9 @@ def _stem(word: str) -> str:
 
 
 def _frame_tokens(text: str) -> list[str]:
-    """`text`'s words as frames compare them: first person folded ("we", a memory's "user" -> "i"), amounts joined ("1 650",
-    "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries dropped,
-    endings stemmed."""
+    """`text`'s words as frames compare them: first person folded ("we", a memory's "user" -> "i"), amounts
+    joined ("1 650", "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries
+    dropped, endings stemmed (not those of small words: "this" stays)."""
     text = re.sub(r"\b(\d+) (\d{2,3})(?=(?:am|pm)?\b)", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
     text = _ONE_UNIT.sub(r"\g<lead>1 \g<unit>", text)
