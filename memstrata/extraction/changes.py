@@ -685,7 +685,7 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
     return False
 
 
-_AFTER_WORDS = 4
+_AFTER_WORDS = 6
 
 
 def _same_after(fresh: list[str], at: int, said: list[str], index: int) -> bool:

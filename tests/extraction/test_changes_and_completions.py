@@ -451,3 +451,29 @@ def test_learn_keeps_two_totals_of_different_things_over_time_windows(store: Sto
             "I've saved around 20 single-use plastic bottles in the past six weeks.",
         )
     assert len(current) == 2 and history == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("By the way, I have 2 kids and they keep me busy.", "We also have 3 dogs at home, any food tips?"),
+        ("I bought 3 succulents at the market last week.", "I bought 5 orchids at the nursery yesterday."),
+        ("My sister has been living in Paris for 2 years.", "I've been living in Berlin for 5 years."),
+        ("I walk about 10,000 steps a day.", "I drink about 8 glasses of water a day."),
+        ("I attend a pottery class on Tuesdays.", "I attend a yoga class on Thursdays."),
+        ("I've visited 12 countries so far.", "I've visited 3 national parks this year."),
+        ("My morning routine takes 30 minutes.", "My evening routine takes 45 minutes."),
+        ("I've been married for 5 years.", "I've been working at Google for 3 years."),
+        ("I usually go to bed at 11pm.", "I usually wake up at 7am."),
+        ("I spend 2 hours a day on my phone.", "I spend 1 hour a day reading."),
+        ("I've been using my Kindle for 2 years.", "I've been using my iPad for 4 years."),
+        ("I lead a team of 4 engineers.", "I mentor a group of 6 students."),
+        ("I ran a 5K in 28 minutes last month.", "I ran a 10K in 58 minutes last weekend."),
+        ("I have a dentist appointment on Monday.", "I have a haircut appointment on Friday."),
+        ("I practice piano for 30 minutes every day.", "I practice Spanish for 20 minutes every day."),
+    ],
+)
+def test_learn_keeps_two_values_of_different_attributes_said_in_chat(store: Store, first: str, then: str) -> None:
+    with memory_on(store) as memory:
+        _, history = learned(memory, first, then)
+    assert history == []
