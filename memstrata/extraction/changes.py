@@ -24,8 +24,17 @@ it's 3pm not 2pm" replaces "the call is at 2pm". Three readings, tried in turn:
   type, counting the same thing ("months", never "books"); or the same counted thing is followed by the
   same words ("12 khan academy lectures in the past two weeks" after "8 lectures in the past two weeks").
 
+- **Without a cue** (`_standing`, `_owned_attribute`, `_weekly_schedule`, `_changed_amount`): a value that
+  holds until it changes, said again with another number in the same frame (a rate, "two hours each
+  day"; how long a state has gone on, "i ve been using my fitbit for 9 months"; a count in the present
+  tense, "i lead a team of 5 engineers"); an attribute of the user's named by two words ("my personal
+  best time of 25 50"); how many days a week, as a count or as the days; a day or time that recurs ("a
+  class on fridays", "i usually wake up at 6am"); an amount the user changed,
+  changed again ("increased the limit to two cups" after "cut back to one cup").
+
 Anything else is left alone: an unrelated fact never retires another, nor do two facts that only share a
-word ("my sister's boss is now Marcus" keeps "my boss is Linda"; "I have 3 kids now" keeps "I have 2 cats").
+word ("my sister's boss is now Marcus" keeps "my boss is Linda"; "I have 3 kids now" keeps "I have 2 cats"), nor
+a past action said again ("I ran 3 miles" keeps "I ran 5 miles": two runs).
 
 Sentences are the values resolution compares: lower case, punctuation folded (`resolution.normalize_value`).
 """
@@ -33,6 +42,8 @@ Sentences are the values resolution compares: lower case, punctuation folded (`r
 from __future__ import annotations
 
 import re
+
+from .lexicon import RELATIONS
 
 _CHANGE_VERBS = (
     r"moved|pushed|postponed|rescheduled|delayed|changed|shifted|bumped|brought|updated|extended|put off"
@@ -185,6 +196,9 @@ def change_retires(new: str | None, old: str | None, *, said: str | None = None)
         any(_changed_subject(text, old) or _switched_kind(text, old) for text in texts)
         or _instead_of(new, old)
         or restated_value(new, old, said=said)
+        or _owned_attribute(new, old)
+        or _weekly_schedule(new, old)
+        or _changed_amount(new, old)
     )
 
 
@@ -230,6 +244,8 @@ def _instead_of(new: str, old: str) -> bool:
     if match is None:
         return False
     replaced = match["old"]
+    if replaced.split()[0] in _VAGUE:
+        return False  # "instead of it": what it replaces is said elsewhere
     if not any(_names(old, candidate) for candidate in (replaced, replaced.split()[0])):
         return False
     if len(replaced.split()) > 1 and _names(old, replaced):
@@ -322,6 +338,141 @@ def _replaces(
     return re.match(rf" (?:\w+ )?{_STATED_AS} \S", after) is not None  # "the wedding is in rome" -> "... now in porto"
 
 
+# --- an attribute of the user's named with another number -------------------------------------------------
+
+_OWNED_NUMBER = re.compile(
+    r"\bmy (?P<attr>(?:[\w-]*[a-z][\w-]* ){0,3}?[\w-]*[a-z][\w-]*) (?:is|of|are|s|for)"
+    r" (?:about |around |only |just |now |currently )?"
+    r"(?P<val>\d+(?:[ .]\d+)*)\b(?: (?P<unit>[a-z]+))?"
+)
+_ATTRIBUTE_REACH = 12
+"""How many words after the attribute the old sentence may give its value ("set a personal best time in a charity
+5k run with a time of 27 12")."""
+
+
+def _owned_attribute(new: str, old: str) -> bool:
+    """ "my personal best time of 25 50" retires "i set a personal best time in a charity 5k run with a time of
+    27 12": `new` gives a number for an attribute of the user's named by two words or more ("my step goal is
+    10 000", "my daily tidying routine for 4 weeks"); `old` names the same attribute, no one else's, and gives
+    another number after it, counting the same thing (or nothing, as a time or an amount)."""
+    match = _OWNED_NUMBER.search(new)
+    if match is None:
+        return False
+    words = match["attr"].split()
+    if len(words) < 2 or _head(words) in _VAGUE or _NOT_A_NOUN & set(words) or words[-1] in _FRAME_STOP:
+        return False  # one word ("my budget is around 100") may be the budget of anything the talk is about
+    value, unit = match["val"].replace(" ", ""), match["unit"]
+    unit = None if unit is None or unit in _FRAME_STOP else _stem(unit)
+    tokens = old.split()
+    for start in range(len(tokens) - len(words) + 1):
+        if tokens[start : start + len(words)] != words:
+            continue
+        before = " ".join(tokens[:start])
+        if _OTHER_OWNER.search(f"{before} "):
+            continue  # someone else's
+        rest = tokens[start + len(words) : start + len(words) + _ATTRIBUTE_REACH]
+        said = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", " ".join(rest)).split()
+        for index, token in enumerate(said):
+            if token.replace(".", "").isdigit():
+                after = said[index + 1] if index + 1 < len(said) else None
+                counted = None if after is None or after in _FRAME_STOP or after == "user" else _stem(after)
+                if counted == unit:
+                    return token != value
+                break  # the number after this mention counts something else: try the next mention
+    return False
+
+
+# --- an amount the user changed, changed again ----------------------------------------------------------------
+
+_AMOUNT_CHANGE = re.compile(
+    r"\b(?:cut|cutting|reduced|reducing|increased|increasing|upped|raised|lowered|dropped|bumped|limited|went|gone"
+    r"|going|scaled|brought|changed|changing|set)(?: (?P<subj>(?:[a-z][\w-]* ){0,3}?))?(?:back |down |up )?to"
+    r" (?:just |only |about |around |roughly )?(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an)"
+    r" (?P<unit>[a-z]+)\b"
+)
+_NOT_DONE_YET = re.compile(
+    r"\b(?:thinking|considering|planning|plan|hoping|hope|want|wanted|wanting|might|may|should|could|would|try"
+    r"|trying|going to|gonna|if|whether|wonder|wondering)\b"
+)
+_AMOUNT_NOUNS = frozenset("limit amount intake number dose consumption quota total max maximum".split())
+"""Nouns that name an amount, not what is counted: "increased the limit to two cups" is about the cups."""
+_OWNERS = frozenset("my the our a".split())
+
+
+def _amount(text: str) -> tuple[str, str, frozenset[str]] | None:
+    """The amount `text` says the user changed something to: (number, what it counts, what was changed)."""
+    match = _AMOUNT_CHANGE.search(text)
+    if match is None or match["unit"] in _FRAME_STOP:
+        return None
+    number = "1" if match["n"] in ("a", "an", "one") else match["n"]
+    subject = frozenset((match["subj"] or "").split()) - _OWNERS - _AMOUNT_NOUNS - _FRAME_STOP
+    return number, _stem(match["unit"]), subject
+
+
+def _person(word: str) -> bool:
+    return word in RELATIONS or (word.endswith("s") and word[:-1] in RELATIONS)
+
+
+def _changed_amount(new: str, old: str) -> bool:
+    """ "i have increased the limit to two cups" retires "i ve cut back to just one cup in the morning": both
+    change an amount of the user's to a number of the same thing ("cup"), and what they change is the same or
+    not said ("the limit"); "reduced my running to 10 miles" never retires "increased my cycling to 50 miles"."""
+    fresh, earlier = _amount(new), _amount(old)
+    if fresh is None or earlier is None or fresh[0] == earlier[0] or fresh[1] != earlier[1]:
+        return False
+    before = new[: _AMOUNT_CHANGE.search(new).start()]  # type: ignore[union-attr]
+    if re.search(r"\b(?:his|her|their|your)\b", before) or _NOT_DONE_YET.search(before):
+        return False  # someone else's amount, or a change only thought of ("thinking of changing it to two")
+    said_by = before.split()
+    speaker = max((i for i, w in enumerate(said_by) if w in ("i", "we")), default=-1)
+    if said_by and (speaker < 0 or any(_person(w) for w in said_by[speaker + 1 :])):
+        return False  # "my husband cut back to two cups" is his amount
+    return not (fresh[2] and earlier[2]) or bool(fresh[2] & earlier[2])
+
+
+# --- how many days a week ------------------------------------------------------------------------------------
+
+_TIMES_A_WEEK = re.compile(
+    r"\b(?:(?P<n>\d|one|two|three|four|five|six|seven) (?:times|days)|(?P<word>once|twice)) (?:a|per|each|every)"
+    r" week\b"
+)
+_WEEKDAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b")
+_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven".split())}
+_CONTEXT_WORDS = 6
+_SCHEDULE_GENERIC = frozenset("routine schedule time times week weeks day days usually always".split())
+
+
+def _weekly(text: str) -> tuple[int, int] | None:
+    """How many days a week `text` says something is done, and where it says it: "four times a week" -> 4,
+    "on tuesdays thursdays and saturdays" (days said in the plural, a weekly habit) -> 3."""
+    match = _TIMES_A_WEEK.search(text)
+    if match:
+        count = match["n"] or {"once": "one", "twice": "two"}[match["word"]]
+        return (int(count) if count.isdigit() else _COUNTS[count]), match.start()
+    days = list(_WEEKDAY.finditer(text))
+    if len({d["day"] for d in days}) >= 2:
+        return len({d["day"] for d in days}), days[0].start()
+    return None
+
+
+def _schedule_words(text: str, at: int) -> set[str]:
+    words = text[:at].split()[-_CONTEXT_WORDS:]
+    return {_stem(w) for w in words if len(w) > 2 and w not in _FRAME_STOP and w not in _SCHEDULE_GENERIC}
+
+
+def _weekly_schedule(new: str, old: str) -> bool:
+    """ "i ve been consistent with my gym routine four times a week" retires "i go to the gym on tuesdays
+    thursdays and saturdays": both say how many days a week the user does something, the counts differ, and
+    the words just before them share what is done ("gym"). A day said once ("on friday") is no schedule."""
+    fresh, earlier = _weekly(new), _weekly(old)
+    if fresh is None or earlier is None or fresh[0] == earlier[0]:
+        return False
+    if _OTHER_OWNER.search(f"{new[: fresh[1]]}") or re.search(r"\b(?:his|her|their|your)\b", new[: fresh[1]]):
+        return False
+    shared = _schedule_words(new, fresh[1]) & _schedule_words(old, earlier[1])
+    return bool(shared)
+
+
 # --- the same frame said again with another value ----------------------------------------------------------
 
 _UPDATE_CUE = re.compile(
@@ -335,7 +486,8 @@ _CHANGE_CUE = re.compile(
 """The cues that say a day or a time changed; "so far", "already", "lately" only say a count grew: two sales "at
 the market on may 15th" and "on may 29th" are two events."""
 _CUE_WORDS = frozenset(
-    "now instead actually anymore currently already lately only just about around roughly nearly almost".split()
+    "now instead actually anymore currently already lately only just about around roughly nearly almost usually"
+    " normally typically generally".split()
 )
 _CUE_PHRASES = re.compile(r"\b(?:so far|these days|any more|by now|up to|down to)\b")
 """Dropped from a frame with the cues: "my commute is only 25 minutes now" has the frame of "my commute is 40 ..."."""
@@ -389,13 +541,85 @@ def _stem(word: str) -> str:
 
 
 def _frame_tokens(text: str) -> list[str]:
-    """`text`'s words as frames compare them: first person folded ("we" -> "i"), amounts joined ("1 650",
-    "8 30" -> one number, "3 pm" -> "3pm"), cue words and auxiliaries dropped, endings stemmed."""
-    text = re.sub(r"\b(\d+) (\d{2,3})\b", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
+    """`text`'s words as frames compare them: first person folded ("we", a memory's "user" -> "i"), amounts
+    joined ("1 650", "8 30" -> one number, "3 pm" -> "3pm", "an hour" -> "1 hour"), cue words and auxiliaries
+    dropped, endings stemmed (not those of small words: "this" stays)."""
+    text = re.sub(r"\b(\d+) (\d{2,3})(?=(?:am|pm)?\b)", r"\1\2", _CUE_PHRASES.sub(" ", f" {text} "))
     text = re.sub(r"\b(\d+) (am|pm)\b", r"\1\2", text)
-    words = [{"we": "i", "our": "my", "us": "me"}.get(w, w) for w in text.split()]
+    text = _ONE_UNIT.sub(r"\g<lead>1 \g<unit>", text)
+    text = _ONCE_TWICE.sub(lambda m: "1 times" if m[0] == "once" else "2 times", text)
+    words = [{"we": "i", "our": "my", "us": "me", "user": "i"}.get(w, w) for w in text.split()]
     kept = [w for w in words if w not in _CUE_WORDS and w not in _AUXILIARIES]
-    return [w if _token_type(w) else _stem(w) for w in kept]
+    return [w if _token_type(w) or w in _FRAME_STOP else _stem(w) for w in kept]
+
+
+_PERIODS = r"(?:minute|hour|day|night|week|weekend|month|year|morning|evening|session)s?"
+_ONE_UNIT = re.compile(
+    rf"(?P<lead>(?:^| )(?!(?:{_PERIODS}|times?|\d+) )\S+ )an? (?P<unit>{_PERIODS}|cup|glass|mile|kilometer|km|lap|page)"
+    r"(?= )(?! (?:ago|later|earlier|before|or so)\b)"
+)
+""""an hour" is an amount ("about an hour each day" before "two hours each day"), unless it says a rate after
+another amount ("2 hours a day": "a day" follows a unit) or a time ago ("a week ago")."""
+_ONCE_TWICE = re.compile(r"\b(?:once|twice)\b(?= (?:a|per|each|every) )")
+_RATE = re.compile(rf"^(?:times? )?(?:each|every|a|an|1|per) {_PERIODS}\b")
+_DURATION_UNITS = frozenset("minute hour day night week weekend month year".split())
+_PAST_MARKERS = frozenset("was were did had yesterday ago last".split())
+_PAST_IRREGULAR = frozenset(
+    "went ran got took made met came left began won lost bought sold flew drove wrote gave did quit became broke"
+    " found spent set hit saw swam rode sang built caught taught brought held kept paid sent tried".split()
+)
+
+
+def _standing(words: list[str], tokens: list[str], at: int, unit: str | None) -> bool:
+    """Does the number at `at` of `tokens` (the frame tokens of `words`, a normalized sentence) state a value
+    that holds until it changes, so that saying it again with another number replaces it without an update
+    cue? A rate ("about two hours each day", "3 times a week"), how long a state has gone on ("i ve been
+    using my fitbit for 9 months"), a count said in the present tense ("i lead a team of 5 engineers",
+    "i have 3 bikes") or a total so far ("i ve read 14 books this year"); not a count of a past action
+    ("i ran 5 miles yesterday": another run)."""
+    if unit is None:
+        return False
+    after = " ".join(tokens[_unit_end(tokens, at) : _unit_end(tokens, at) + 2])
+    if _RATE.match(after) or (unit == "time" and _RATE.match(f"times {after}")):
+        return True
+    past = bool(_PAST_MARKERS & set(words)) or any(_past_form(word) for word in words[1:3])
+    if at > 0 and tokens[at - 1] == "for" and unit in _DURATION_UNITS:
+        return "been" in words and not past  # "i ve been learning spanish for 6 months", not "i was sick for 3 days"
+    if words[:1] == ["i"] and words[1:2] in (["ve"], ["have"]) and "been" not in words:
+        return True  # a total so far ("i ve read 14 books this year", "i ve run 5 marathons")
+    return words[:1] == ["i"] and not past and "been" not in words
+
+
+_HABIT_MARKERS = frozenset("usually every each always normally typically weekdays daily nightly".split())
+
+
+def _habitual(words: list[str], token: str) -> bool:
+    """Is the day or time `token` of `words` (a normalized sentence) one that recurs: a weekday in the plural
+    ("a cocktail class on fridays") or a time said with "usually", "every", "each" ... ("i usually wake up at
+    6am"), said by the user in the present; not "a meeting at 4pm", one meeting among others."""
+    if words[:1] not in (["i"], ["we"]) or _PAST_MARKERS & set(words) or any(_past_form(w) for w in words[1:3]):
+        return False  # someone else's habit, or a past one ("i sold jam at the market on saturdays")
+    if _DAY_OR_MONTH.match(token) and token.endswith("s"):
+        return True
+    return _token_type(token) == "time" and bool(_HABIT_MARKERS & set(words))
+
+
+_WINDOW_WORDS = frozenset("past last next few recent previous coming first since ago over".split())
+
+
+def _names_an_attribute(frame: list[str]) -> bool:
+    """Does a frame name what the value is of, not only when ("in the past" six weeks says a time window)?"""
+    return any(w not in _FRAME_STOP and w not in _WINDOW_WORDS and not _token_type(w) for w in frame)
+
+
+def _same_unit(new: str | None, old: str | None) -> bool:
+    """Do two numbers count the same thing: no unit on the new one, the same word, or both a length of time
+    ("about an hour every day now" after "20 minutes every day"; said with an update cue only)."""
+    return new is None or new == old or (new in _DURATION_UNITS and old in _DURATION_UNITS)
+
+
+def _past_form(word: str) -> bool:
+    return word in _PAST_IRREGULAR or (len(word) > 4 and word.endswith("ed"))
 
 
 def _values(tokens: list[str]) -> list[tuple[int, str]]:
@@ -435,25 +659,52 @@ def restated_value(new: str | None, old: str | None, *, said: str | None = None)
     "i", "on", "the"); the old value must be of the same type (a number, a time, a day or month) and, for a
     number, count the same thing ("9 months" replaces "6 months", never "6 books"). A value `new` also
     names in `old`, or a frame found nowhere in `old`, leaves `old` alone."""
-    cued = f"{new} {_fold(said) if said else ''}"
-    if not new or not old or not _UPDATE_CUE.search(cued):
+    if not new or not old:
         return False
-    moved = _CHANGE_CUE.search(cued) is not None
+    cued = _UPDATE_CUE.search(f"{new} {_fold(said) if said else ''}") is not None
+    moved = _CHANGE_CUE.search(f"{new} {_fold(said) if said else ''}") is not None
     fresh, earlier = _frame_tokens(new), _frame_tokens(old)
     for at, kind in _values(fresh):
-        if fresh[at] in earlier or (kind != "number" and not moved):
-            continue  # the old sentence already says it; a day or a time changes only with "instead", "now" ...
+        habitual = kind != "number" and _habitual(new.split(), fresh[at])
+        if fresh[at] in earlier or (kind != "number" and not moved and not habitual):
+            continue  # the old sentence already says it; a one-off day or time changes only with "instead", "now" ...
         frame = fresh[max(0, at - _FRAME_WORDS) : at]
         unit = _unit(fresh, at) if kind == "number" else None
+        if not cued and not habitual and not _standing(new.split(), fresh, at, unit):
+            continue  # without a cue only a value that holds until it changes is replaced by another
         if len(frame) >= 2 and (unit is not None or _named_thing(frame)):  # "i have 3 cats": a frame by its unit
             for start in range(len(earlier) - len(frame)):
                 index = start + len(frame)
                 same_frame = earlier[start:index] == frame and earlier[index] != fresh[at]
-                if same_frame and _token_type(earlier[index]) == kind and unit in (None, _unit(earlier, index)):
+                counted = _same_unit(unit, _unit(earlier, index)) if cued else unit in (None, _unit(earlier, index))
+                alike = same_frame and _token_type(earlier[index]) == kind and counted
+                if alike and (cued or (_names_an_attribute(frame) and _same_after(fresh, at, earlier, index))):
                     return True
         if unit is not None and _counted_alike(fresh, at, earlier, unit):
             return True
     return False
+
+
+_AFTER_WORDS = 6
+
+
+def _same_after(fresh: list[str], at: int, said: list[str], index: int) -> bool:
+    """Without an update cue, do the two values go on alike: the same period for a rate ("two hours a day" for
+    "an hour a day", never "a week") and, when both say what follows, a word of it in common ("on duolingo" for
+    "on duolingo", never "on chess")?"""
+    after_new = fresh[_unit_end(fresh, at) : _unit_end(fresh, at) + _AFTER_WORDS]
+    after_old = said[_unit_end(said, index) : _unit_end(said, index) + _AFTER_WORDS]
+    if "i" in after_old:  # another clause, or the stored memory's own wording after the sentence as said
+        after_old = after_old[: after_old.index("i")]
+    rate_new, rate_old = _RATE.match(" ".join(after_new[:2])), _RATE.match(" ".join(after_old[:2]))
+    if rate_new and rate_old and after_new[1] != after_old[1]:
+        return False
+    named_new = {w for w in after_new if w not in _FRAME_STOP and not _token_type(w)} - _RATE_WORDS
+    named_old = {w for w in after_old if w not in _FRAME_STOP and not _token_type(w)} - _RATE_WORDS
+    return not (named_new and named_old) or bool(named_new & named_old)
+
+
+_RATE_WORDS = frozenset("minute hour day night week weekend month year morning evening session time".split())
 
 
 def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> bool:
@@ -471,4 +722,22 @@ def _counted_alike(fresh: list[str], at: int, said: list[str], unit: str) -> boo
     return False
 
 
-__all__ = ["change_retires", "restated_value", "update_cue", "value_types"]
+_TOPIC_STOP = frozenset("user has have been having is are was were".split()) | _SCHEDULE_GENERIC
+
+
+def value_topic(text: str | None) -> str | None:
+    """The words a stated value is about, for finding the older memory it may replace among many ("consistent
+    gym routine" for "... been consistent with their gym routine - four times a week"): the words that name
+    something before the first number (or weekly schedule) of `text`; None when it states no such value."""
+    folded = _fold(text or "")
+    tokens = folded.split()
+    weekly = _weekly(folded)
+    at = len(folded[: weekly[1]].split()) if weekly else next((i for i, _ in _values(tokens)), None)
+    if at is None:
+        return None
+    words = [w for w in tokens[max(0, at - _CONTEXT_WORDS) : at] if len(w) > 2 and not _token_type(w)]
+    named = [w for w in words if w not in _FRAME_STOP and w not in _TOPIC_STOP]
+    return " ".join(named) or None
+
+
+__all__ = ["change_retires", "restated_value", "update_cue", "value_topic", "value_types"]

@@ -66,6 +66,11 @@ _FIRST_PERSON = re.compile(
 )
 """The speaker as subject, optionally after a short time or place adverbial ("Last week, I ...")."""
 
+_IT_HAS_BEEN = (
+    r"(?:'s| has| is) (?:already |now )?been (?:about |almost |over |nearly |just )?"
+    r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of) (?:days?|weeks?|months?|years?)\b"
+)
+"""How long something has gone on ("- it's been 6 weeks now"): this "it" points at nothing earlier."""
 _WORD = re.compile(r"[\w'/:$%.-]+")
 _STOP = wordset(
     """i i'm i've i'll i'd me my mine myself we we're we've our us a an the and or but so to of in on at for with
@@ -176,7 +181,9 @@ an errand for the next few hours ("I'll pick up a bag later today")."""
 _NEEDS_HELP = re.compile(
     r"\bneed (?:some |a little |your )?(?:help|advice|tips|ideas|suggestions|guidance|a hand|a second opinion)\b", re.I
 )
-_THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it|its|another)\b", re.I)
+_THIRD_PERSON_PRONOUN = re.compile(
+    rf"\b(?:he|she|him|her|his|hers|they|them|their|theirs|it(?!{_IT_HAS_BEEN})|its|another)\b", re.I
+)
 """Someone or something named earlier in the conversation: the statement is not whole without it."""
 _DEMONSTRATIVE = re.compile(
     r"\b(?:this|these|those)\b(?! (?:week|weekend|morning|afternoon|evening|night|year|month|summer|winter|spring"
@@ -316,8 +323,8 @@ situation, not a fact."""
 _ELONGATED = re.compile(r"([a-z])\1\1", re.IGNORECASE)
 """A stretched word ("looove", "sooo"): emphasis that often marks sarcasm or a passing reaction."""
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s+(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has| had| makes| made| feels| sounds| got| gets"
-    r"| gave| reminded| inspired| helped| taught)\b.*$"
+    r",?\s+(?:and |but |so )?(?:it(?: really| definitely| truly)?|that|this|which)(?!" + _IT_HAS_BEEN + r")"
+    r"(?:'s| is| was| has| had| makes| made| feels| sounds| got| gets| gave| reminded| inspired| helped| taught)\b.*$"
     r"|,?\s+(?:and|but|so|plus)(?: then)?\W*$|,\s+(?:what an?|such an?)\b.*$"
     r"|,?\s+and (?:loving|enjoying|hating) (?:it|them|every (?:minute|second))\b.*$"
     r"|,?\s+(?:btw|lol|haha|tbh|fyi|lmao|imo)\W*$"

@@ -280,11 +280,15 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
         return "retire"  # "we moved the launch to May" retires "the launch is on April 10"
     if old.attribute in _SWITCHABLE and new.subject == old.subject and switch_retires(new.value, old.value):
         return "retire"  # "I switched to almond milk" retires "I drink oat milk in my coffee"
-    if new.attribute == old.attribute and new.attribute in _RESTATABLE and new.subject == old.subject:
+    if new.attribute == old.attribute and _restatable(new, old) and new.subject == old.subject:
         verdict = restated_count(new.value, old.value)
         if verdict == "keep" and restated_value(new.value, old.value, said=new.said):
             return "retire"  # "I'm running 5 times a week now" retires "I run 3 times a week"
         return verdict
+    if {new.attribute, old.attribute} <= _RESTATABLE and new.subject == old.subject:
+        # read as a habit once and as a statement once: "I usually spend about 30 minutes cooking dinner", then
+        # "I spend about 45 minutes cooking dinner each night"
+        return "retire" if restated_value(new.value, _said(memory, old), said=new.said) else "keep"
     if new.attribute in _FREE_TEXT_ATTRIBUTES or new.value is None:
         return "keep"  # an event's or note's "value" is its sentence, not a comparable slot value
     verdict = _slot_verdict(new, old)
@@ -298,6 +302,15 @@ def _compare(new: _Slot, memory: ExistingMemory, retracted: Sequence[str]) -> st
     ):
         return "retracted"
     return "keep"
+
+
+def _restatable(new: _Slot, old: _Slot) -> bool:
+    """May `new` restate `old`'s sentence with other numbers? A statement, routine or habit may; so may an
+    event when neither is dated ("I got pre-approved for $400,000 from Wells Fargo" after "... $350,000"):
+    two dated events ("I ran 5 miles on Monday", "3 miles on Friday") are two events."""
+    if new.attribute in _RESTATABLE:
+        return True
+    return new.attribute == "event" and not new.event_time and not old.event_time
 
 
 _CHANGING = frozenset({"event", "plan", "note", "routine", STATEMENT})
@@ -412,10 +425,10 @@ def _near_duplicate(new: _Slot, old: _Slot) -> bool:
         return False
     if new.event_time and old.event_time and new.event_time[:10] != old.event_time[:10]:
         return False
-    if new.attribute == STATEMENT:
-        return _NUMBER.findall(new.value or "") == _NUMBER.findall(old.value or "")  # other numbers: a new fact
     if new.attribute in _FREE_TEXT_ATTRIBUTES:
-        return True  # the value is the sentence itself: rewording is not a new fact
+        # the value is the sentence itself: rewording is not a new fact, other numbers are ("pre-approved for
+        # $400,000" after "... $350,000")
+        return _NUMBER.findall(new.value or "") == _NUMBER.findall(old.value or "")
     return new.value is None or old.value is None or new.value == old.value
 
 

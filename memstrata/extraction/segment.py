@@ -21,14 +21,26 @@ from .skip import (
 )
 
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|approx|No)\.$")
+_COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of)"
+_AMOUNT_TAIL = (
+    r"(?:(?:it's|it has|it is|that's)\s+(?:already\s+|now\s+|officially\s+)*been\s+(?:about\s+|almost\s+|over\s+"
+    rf"|nearly\s+|just\s+)?{_COUNT}\s+(?:days?|weeks?|months?|years?)"
+    rf"|{_COUNT}\s+times?\s+(?:a|per|each|every)\s+(?:day|week|month|year))(?:,?\s+(?:now|actually|already))?[\s.!]*$"
+)
+"""What a dash may add to the clause before it, which stays part of it: how long it has gone on ("sticking to my
+tidying routine - it's already been 3 weeks!") or how often ("my gym routine - four times a week, actually")."""
 _CLAUSE_SPLIT = re.compile(
-    r",?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
-    r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+"
+    r"(?:^|,?\s+(?:and |but |so )?)(?:i'm|i am) (?:so |really |very )?(?:happy|proud|glad|pleased|excited|thrilled"
+    r"|relieved) to (?:say|report|share|announce|tell you)(?: that)?\s+(?=(?:i|i'm|i've|my|we|we've)\b)"
+    r"|,?\s+(?:and|but|so|because|although|though|while|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b)"
+    r"|,\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|our)\b)|\s+[-–—]\s+(?!" + _AMOUNT_TAIL + ")"
     r"|(?:,?\s+and\s+|,\s+)(?=(?:just |finally |also |then )?(?:moved|started|switched|joined|quit|left|bought|booked"
     r"|finished|passed|graduated|adopted|signed)\b)"
     r"|,\s+(?=(?:just |finally |also )?got\b)"
     r"|,?\s+(?:but |and |so )?(?:i )?(?:just )?(?:wanted|want) to (?:let you know|tell you|share|say)(?: that)?\s+"
-    r"(?=(?:i|i'm|i've|my|we|we've)\b)",
+    r"(?=(?:i|i'm|i've|my|we|we've)\b)"
+    r"|,?\s+(?:especially|particularly|mostly) (?:(?:the part |the bit )where|since|now that)\s+"
+    r"(?=(?:i|i'm|i've|we|we're|we've)\b)",
     re.IGNORECASE,
 )
 _NOUN_PHRASE_ONLY = re.compile(r"(?:(?:my|our|the|his|her|their) )?[\w'-]+(?: [\w'-]+)?", re.IGNORECASE)
@@ -105,6 +117,9 @@ def clauses(sentence: str) -> list[str]:
         joined_subject = boundary.group(0).strip(", ").casefold() == "and" and _NOUN_PHRASE_ONLY.fullmatch(left)
         lead_in = boundary.group(0).startswith(",") and _LEAD_IN.fullmatch(left)
         subordinator_kept = left.casefold() in ("even", "only")  # "Even though I ...": one subordinate clause
+        if not left and boundary.start() == 0:
+            cursor = boundary.end()  # an opening that only announces the clause ("I'm happy to say that I ...")
+            continue
         if not left or joined_subject or lead_in or subordinator_kept or _REQUEST_PREFIX_ONLY.fullmatch(left):
             continue
         pieces.append(left)

@@ -58,7 +58,7 @@ _HYPOTHETICAL = re.compile(
     r"\b(?:if(?! possible| you (?:can|could|need|want|like|wanna|care|ever need)| needed| it helps| that helps"
     r"| (?:that|it) matters| that's (?:ok|okay|useful|helpful|relevant)| anything| something| it's urgent| urgent"
     r"| you need me)|suppose|supposing|imagine|pretend|hypothetically|"
-    r"let's say|lets say|say that|what if|wonder|wondering|maybe|perhaps|might|someday|some day|in theory|"
+    r"let's say|lets say|(?<!\bto )say that|what if|wonder|wondering|maybe|perhaps|might|someday|some day|in theory|"
     r"assuming|would(?! rather| prefer| like| love)|were i|whether)\b",
     re.IGNORECASE,
 )

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LLMOutputError, ProviderError
 from ..extraction.base import Candidate, Extractor, Message, is_multi_valued
+from ..extraction.changes import value_topic
 from ..extraction.resolution import (
     RETRACTION,
     Decision,
@@ -164,6 +165,12 @@ class Reconciler:
         }
         for phrase in retracted:
             for row in store.keyword_search(user, phrase, where, limit=SIMILAR_LIMIT):
+                found.setdefault(row.record.id, (row.record, 0.0))
+        topic = value_topic(candidate.value)
+        for row in store.keyword_search(user, topic, where, limit=SIMILAR_LIMIT) if topic else ():
+            # a stated value's topic ("consistent gym" for "... gym routine - four times a week") finds the older
+            # value it may replace, which the vector neighbours miss among many; open items are left to them
+            if row.record.kind is not MemoryKind.TASK:
                 found.setdefault(row.record.id, (row.record, 0.0))
         if candidate.attribute:
             # A one-value slot ("location") is compared whatever its value; a many-valued one ("likes")

@@ -248,13 +248,17 @@ def test_update_cue_finds_the_sentences_learn_tests() -> None:
     assert not update_cue("We went hiking in the Alps")
 
 
-def test_restated_value_needs_an_update_cue_and_the_same_frame() -> None:
+def test_restated_value_needs_an_update_cue_or_a_standing_value_and_the_same_frame() -> None:
     old = normalize_value("I've been learning Spanish for 3 months")
     new = normalize_value("I've been learning Spanish for 6 months now")  # normalizing drops the trailing "now"
     assert restated_value(new, old, said="I've been learning Spanish for 6 months now")
     assert restated_value("i ve already been learning spanish for 6 months", old)
-    assert not restated_value(new, old, said="I've been learning Spanish for 6 months")  # no cue
+    # without a cue: how long a state has gone on holds until it is said again
+    assert restated_value(new, old, said="I've been learning Spanish for 6 months")
     assert not restated_value("i ve been learning spanish for 3 months now", old)  # the same value
+    # a past episode is not a standing value: two illnesses, two runs
+    assert not restated_value(normalize_value("I was sick for 5 days"), normalize_value("I was sick for 3 days"))
+    assert not restated_value(normalize_value("I ran 5 miles"), normalize_value("I ran 3 miles"))
 
 
 @pytest.mark.parametrize(
@@ -285,3 +289,191 @@ def test_learn_keeps_two_durations_of_different_things(store: Store) -> None:
     with memory_on(store) as memory:
         current, history = learned(memory, "I've been running for 3 years", "I've been playing guitar for 5 years now")
     assert len(current) == 2 and history == []
+
+
+# --- a restated value without an update cue (issue 30, "updates that retire") ------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a rate: holds until it is said again
+        ("I spend about an hour a day on Duolingo", "I spend about two hours a day on Duolingo"),
+        ("I practice piano 3 times a week", "I practice piano 5 times a week"),
+        ("I drink 2 cups of coffee each morning", "I drink 3 cups of coffee each morning"),
+        # how long a state has gone on
+        ("I've been volunteering at the shelter for 2 years", "I've been volunteering at the shelter for 3 years"),
+        # a count in the present tense
+        ("I lead a team of 4 engineers", "I lead a team of six engineers"),
+        ("I have 2 bikes in the garage", "I have 3 bikes in the garage"),
+        # an attribute of the user's, named by two words, with another number
+        ("I ran a personal best 10k time of 51:30 in April", "I want to beat my personal best 10k time of 49:58"),
+        ("my monthly phone bill is $45", "my monthly phone bill is $60"),
+        (
+            "I've been sticking to my morning stretching routine - it's been 2 weeks",
+            "I've been keeping up my morning stretching routine for 5 weeks",
+        ),
+        # how many days a week, said as a count or as the days
+        ("I swim on Mondays and Wednesdays", "I keep up my swim schedule three times a week"),
+        ("I go running 2 times a week", "I go running on Tuesdays, Thursdays and Sundays"),
+        # a day or a time that recurs
+        ("I have a pottery class on Wednesday", "I have a pottery class on Saturdays"),
+        ("I usually wake up at 6am", "I usually wake up at 5:30am"),
+        ("I do yoga twice a week", "I do yoga three times a week"),
+        # an amount the user changed, changed again
+        ("I've cut back to just one cup of coffee in the morning", "so I have increased the limit to two cups"),
+        ("I reduced my screen time to 3 hours a day", "I've lowered my screen time to 2 hours a day"),
+    ],
+)
+def test_a_standing_value_said_again_retires_the_old_one_without_a_cue(old: str, new: str) -> None:
+    assert retires_as_said(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I ran 5 miles on the trail", "I ran 3 miles on the trail"),  # a past action: two runs
+        ("I was sick for 3 days", "I was sick for 5 days"),  # two illnesses
+        ("my budget is around $600", "my budget is around $100"),  # one word: the budget of what?
+        ("I read 20 pages each night", "I write 500 words each night"),  # another frame, another unit
+        ("I lead a team of 4 engineers", "my sister leads a team of 6 engineers"),  # someone else's team
+        ("I spend an hour a day on Duolingo", "I spend two hours a week on chess"),
+        ("my personal best 5k time is 27:12", "my friend's personal best 5k time is 25:50"),  # someone else's
+        ("my monthly phone bill is $45", "my monthly phone bill came with 5 free minutes"),  # nothing counted alike
+        ("I go to the gym on Mondays and Thursdays", "my piano lessons are three times a week"),  # another activity
+        ("I swim on Mondays and Wednesdays", "I swim on Friday"),  # one day is no weekly schedule
+        ("I've been learning Spanish for 3 months", "I've been learning guitar for 5 months"),
+        ("I increased my cycling to 50 miles a week", "I reduced my running to 10 miles a week"),  # another thing
+        ("I cut back to one cup of coffee", "I'm thinking of increasing it to two cups"),  # not done yet
+        ("I cut back to one cup of coffee", "my husband cut back to two cups"),  # someone else's
+        ("I have a meeting at 3pm", "I have a meeting at 4pm"),  # two meetings: no habit said
+        ("I take piano lessons on Tuesdays", "my sister takes piano lessons on Thursdays"),  # someone else's habit
+        ("I sold jam at the market on Saturdays", "I sold herbs at the market on Sundays"),  # past, and other goods
+        ("I go to the gym on Mondays and Thursdays", "I go to the gym twice a week"),  # the same count
+    ],
+)
+def test_a_different_value_of_another_attribute_keeps_both(old: str, new: str) -> None:
+    assert not retires_as_said(new, old)
+
+
+def test_learn_retires_an_undated_event_restated_with_another_number(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I got approved for a $20,000 car loan from my credit union",
+            "I got approved for a $25,000 car loan from my credit union",
+        )
+    assert history == ["The user got approved for a $20,000 car loan from their credit union."]
+    assert current == ["The user got approved for a $25,000 car loan from their credit union."]
+
+
+def test_learn_keeps_two_dated_events_with_other_numbers(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, "I ran 5 miles yesterday", "I ran 3 miles yesterday")
+    assert len(current) == 2 and history == []
+
+
+def test_instead_of_a_pronoun_retires_nothing() -> None:
+    # "instead of it": what it replaces was said elsewhere, so no stored sentence is known to name it
+    assert not retires_as_said(
+        "what else can I use instead of it, it's also slow now",
+        "we started advertising on Instagram and it's now been about a week",
+    )
+
+
+FILLER = [
+    f"I've been consistent with my {thing} routine since {month}"
+    for thing in ("skincare", "reading", "journaling", "stretching", "meditation", "budgeting", "cooking", "sleep")
+    for month in ("January", "March")
+] + [f"I bought {n} new {thing} last week" for n, thing in enumerate(("plants", "mugs", "books", "candles"), 2)]
+
+
+def test_learn_finds_the_old_value_among_many_memories(store: Store) -> None:
+    """The older value is found by what it is about ("gym"), not only among the candidate's nearest vectors."""
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I go to the gym on Tuesdays, Thursdays and Saturdays",
+            *FILLER,
+            "I've been consistent with my gym routine - four times a week, actually.",
+        )
+    assert history == ["The user goes to the gym on Tuesdays, Thursdays and Saturdays."]
+    assert any("four times a week" in c for c in current)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "now"),
+    [
+        (
+            "Can you suggest some podcasts? By the way, I've been learning French for about 4 months now.",
+            "Any tips on French grammar? I've been learning French for 7 months and it's going well.",
+            "7 months",
+        ),
+        ("I have 12 succulents on my windowsill.", "How do I propagate succulents? I have 18 succulents now!", "18"),
+        (
+            "I volunteer at the animal shelter on Saturdays.",
+            "I volunteer at the animal shelter on Sundays now.",
+            "Sundays",
+        ),
+        (
+            "I work from home two days a week.",
+            "Any tips for my home office? I work from home three days a week.",
+            "three",
+        ),
+        (
+            "I practice guitar for about 20 minutes every day.",
+            "I practice guitar for about an hour every day now.",
+            "hour",
+        ),
+        # read as a habit once and as a statement once
+        (
+            "What should I cook tonight? I usually spend about 30 minutes cooking dinner.",
+            "Any quick recipes? I spend about 45 minutes cooking dinner each night these days.",
+            "45 minutes",
+        ),
+        # a total so far, as a dated event
+        ("I've read 8 books so far this year.", "Any thrillers? I've read 14 books this year, trying to hit 20.", "14"),
+    ],
+)
+def test_learn_retires_a_value_said_again_in_chat_without_a_cue_word(
+    store: Store, old: str, new: str, now: str
+) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(memory, old, new)
+    assert len(history) == 1 and any(now in c for c in current)
+
+
+def test_learn_keeps_two_totals_of_different_things_over_time_windows(store: Store) -> None:
+    with memory_on(store) as memory:
+        current, history = learned(
+            memory,
+            "I've finished three books in the past two months.",
+            "I've saved around 20 single-use plastic bottles in the past six weeks.",
+        )
+    assert len(current) == 2 and history == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("By the way, I have 2 kids and they keep me busy.", "We also have 3 dogs at home, any food tips?"),
+        ("I bought 3 succulents at the market last week.", "I bought 5 orchids at the nursery yesterday."),
+        ("My sister has been living in Paris for 2 years.", "I've been living in Berlin for 5 years."),
+        ("I walk about 10,000 steps a day.", "I drink about 8 glasses of water a day."),
+        ("I attend a pottery class on Tuesdays.", "I attend a yoga class on Thursdays."),
+        ("I've visited 12 countries so far.", "I've visited 3 national parks this year."),
+        ("My morning routine takes 30 minutes.", "My evening routine takes 45 minutes."),
+        ("I've been married for 5 years.", "I've been working at Google for 3 years."),
+        ("I usually go to bed at 11pm.", "I usually wake up at 7am."),
+        ("I spend 2 hours a day on my phone.", "I spend 1 hour a day reading."),
+        ("I've been using my Kindle for 2 years.", "I've been using my iPad for 4 years."),
+        ("I lead a team of 4 engineers.", "I mentor a group of 6 students."),
+        ("I ran a 5K in 28 minutes last month.", "I ran a 10K in 58 minutes last weekend."),
+        ("I have a dentist appointment on Monday.", "I have a haircut appointment on Friday."),
+        ("I practice piano for 30 minutes every day.", "I practice Spanish for 20 minutes every day."),
+    ],
+)
+def test_learn_keeps_two_values_of_different_attributes_said_in_chat(store: Store, first: str, then: str) -> None:
+    with memory_on(store) as memory:
+        _, history = learned(memory, first, then)
+    assert history == []
