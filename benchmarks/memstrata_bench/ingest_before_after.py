@@ -17,6 +17,8 @@ machine the other just warmed. Per round and side:
 * PostgreSQL `add_message` (a throwaway database per side and round): messages/s; then `context` for the
   conversation's questions (max_tokens 1,000): p50/p95 ms.
 
+`--only-postgres` skips the SQLite figures (cheaper rounds when only the PostgreSQL store changed).
+
 Reported: every round, per side the median of each figure, and new ÷ old of the medians (throughput
 ratios ≥ 1 mean the new code writes faster; latency ratios ≤ 1 mean it answers faster).
 """
@@ -181,7 +183,7 @@ def probe(tree: Path, kind: str, turns: Path, *args: str) -> dict[str, Any]:
 
 
 def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: list[str]) -> dict[str, Any]:
-    result = probe(tree, "sqlite", turns, str(options.turns))
+    result = {} if options.only_postgres else probe(tree, "sqlite", turns, str(options.turns))
     if not options.no_postgres:
         with throwaway_postgres() as (app, owner):
             chosen = json.dumps(questions[: options.questions])
@@ -209,8 +211,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=int, default=100, help="context calls on PostgreSQL")
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit to compare with")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--only-postgres", action="store_true", help="measure the PostgreSQL figures only")
     parser.add_argument("--out", type=Path)
     options = parser.parse_args(argv)
+    if options.only_postgres and options.no_postgres:
+        parser.error("--only-postgres and --no-postgres exclude each other")
     repo = memstrata_source()
     runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     with old_tree(repo, options.old) as old, tempfile.TemporaryDirectory() as tmp:
