@@ -18,6 +18,12 @@ machine the other just warmed. Per round and side:
   conversation's questions (max_tokens 1,000): p50/p95 ms.
 
 `--only-postgres` skips the SQLite figures (cheaper rounds when only the PostgreSQL store changed).
+82a09d5 consolidated a user's old turns inside `add_message` (every 20 turns); later commits queue that
+upkeep, which the probe never runs: by default the new side then writes less and `context` searches every
+turn as current (300) where the old one searched what consolidation left (about two dozen). With
+`--upkeep-inline` the new side runs its queue (`Memory.process_queue`) after each message, timed with the
+writes, so both sides do the same work and search the same state. `postgres_current_memories` says how
+many memories were current when `context` ran.
 
 Reported: every round, per side the median of each figure, and new ÷ old of the medians (throughput
 ratios ≥ 1 mean the new code writes faster; latency ratios ≤ 1 mean it answers faster).
@@ -109,7 +115,7 @@ if kind == "sqlite":
             result["sqlite_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
 else:
     from memstrata.storage.postgres import PostgresStore
-    app, owner, limit, questions = urls[0], urls[1], int(urls[2]), json.loads(urls[3])
+    app, owner, limit, questions, upkeep = urls[0], urls[1], int(urls[2]), json.loads(urls[3]), urls[4] == "1"
     with Memory(store=PostgresStore.open(app, owner_url=owner), embedder="static") as memory:
         memory.embedder.embed_documents(["warm up"])
         conversation = data[0]
@@ -117,7 +123,11 @@ else:
         started = time.perf_counter()
         for t in turns:
             add_message(memory, session(conversation, t), t)
+            if upkeep and hasattr(memory, "process_queue"):
+                memory.process_queue()
         result["postgres_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
+        result["postgres_current_memories"] = len(memory.store.list_memories(
+            conversation["user"], __import__("memstrata.storage.base", fromlist=["x"]).MemoryFilter(), limit=10000))
         scope = session(conversation, turns[-1])
         context(memory, scope, questions[0])
         took = []
@@ -133,6 +143,7 @@ print(json.dumps(result))
 
 THROUGHPUTS = ("sqlite_add_many_per_s", "sqlite_add_per_s", "sqlite_add_message_per_s", "postgres_add_message_per_s")
 LATENCIES = ("postgres_context_p50_ms", "postgres_context_p95_ms")
+STATES = ("postgres_current_memories",)
 
 
 @contextlib.contextmanager
@@ -187,7 +198,8 @@ def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: lis
     if not options.no_postgres:
         with throwaway_postgres() as (app, owner):
             chosen = json.dumps(questions[: options.questions])
-            result |= probe(tree, "postgres", turns, app, owner, str(options.postgres_turns), chosen)
+            upkeep = "1" if options.upkeep_inline else "0"
+            result |= probe(tree, "postgres", turns, app, owner, str(options.postgres_turns), chosen, upkeep)
     result["memstrata"] = str(result["memstrata"])
     return result
 
@@ -195,10 +207,10 @@ def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: lis
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Per side the median of each figure; new ÷ old of the medians."""
     sides = {
-        side: {k: round(median(r[k] for r in rows), 2) for k in (*THROUGHPUTS, *LATENCIES) if k in rows[0]}
+        side: {k: round(median(r[k] for r in rows), 2) for k in (*THROUGHPUTS, *LATENCIES, *STATES) if k in rows[0]}
         for side, rows in runs.items()
     }
-    ratios = {k: round(sides["new"][k] / sides["old"][k], 3) for k in sides["old"]}
+    ratios = {k: round(sides["new"][k] / sides["old"][k], 3) for k in sides["old"] if k not in STATES}
     return {"old": sides["old"], "new": sides["new"], "new_over_old": ratios}
 
 
@@ -212,6 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit to compare with")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--only-postgres", action="store_true", help="measure the PostgreSQL figures only")
+    parser.add_argument(
+        "--upkeep-inline",
+        action="store_true",
+        help="run the queued upkeep after each PostgreSQL add_message, timed with it (82a09d5 consolidated inline)",
+    )
     parser.add_argument("--out", type=Path)
     options = parser.parse_args(argv)
     if options.only_postgres and options.no_postgres:

@@ -42,6 +42,7 @@ from .sql_functions import (
     M012_REPLACED,
     M013_SAVE,
     M013_SAVE_SIGNATURE,
+    M014_SAVE,
     MEMORY_WRITE_TYPE,
     SAVE,
     SAVE_SIGNATURE,
@@ -494,6 +495,17 @@ def m014_fence_in_the_save_call(cur: Cursor, ctx: Context) -> None:
     new signature: the function of migration 13 is dropped (and, on Citus, the new one distributed again)."""
     cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     cur.execute(sql.SQL("DROP FUNCTION " + M013_SAVE_SIGNATURE))
+    _create_function(cur, ctx, SAVE_SIGNATURE, M014_SAVE)
+
+
+def m015_static_save_statements(cur: Cursor, ctx: Context) -> None:
+    """`memstrata_save` (same signature, replaced: on Citus it stays distributed, and the new text reaches the
+    workers) writes with static statements where Citus is not loaded: `INSERT ... SELECT` from its array
+    arguments, planned once per session (`plan_cache_mode = auto` for the call), instead of a statement text
+    with every value quoted in, built, parsed and planned on every call. Where Citus is loaded it writes as
+    migration 14's did (multi-row VALUES, which Citus runs as one statement on the user's shard). The rows
+    written are the same."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
 
 
@@ -513,6 +525,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (12, "RPC functions judge currency at the caller's as_of", m012_rpc_functions_as_of),
     (13, "one function call per save", m013_one_call_saves),
     (14, "the write fence checked inside the save call", m014_fence_in_the_save_call),
+    (15, "static save statements where Citus is not loaded", m015_static_save_statements),
 )
 LATEST = MIGRATIONS[-1][0]
 
