@@ -18,12 +18,10 @@ machine the other just warmed. Per round and side:
   conversation's questions (max_tokens 1,000): p50/p95 ms.
 
 `--only-postgres` skips the SQLite figures (cheaper rounds when only the PostgreSQL store changed).
-82a09d5 consolidated a user's old turns inside `add_message` (every 20 turns); later commits queue that
-upkeep, which the probe never runs: by default the new side then writes less and `context` searches every
-turn as current (300) where the old one searched what consolidation left (about two dozen). With
-`--upkeep-inline` the new side runs its queue (`Memory.process_queue`) after each message, timed with the
-writes, so both sides do the same work and search the same state. `postgres_current_memories` says how
-many memories were current when `context` ran.
+`postgres_current_memories`: how many of the user's memories were current when `context` ran. 82a09d5
+compressed turns older than 30 days by their dates inside `add_message` (every 20 turns), so its `context`
+searched about two dozen current memories; later commits queue that upkeep and judge age by when a memory
+was recorded, so the new side's `context` searches all 300 turns.
 
 Reported: every round, per side the median of each figure, and new ÷ old of the medians (throughput
 ratios ≥ 1 mean the new code writes faster; latency ratios ≤ 1 mean it answers faster).
@@ -114,8 +112,9 @@ if kind == "sqlite":
                 add_message(memory, session(conversation, t), t)
             result["sqlite_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
 else:
+    from memstrata.storage.base import MemoryFilter
     from memstrata.storage.postgres import PostgresStore
-    app, owner, limit, questions, upkeep = urls[0], urls[1], int(urls[2]), json.loads(urls[3]), urls[4] == "1"
+    app, owner, limit, questions = urls[0], urls[1], int(urls[2]), json.loads(urls[3])
     with Memory(store=PostgresStore.open(app, owner_url=owner), embedder="static") as memory:
         memory.embedder.embed_documents(["warm up"])
         conversation = data[0]
@@ -123,11 +122,9 @@ else:
         started = time.perf_counter()
         for t in turns:
             add_message(memory, session(conversation, t), t)
-            if upkeep and hasattr(memory, "process_queue"):
-                memory.process_queue()
         result["postgres_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
-        result["postgres_current_memories"] = len(memory.store.list_memories(
-            conversation["user"], __import__("memstrata.storage.base", fromlist=["x"]).MemoryFilter(), limit=10000))
+        current = memory.store.list_memories(conversation["user"], MemoryFilter(), limit=10_000)
+        result["postgres_current_memories"] = len(current)
         scope = session(conversation, turns[-1])
         context(memory, scope, questions[0])
         took = []
@@ -198,8 +195,7 @@ def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: lis
     if not options.no_postgres:
         with throwaway_postgres() as (app, owner):
             chosen = json.dumps(questions[: options.questions])
-            upkeep = "1" if options.upkeep_inline else "0"
-            result |= probe(tree, "postgres", turns, app, owner, str(options.postgres_turns), chosen, upkeep)
+            result |= probe(tree, "postgres", turns, app, owner, str(options.postgres_turns), chosen)
     result["memstrata"] = str(result["memstrata"])
     return result
 
@@ -224,11 +220,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit to compare with")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--only-postgres", action="store_true", help="measure the PostgreSQL figures only")
-    parser.add_argument(
-        "--upkeep-inline",
-        action="store_true",
-        help="run the queued upkeep after each PostgreSQL add_message, timed with it (82a09d5 consolidated inline)",
-    )
     parser.add_argument("--out", type=Path)
     options = parser.parse_args(argv)
     if options.only_postgres and options.no_postgres:
