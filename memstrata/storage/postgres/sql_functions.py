@@ -1109,3 +1109,26 @@ def _static_save() -> str:
 SAVE = _static_save()
 """Since migration 15: `M014_SAVE` (same signature, replaced) writing with static statements where Citus is not
 loaded, and with `plan_cache_mode = auto` for the call. Params: as `M014_SAVE`."""
+
+CHECK_FENCE_SIGNATURE = "memstrata_check_fence(text, bigint)"
+CHECK_FENCE = f"""
+CREATE FUNCTION memstrata_check_fence(p_user_id text, p_expected_generation bigint) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+BEGIN
+  -- The write fence (storage/fence.py) as a statement of the caller's write transaction, after the user's
+  -- write lock: raises SQLSTATE {ERASED_SQLSTATE} (the store's UserErased) when the user was erased since the
+  -- unit of work read its generation, so the transaction writes nothing; NULL: unfenced, not checked. A
+  -- statement rather than a read, so the store sends it pipelined with the write (one round trip). SECURITY
+  -- INVOKER: `erasures`' row policy shows the transaction's own user only.
+  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
+       (SELECT e.generation FROM erasures e
+        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
+    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
+      MESSAGE = 'memstrata_check_fence: the user was erased since the unit of work read its erasure generation';
+  END IF;
+END
+$fn$"""
+"""Since migration 15. Params: the user, the erasure generation the unit of work fenced the user at."""
+
+CURRENT_FUNCTIONS += (CHECK_FENCE_SIGNATURE,)

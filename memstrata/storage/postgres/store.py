@@ -314,6 +314,8 @@ class PostgresStore:
                 raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
             raise _unstorable(exc) from exc
         except psycopg.Error as exc:
+            if exc.sqlstate == ERASED_SQLSTATE:  # the write fence (memstrata_check_fence): nothing was written
+                raise erased(user_id) from None
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     def _call(self, statement: str, params: Sequence[Any], *, user_id: str | None = None) -> None:
@@ -595,18 +597,15 @@ class PostgresStore:
 
     def _put_plain_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
         """`put_item` without a data key to read: one round trip (`_round_trip`), the user's write lock taken
-        as in `_write`. A fenced write compares the generation inside the upsert, after the lock: when the
-        user was erased since the unit of work fenced it, the upsert inserts nothing and returns no row."""
+        as in `_write`. A fenced write checks the generation after the lock with `memstrata_check_fence`
+        (migration 15), which fails the transaction before the upsert when the user was erased since the
+        unit of work fenced it (`UserErased`, nothing written)."""
+        statements: list[Statement] = [(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id])]
         expected = expected_generation(user_id)
-        params: list[Any] = [user_id, namespace, key, PLAIN.item_value(namespace, key, value), utcnow()]
-        upsert = _UPSERT_ITEM if expected is None else _UPSERT_FENCED_ITEM
         if expected is not None:
-            params += [fence_key(user_id), expected]
-        [_, rows] = self._round_trip(
-            user_id, [(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id]), (upsert, params)]
-        )
-        if not rows:
-            raise erased(user_id)
+            statements.append((q.CHECK_FENCE, [user_id, expected]))
+        upsert = [user_id, namespace, key, PLAIN.item_value(namespace, key, value), utcnow()]
+        *_, rows = self._round_trip(user_id, [*statements, (_UPSERT_ITEM, upsert)])
         [(stored, updated_at)] = rows
         return Item(user_id, namespace, key, PLAIN.item_from(namespace, key, stored)[1], updated_at)
 
@@ -960,13 +959,6 @@ _UPSERT_ITEM = (
     f"INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) {_ITEM_CONFLICT}"
 )
 """Params: user_id, namespace, the key as stored, the value as stored, the update time."""
-_UPSERT_FENCED_ITEM = (
-    "INSERT INTO items (user_id, namespace, key, value, updated_at) "
-    "SELECT %s::text, %s::text, %s::text, %s::jsonb, %s::timestamptz "
-    f"WHERE coalesce(({_GENERATION}), 0) = %s {_ITEM_CONFLICT}"
-)
-"""Params: as `_UPSERT_ITEM`, then the user's fence key and the erasure generation the unit of work expects:
-no row is written (nor returned) when the user's generation is another."""
 
 
 def _put_item(
