@@ -503,8 +503,8 @@ def m014_fence_in_the_save_call(cur: Cursor, ctx: Context) -> None:
 def m015_static_save_statements(cur: Cursor, ctx: Context) -> None:
     """`memstrata_save` (same signature, replaced: on Citus it stays distributed, and the new text reaches the
     workers) writes with static statements where Citus is not loaded: `INSERT ... SELECT` from its array
-    arguments, planned once per session (`plan_cache_mode = auto` for the call), instead of a statement text
-    with every value quoted in, built, parsed and planned on every call. Where Citus is loaded it writes as
+    arguments, instead of a statement text with every value quoted in, built, parsed and planned on every
+    call. Where Citus is loaded it writes as
     migration 14's did (multi-row VALUES, which Citus runs as one statement on the user's shard). The rows
     written are the same. Adds `memstrata_check_fence`, the write fence as a statement, which the store
     pipelines with the writes it checks (an item written in one round trip)."""

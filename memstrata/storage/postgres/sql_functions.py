@@ -1078,11 +1078,6 @@ def _static_save() -> str:
     text = (
         M014_SAVE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
         .replace(
-            "SET datestyle = 'ISO, MDY'",
-            "SET plan_cache_mode = auto\nSET datestyle = 'ISO, MDY'",
-            1,
-        )
-        .replace(
             "  written text;\nBEGIN\n",
             "  written text;\n  v_plain boolean := current_setting('citus.version', true) IS NULL;\nBEGIN\n",
             1,
@@ -1090,11 +1085,9 @@ def _static_save() -> str:
         .replace(
             "  IF coalesce(current_setting('app.user_id', true), '') = '' THEN\n",
             """  -- Since migration 15, where Citus is not loaded (plain PostgreSQL: no table can be distributed) the
-  -- rows are written by static INSERT ... SELECT statements from the arrays, whose plans PL/pgSQL keeps
-  -- for the session (plan_cache_mode = auto for this call; the pool's connections force custom plans for
-  -- the store's own statements): no text built, parsed and planned per call (measured on LoCoMo turns,
-  -- one memory a save: 4.6 -> 3.8 ms). Where Citus is loaded the values are quoted into multi-row VALUES
-  -- as before (below).
+  -- rows are written by static INSERT ... SELECT statements from the arrays: no statement text is built with
+  -- every value quoted in, then parsed and planned, on every call. Where Citus is loaded the values are
+  -- quoted into multi-row VALUES as before (below).
   IF coalesce(current_setting('app.user_id', true), '') = '' THEN
 """,
             1,
@@ -1108,7 +1101,7 @@ def _static_save() -> str:
 
 SAVE = _static_save()
 """Since migration 15: `M014_SAVE` (same signature, replaced) writing with static statements where Citus is not
-loaded, and with `plan_cache_mode = auto` for the call. Params: as `M014_SAVE`."""
+loaded. Params: as `M014_SAVE`."""
 
 CHECK_FENCE_SIGNATURE = "memstrata_check_fence(text, bigint)"
 CHECK_FENCE = f"""
