@@ -264,6 +264,9 @@ def test_migration_15_upgrades_a_version_14_database_and_writes_every_row_as_ver
                     ).fetchone()[0]
                 )
             call_saves(conn, "after")
+            with conn.transaction():  # the call plans with plan_cache_mode = auto, and gives the caller's back
+                conn.execute(q.SAVE_FENCED, [USER, *saves(USER)[0], 0])
+                assert conn.execute("SELECT current_setting('plan_cache_mode')").fetchone() == ("force_custom_plan",)
         with psycopg.connect(owner_url, autocommit=True) as owner:
             owner.execute(M014_SAVE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
         with PostgresStore.open(app_url, owner_url=owner_url) as store, store._pool.connection() as conn:

@@ -503,11 +503,11 @@ def m014_fence_in_the_save_call(cur: Cursor, ctx: Context) -> None:
 def m015_static_save_statements(cur: Cursor, ctx: Context) -> None:
     """`memstrata_save` (same signature, replaced: on Citus it stays distributed, and the new text reaches the
     workers) writes with static statements where Citus is not loaded: `INSERT ... SELECT` from its array
-    arguments, instead of a statement text with every value quoted in, built, parsed and planned on every
-    call. Where Citus is loaded it writes as
-    migration 14's did (multi-row VALUES, which Citus runs as one statement on the user's shard). The rows
-    written are the same. Adds `memstrata_check_fence`, the write fence as a statement, which the store
-    pipelines with the writes it checks (an item written in one round trip)."""
+    arguments, their plans kept for the session (`plan_cache_mode = auto` while the call runs), instead of
+    a statement text with every value quoted in, built, parsed and planned on every call. Where Citus is
+    loaded it writes as migration 14's did (multi-row VALUES, which Citus runs as one statement on the
+    user's shard). The rows written are the same. Adds `memstrata_check_fence`, the write fence as a
+    statement, which the store pipelines with the writes it checks (an item written in one round trip)."""
     cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
     _create_function(cur, ctx, CHECK_FENCE_SIGNATURE, CHECK_FENCE)

@@ -1079,29 +1079,43 @@ def _static_save() -> str:
         M014_SAVE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
         .replace(
             "  written text;\nBEGIN\n",
-            "  written text;\n  v_plain boolean := current_setting('citus.version', true) IS NULL;\nBEGIN\n",
+            "  written text;\n  v_plain boolean := current_setting('citus.version', true) IS NULL;\n"
+            "  v_plan_cache_mode text := current_setting('plan_cache_mode');\nBEGIN\n",
             1,
         )
         .replace(
             "  IF coalesce(current_setting('app.user_id', true), '') = '' THEN\n",
             """  -- Since migration 15, where Citus is not loaded (plain PostgreSQL: no table can be distributed) the
-  -- rows are written by static INSERT ... SELECT statements from the arrays: no statement text is built with
-  -- every value quoted in, then parsed and planned, on every call. Where Citus is loaded the values are
-  -- quoted into multi-row VALUES as before (below).
+  -- rows are written by static INSERT ... SELECT statements from the arrays, and the call's statements keep
+  -- their plans for the session (plan_cache_mode = auto until the call returns; the pool's connections
+  -- force custom plans for the store's own statements): no statement text is built with every value quoted
+  -- in, then parsed and planned, on every call. Where Citus is loaded the values are quoted into multi-row
+  -- VALUES and the plans are the caller's, as before (below; generic plans slowed delegated saves there).
+  IF v_plain THEN
+    PERFORM set_config('plan_cache_mode', 'auto', true);
+  END IF;
   IF coalesce(current_setting('app.user_id', true), '') = '' THEN
 """,
+            1,
+        )
+        .replace(
+            "  IF cardinality(v_ids) = 0 THEN\n    RETURN;\n",
+            "  IF cardinality(v_ids) = 0 THEN\n    PERFORM set_config('plan_cache_mode', v_plan_cache_mode, true);\n"
+            "    RETURN;\n",
             1,
         )
     )
     for literal, static in _STATIC_WRITES:
         assert text.count(literal) == 1, literal[:60]
         text = text.replace(literal, _branch(literal, static))
-    return text
+    last = text.rindex("\nEND\n$fn$")
+    return text[:last] + "\n  PERFORM set_config('plan_cache_mode', v_plan_cache_mode, true);" + text[last:]
 
 
 SAVE = _static_save()
-"""Since migration 15: `M014_SAVE` (same signature, replaced) writing with static statements where Citus is not
-loaded. Params: as `M014_SAVE`."""
+"""Since migration 15: `M014_SAVE` (same signature, replaced) writing with static statements, their plans kept
+for the session (`plan_cache_mode = auto` while the call runs), where Citus is not loaded. Params: as
+`M014_SAVE`."""
 
 CHECK_FENCE_SIGNATURE = "memstrata_check_fence(text, bigint)"
 CHECK_FENCE = f"""
