@@ -19,7 +19,9 @@ from psycopg.pq import Trace
 
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import StoreError, UserErased
+from memstrata.memory import Memory
 from memstrata.models import MemoryRecord, Scope, new_record
+from memstrata.settings import Settings
 from memstrata.storage.base import MemoryFilter
 from memstrata.storage.fence import fence
 from memstrata.storage.postgres import PostgresStore
@@ -219,3 +221,18 @@ def test_an_item_write_is_one_round_trip_and_a_fenced_one_checks_the_generation_
     # erased, and the refused write wrote nothing; unfenced, the item stays
     assert store.get_item(ALICE, "profile", "city") == (None if fenced else written)
     assert current_user_setting(store) == ("", "on")
+
+
+def test_a_message_is_four_round_trips(one_connection: PostgresStore) -> None:
+    """`Memory.add_message` on PostgreSQL, a session already under way: the erasure generation read once for
+    the message and its turn count (one unit of work), the `memstrata_save` call, and the turn count's read
+    and write."""
+    store = one_connection
+    scope = Scope(ALICE, session_id="s1")
+    with Memory(store=store, embedder=EMBED, settings=Settings(llm=None, buffer="memory://")) as memory:
+        memory.add_message("user", "I bought jazz tickets", scope=scope)
+        with protocol_trace(store) as sent:
+            memory.add_message("user", "the concert is on Friday", scope=scope)
+        assert syncs(sent) == 4, [line for line in sent if "\tParse\t" in line]
+        turns = memory.recent_turns(scope=scope)
+    assert [t.content for t in turns] == ["I bought jazz tickets", "the concert is on Friday"]
