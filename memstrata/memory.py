@@ -50,6 +50,7 @@ from .models import HistoryEvent, MemoryKind, MemoryRecord, Scope, ScopeLike, Se
 from .redacting import RedactingEmbedder, RedactingLLM, should_redact
 from .settings import Settings
 from .storage import Store, open_store
+from .storage.fence import fence
 
 
 @refuse_foreign_errors
@@ -418,16 +419,18 @@ class Memory:
         with its time) and the session buffer; folds the oldest turns into the summary when the buffer
         exceeds its window. Consolidation due by the turn policy is queued, never run here."""
         s = as_scope(scope)
-        turn = self._layers.conversation.add_message(s, role, content, at=at, speaker=speaker)
-        self._count_turns(s, 1)
+        with fence(self._store, s.user_id):  # one unit of work: the message and its turn count
+            turn = self._layers.conversation.add_message(s, role, content, at=at, speaker=speaker)
+            self._count_turns(s, 1)
         return turn
 
     def add_messages(self, messages: Sequence[MessageLike], *, scope: ScopeLike) -> builtins.list[Turn]:
         """Append messages in order (`{"role", "content", "at"?, "speaker"?}` dicts or `(role, content)`
         pairs) with one embedding batch and one transaction."""
         s = as_scope(scope)
-        turns = self._layers.conversation.add_messages(s, messages)
-        self._count_turns(s, len(turns))
+        with fence(self._store, s.user_id):
+            turns = self._layers.conversation.add_messages(s, messages)
+            self._count_turns(s, len(turns))
         return turns
 
     def _count_turns(self, scope: Scope, turns: int) -> None:

@@ -17,6 +17,12 @@ machine the other just warmed. Per round and side:
 * PostgreSQL `add_message` (a throwaway database per side and round): messages/s; then `context` for the
   conversation's questions (max_tokens 1,000): p50/p95 ms.
 
+`--only-postgres` skips the SQLite figures (cheaper rounds when only the PostgreSQL store changed).
+`postgres_current_memories`: how many of the user's memories were current when `context` ran. 82a09d5
+compressed turns older than 30 days by their dates inside `add_message` (every 20 turns), so its `context`
+searched about two dozen current memories; later commits queue that upkeep and judge age by when a memory
+was recorded, so the new side's `context` searches all 300 turns.
+
 Reported: every round, per side the median of each figure, and new ÷ old of the medians (throughput
 ratios ≥ 1 mean the new code writes faster; latency ratios ≤ 1 mean it answers faster).
 """
@@ -106,6 +112,7 @@ if kind == "sqlite":
                 add_message(memory, session(conversation, t), t)
             result["sqlite_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
 else:
+    from memstrata.storage.base import MemoryFilter
     from memstrata.storage.postgres import PostgresStore
     app, owner, limit, questions = urls[0], urls[1], int(urls[2]), json.loads(urls[3])
     with Memory(store=PostgresStore.open(app, owner_url=owner), embedder="static") as memory:
@@ -116,6 +123,8 @@ else:
         for t in turns:
             add_message(memory, session(conversation, t), t)
         result["postgres_add_message_per_s"] = len(turns) / (time.perf_counter() - started)
+        current = memory.store.list_memories(conversation["user"], MemoryFilter(), limit=10_000)
+        result["postgres_current_memories"] = len(current)
         scope = session(conversation, turns[-1])
         context(memory, scope, questions[0])
         took = []
@@ -131,6 +140,7 @@ print(json.dumps(result))
 
 THROUGHPUTS = ("sqlite_add_many_per_s", "sqlite_add_per_s", "sqlite_add_message_per_s", "postgres_add_message_per_s")
 LATENCIES = ("postgres_context_p50_ms", "postgres_context_p95_ms")
+STATES = ("postgres_current_memories",)
 
 
 @contextlib.contextmanager
@@ -181,7 +191,7 @@ def probe(tree: Path, kind: str, turns: Path, *args: str) -> dict[str, Any]:
 
 
 def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: list[str]) -> dict[str, Any]:
-    result = probe(tree, "sqlite", turns, str(options.turns))
+    result = {} if options.only_postgres else probe(tree, "sqlite", turns, str(options.turns))
     if not options.no_postgres:
         with throwaway_postgres() as (app, owner):
             chosen = json.dumps(questions[: options.questions])
@@ -193,10 +203,10 @@ def measure(tree: Path, turns: Path, options: argparse.Namespace, questions: lis
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Per side the median of each figure; new ÷ old of the medians."""
     sides = {
-        side: {k: round(median(r[k] for r in rows), 2) for k in (*THROUGHPUTS, *LATENCIES) if k in rows[0]}
+        side: {k: round(median(r[k] for r in rows), 2) for k in (*THROUGHPUTS, *LATENCIES, *STATES) if k in rows[0]}
         for side, rows in runs.items()
     }
-    ratios = {k: round(sides["new"][k] / sides["old"][k], 3) for k in sides["old"]}
+    ratios = {k: round(sides["new"][k] / sides["old"][k], 3) for k in sides["old"] if k not in STATES}
     return {"old": sides["old"], "new": sides["new"], "new_over_old": ratios}
 
 
@@ -209,8 +219,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=int, default=100, help="context calls on PostgreSQL")
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit to compare with")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--only-postgres", action="store_true", help="measure the PostgreSQL figures only")
     parser.add_argument("--out", type=Path)
     options = parser.parse_args(argv)
+    if options.only_postgres and options.no_postgres:
+        parser.error("--only-postgres and --no-postgres exclude each other")
     repo = memstrata_source()
     runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     with old_tree(repo, options.old) as old, tempfile.TemporaryDirectory() as tmp:

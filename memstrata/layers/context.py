@@ -40,7 +40,7 @@ from ..errors import InvalidInput
 from ..models import MemoryKind, MemoryRecord, Scope, SearchHit
 from ..storage.base import MemoryFilter
 from .conversation import Conversation
-from .entities import Entity, EntityMemory
+from .entities import Entity, EntityMemory, mentioned_in
 from .procedures import ProceduralMemory
 from .profile import ProfileMemory
 from .semantic import QueryVectors, SemanticMemory, Strategy
@@ -326,8 +326,9 @@ class ContextAssembler:
         return [SearchHit(memory=fresh[i], score=0.0, scores={"standing": 1.0}) for i in picked]
 
     def _entities(self, user_id: str, query: str | None, text: str) -> list[Entity]:
-        mentioned = self.entities.mentioned_in(user_id, text)
-        in_query = {e.key for e in self.entities.mentioned_in(user_id, query)} if query else set()
+        known = self.entities.all(user_id)  # read once for both texts
+        mentioned = mentioned_in(text, known)
+        in_query = {e.key for e in mentioned_in(query, known)} if query else set()
         return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[:MAX_ENTITIES]
 
     def _procedure_lines(self, scope: Scope, query: str, vectors: QueryVectors) -> list[str]:

@@ -23,6 +23,7 @@ from memstrata.storage.postgres import queries as q
 from memstrata.storage.postgres.citus import citus_tables, distribute_new_tables
 from memstrata.storage.postgres.migrations import USER_TABLES
 from memstrata.storage.postgres.sql_functions import (
+    CHECK_FENCE_SIGNATURE,
     COMMON_WORD_ROWS,
     M013_SAVE,
     M013_SAVE_SIGNATURE,
@@ -307,7 +308,7 @@ def test_migration_13_on_a_distributed_schema_delegates_each_save_to_the_users_w
     none of the statements inside it."""
     with citus_schema(shard_count=4) as citus, psycopg.connect(citus.owner_url, autocommit=True) as owner:
         owner.execute(
-            f"DROP FUNCTION {SAVE_SIGNATURE}; "
+            f"DROP FUNCTION {SAVE_SIGNATURE}; DROP FUNCTION {CHECK_FENCE_SIGNATURE}; "
             "DROP FUNCTION memstrata_lock_user(text); DROP TYPE memstrata_memory_write; DROP TYPE memstrata_event_write"
         )
         owner.execute("DELETE FROM schema_migrations WHERE version >= 13")
@@ -336,8 +337,9 @@ def test_migration_13_on_a_distributed_schema_delegates_each_save_to_the_users_w
 
 def back_to_version_13(citus: CitusSchema, owner: psycopg.Connection[Any]) -> None:
     """Make the test's distributed schema what version 13 left: migration 13's save function (distributed
-    as 13 distributed it), `erasures` hash-distributed by `user_key`, no migration 14 recorded."""
+    as 13 distributed it), `erasures` hash-distributed by `user_key`, no migration 14 or 15 recorded."""
     owner.execute(f"DROP FUNCTION {SAVE_SIGNATURE}")
+    owner.execute(f"DROP FUNCTION {CHECK_FENCE_SIGNATURE}")
     owner.execute(M013_SAVE)
     owner.execute(
         sql.SQL(f"ALTER FUNCTION {M013_SAVE_SIGNATURE} SET search_path = {{}}, public").format(
@@ -350,7 +352,7 @@ def back_to_version_13(citus: CitusSchema, owner: psycopg.Connection[Any]) -> No
     )
     owner.execute("SELECT undistribute_table('erasures')")
     owner.execute("SELECT create_distributed_table('erasures', 'user_key', colocate_with => 'none')")
-    owner.execute("DELETE FROM schema_migrations WHERE version = 14")
+    owner.execute("DELETE FROM schema_migrations WHERE version >= 14")
     assert citus_tables(owner)["erasures"] == "distributed"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,9 +18,12 @@ import pytest
 from psycopg.pq import Trace
 
 from memstrata.embedders.hashing import HashingEmbedder
-from memstrata.errors import StoreError
+from memstrata.errors import StoreError, UserErased
+from memstrata.memory import Memory
 from memstrata.models import MemoryRecord, Scope, new_record
+from memstrata.settings import Settings
 from memstrata.storage.base import MemoryFilter
+from memstrata.storage.fence import fence
 from memstrata.storage.postgres import PostgresStore
 from tests.postgres.conftest import DIMENSIONS, EMBEDDER
 
@@ -163,3 +166,73 @@ def test_keyword_retries_bigger_batches_when_the_filter_rejects_a_full_batch(pg_
     pg_store.save(ALICE, rows)
     hits = pg_store.keyword_search(ALICE, "jazz", MemoryFilter(metadata={"keep": True}), limit=5)
     assert sorted(h.record.content for h in hits) == [f"jazz night {i}" for i in range(5)]
+
+
+@pytest.mark.parametrize("call", ["get", "list", "count", "sessions", "history", "item", "items", "generation"])
+def test_each_read_is_one_round_trip(one_connection: PostgresStore, call: str) -> None:
+    """The reads a context() block makes (records, items, the erasure generation) pipeline BEGIN, the
+    SET LOCAL, their statement and COMMIT: one Sync each, and the user does not carry over."""
+    store = one_connection
+    record = remember(store, ALICE, "Alice bought jazz tickets")
+    store.put_item(ALICE, "profile", "city", {"value": "Lyon"})
+    with protocol_trace(store) as sent:
+        found: object = {
+            "get": lambda: [r.id for r in store.get(ALICE, [record.id])],
+            "list": lambda: [r.id for r in store.list_memories(ALICE, MemoryFilter())],
+            "count": lambda: store.count_memories(ALICE, MemoryFilter()),
+            "sessions": lambda: store.list_sessions(ALICE),
+            "history": lambda: store.history(ALICE, record.id),
+            "item": lambda: (item := store.get_item(ALICE, "profile", "city")) and item.value,
+            "items": lambda: [i.key for i in store.list_items(ALICE, "profile")],
+            "generation": lambda: store.erasure_generation(ALICE),
+        }[call]()
+    assert (
+        found
+        == {
+            "get": [record.id],
+            "list": [record.id],
+            "count": 1,
+            "sessions": [],
+            "history": [],
+            "item": {"value": "Lyon"},
+            "items": ["city"],
+            "generation": 0,
+        }[call]
+    )
+    assert syncs(sent) == 1, sent
+    assert current_user_setting(store) == ("", "on")
+    assert store.get_item(BOB, "profile", "city") is None and store.count_memories(BOB, MemoryFilter()) == 0
+
+
+@pytest.mark.parametrize("fenced", [False, True])
+def test_an_item_write_is_one_round_trip_and_a_fenced_one_checks_the_generation_in_it(
+    one_connection: PostgresStore, fenced: bool
+) -> None:
+    store = one_connection
+    with fence(store, ALICE) if fenced else nullcontext():
+        with protocol_trace(store) as sent:
+            written = store.put_item(ALICE, "profile", "city", {"value": "Lyon"})
+        assert syncs(sent) == 1, sent
+        assert (written.value, store.get_item(ALICE, "profile", "city")) == ({"value": "Lyon"}, written)
+        if fenced:
+            store.erase_user(ALICE)  # as another process would, after this unit of work read the generation
+            with pytest.raises(UserErased):
+                store.put_item(ALICE, "profile", "city", {"value": "Paris"})
+    # erased, and the refused write wrote nothing; unfenced, the item stays
+    assert store.get_item(ALICE, "profile", "city") == (None if fenced else written)
+    assert current_user_setting(store) == ("", "on")
+
+
+def test_a_message_is_four_round_trips(one_connection: PostgresStore) -> None:
+    """`Memory.add_message` on PostgreSQL, a session already under way: the erasure generation read once for
+    the message and its turn count (one unit of work), the `memstrata_save` call, and the turn count's read
+    and write."""
+    store = one_connection
+    scope = Scope(ALICE, session_id="s1")
+    with Memory(store=store, embedder=EMBED, settings=Settings(llm=None, buffer="memory://")) as memory:
+        memory.add_message("user", "I bought jazz tickets", scope=scope)
+        with protocol_trace(store) as sent:
+            memory.add_message("user", "the concert is on Friday", scope=scope)
+        assert syncs(sent) == 4, [line for line in sent if "\tParse\t" in line]
+        turns = memory.recent_turns(scope=scope)
+    assert [t.content for t in turns] == ["I bought jazz tickets", "the concert is on Friday"]

@@ -2,7 +2,8 @@
 written by version 12, and the saves that follow keep the per-user BM25 statistics and the postings exactly
 what the stored memories hold, also when they replace memories version 12 wrote. Migration 14 moves the write
 fence into the call: it upgrades a database written by version 13, three-argument calls keep working, and a
-fenced save whose user was erased since its unit of work began raises `UserErased` and writes nothing."""
+fenced save whose user was erased since its unit of work began raises `UserErased` and writes nothing.
+Migration 15 writes with static statements where Citus is not loaded: the same rows as migration 14."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from memstrata.storage.fence import fence
 from memstrata.storage.postgres import PostgresStore, migrations
 from memstrata.storage.postgres import queries as q
 from memstrata.storage.postgres.keyword import postings_statements, row_terms, statistics_statements
-from memstrata.storage.postgres.sql_functions import ERASED_SQLSTATE, M013_SAVE_SIGNATURE, SAVE_SIGNATURE
+from memstrata.storage.postgres.sql_functions import ERASED_SQLSTATE, M013_SAVE_SIGNATURE, M014_SAVE, SAVE_SIGNATURE
 from tests.support.pg import postgres_urls
 
 UPSERT_AS_VERSION_12 = (
@@ -203,3 +204,74 @@ def test_the_call_refuses_a_stale_generation_with_its_own_sqlstate(version_13: t
             assert refused.value.sqlstate == ERASED_SQLSTATE
             conn.execute(q.SAVE_FENCED, [USER, [row], [], 1])  # the current generation writes
         assert [r.id for r in store.get(USER, [tea.id])] == [tea.id]
+
+
+def stored_rows(store: PostgresStore, user: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row a save wrote for `user`, without the user id and the identity `seq`."""
+    columns = [c for c in (*q.WRITE_COLUMNS, "embedding") if c != "user_id"]
+    reads = {
+        "memories": f"SELECT {', '.join(columns)}::text FROM memories WHERE user_id = %s ORDER BY seq",
+        "history": f"SELECT {q.HISTORY_COLUMNS.replace('user_id, ', '')} FROM history WHERE user_id = %s ORDER BY seq",
+        "postings": "SELECT term, memory_id, frequency, length FROM keyword_postings WHERE user_id = %s ORDER BY 1, 2",
+        "documents": "SELECT term, documents FROM keyword_documents WHERE user_id = %s ORDER BY 1",
+        "totals": "SELECT documents, tokens FROM keyword_totals WHERE user_id = %s",
+    }
+    found = {}
+    with store.transaction(user) as cur:
+        for table, read in reads.items():
+            cur.execute(read, [user])
+            found[table] = cur.fetchall()
+    return found
+
+
+def test_migration_15_upgrades_a_version_14_database_and_writes_every_row_as_version_14_did() -> None:
+    """Migration 15's static statements (where Citus is not loaded) write what migration 14's quoted VALUES
+    wrote: the same saves for two users, one before and one after the upgrade, leave the same rows."""
+    written = [
+        new_record(scope=Scope(USER, session_id="s1"), content=t, metadata={"n": i, "note": "l'été"})
+        for i, t in enumerate(("green tea on Thursday, 8 May 2023", "the tea order moved", "3.14159 cups of tea"))
+    ]
+    rewritten = replace(written[1], content="the coffee order moved", importance=0.123456789)
+    vectors = EMBED.embed_documents([r.content for r in [*written, rewritten]])
+    added = [new_event(r, EventType.ADD, after=r.content) for r in [*written, rewritten]]
+
+    def saves(user: str) -> list[tuple[list[q.MemoryWrite], list[q.EventWrite]]]:
+        mine = [replace(r, scope=replace(r.scope, user_id=user)) for r in [*written, rewritten]]
+        rows = [
+            q.MemoryWrite((*q.record_params(r, row_terms(user, r))[1:], v)) for r, v in zip(mine, vectors, strict=True)
+        ]
+        events = [replace(e, user_id=user) for e in added]
+        return [
+            (rows[:3], [q.EventWrite(q.event_params(e)[1:]) for e in events[:3]]),
+            ([rows[3]], [q.EventWrite(q.event_params(events[3])[1:])]),  # replaces a stored memory
+        ]
+
+    def call_saves(conn: psycopg.Connection[Any], user: str) -> None:
+        for rows, events in saves(user):
+            conn.execute(q.SAVE_FENCED, [user, rows, events, 0])
+
+    with postgres_urls() as (app_url, owner_url):
+        with psycopg.connect(owner_url, autocommit=True) as owner:
+            assert migrations.migrate(owner, target=14) == 14
+            migrations.bind_vector_column(owner, "hashing-64", 64, "test")
+        with PostgresStore.open(app_url, owner_url=owner_url) as store, store._pool.connection() as conn:
+            with psycopg.connect(owner_url, autocommit=True) as owner:
+                assert owner.execute("SELECT max(version) FROM schema_migrations").fetchone() == (15,)
+                assert (
+                    "v_plain"
+                    in owner.execute(
+                        "SELECT prosrc FROM pg_proc WHERE oid = %s::regprocedure", [SAVE_SIGNATURE]
+                    ).fetchone()[0]
+                )
+            call_saves(conn, "after")
+            with conn.transaction():  # the call plans with plan_cache_mode = auto, and gives the caller's back
+                conn.execute(q.SAVE_FENCED, [USER, *saves(USER)[0], 0])
+                assert conn.execute("SELECT current_setting('plan_cache_mode')").fetchone() == ("force_custom_plan",)
+        with psycopg.connect(owner_url, autocommit=True) as owner:
+            owner.execute(M014_SAVE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+        with PostgresStore.open(app_url, owner_url=owner_url) as store, store._pool.connection() as conn:
+            call_saves(conn, "before")  # as migration 14's function writes
+        with PostgresStore.open(app_url, owner_url=owner_url) as store:
+            before, after = stored_rows(store, "before"), stored_rows(store, "after")
+    assert [len(before[t]) for t in ("memories", "history", "totals")] == [3, 4, 1] and before["postings"]
+    assert after == before

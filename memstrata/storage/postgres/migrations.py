@@ -26,6 +26,8 @@ from ...models import MemoryKind, MemoryRecord, Scope
 from .citus import distribute_new_tables
 from .keyword import postings_statements, row_terms, row_values, statistics_statements
 from .sql_functions import (
+    CHECK_FENCE,
+    CHECK_FENCE_SIGNATURE,
     DEFINER_FUNCTIONS,
     EVENT_WRITE_TYPE,
     FUNCTIONS,
@@ -42,6 +44,7 @@ from .sql_functions import (
     M012_REPLACED,
     M013_SAVE,
     M013_SAVE_SIGNATURE,
+    M014_SAVE,
     MEMORY_WRITE_TYPE,
     SAVE,
     SAVE_SIGNATURE,
@@ -494,7 +497,20 @@ def m014_fence_in_the_save_call(cur: Cursor, ctx: Context) -> None:
     new signature: the function of migration 13 is dropped (and, on Citus, the new one distributed again)."""
     cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     cur.execute(sql.SQL("DROP FUNCTION " + M013_SAVE_SIGNATURE))
+    _create_function(cur, ctx, SAVE_SIGNATURE, M014_SAVE)
+
+
+def m015_static_save_statements(cur: Cursor, ctx: Context) -> None:
+    """`memstrata_save` (same signature, replaced: on Citus it stays distributed, and the new text reaches the
+    workers) writes with static statements where Citus is not loaded: `INSERT ... SELECT` from its array
+    arguments, their plans kept for the session (`plan_cache_mode = auto` while the call runs), instead of
+    a statement text with every value quoted in, built, parsed and planned on every call. Where Citus is
+    loaded it writes as migration 14's did (multi-row VALUES, which Citus runs as one statement on the
+    user's shard). The rows written are the same. Adds `memstrata_check_fence`, the write fence as a
+    statement, which the store pipelines with the writes it checks (an item written in one round trip)."""
+    cur.execute("SELECT '[1]'::vector")  # pgvector's library loaded, as in m003
     _create_function(cur, ctx, SAVE_SIGNATURE, SAVE)
+    _create_function(cur, ctx, CHECK_FENCE_SIGNATURE, CHECK_FENCE)
 
 
 Migration = Callable[[Cursor, Context], None]
@@ -513,6 +529,7 @@ MIGRATIONS: tuple[tuple[int, str, Migration], ...] = (
     (12, "RPC functions judge currency at the caller's as_of", m012_rpc_functions_as_of),
     (13, "one function call per save", m013_one_call_saves),
     (14, "the write fence checked inside the save call", m014_fence_in_the_save_call),
+    (15, "static save statements where Citus is not loaded, the fence as a statement", m015_static_save_statements),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -89,6 +89,11 @@ SAVE_FENCED = "SELECT memstrata_save(%s, %s, %s, %s)"
 """Params: as `SAVE`, then the erasure generation the unit of work fenced the user at (None: unfenced). The
 call raises `sql_functions.ERASED_SQLSTATE` instead of writing when the user was erased since (migration 14)."""
 
+CHECK_FENCE = "SELECT memstrata_check_fence(%s, %s)"
+"""Params: user_id, the erasure generation the unit of work fenced the user at. Raises
+`sql_functions.ERASED_SQLSTATE` when the user was erased since (migration 15): the write transaction it is
+part of writes nothing."""
+
 LOCK_USER = "SELECT memstrata_lock_user(%s)"
 """Params: user_id. The user's write lock, exclusively, where `memstrata_save` takes it (sql_functions.LOCK_USER)."""
 

@@ -959,7 +959,7 @@ user's erasure generation (the store raises `UserErased`)."""
 
 SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[], bigint)"
 _M013_LOCK = "  PERFORM pg_advisory_xact_lock_shared(hashtextextended('memstrata-user:' || p_user_id, 0));\n"
-SAVE = M013_SAVE.replace(
+M014_SAVE = M013_SAVE.replace(
     "p_events memstrata_event_write[])",
     "p_events memstrata_event_write[],\n  p_expected_generation bigint DEFAULT NULL)",
     1,
@@ -980,10 +980,10 @@ SAVE = M013_SAVE.replace(
 """,
     1,
 )
-"""Since migration 14: `M013_SAVE` with the write fence checked inside the call. Params: the user, the
-memories, the events, the erasure generation the unit of work fenced the user at (NULL: unfenced; callers
-of the three-argument form keep working)."""
-assert SAVE.count(ERASED_SQLSTATE) == 1 and SAVE.count("p_expected_generation bigint DEFAULT NULL") == 1
+"""As migration 14 installed it: `M013_SAVE` with the write fence checked inside the call. Params: the user,
+the memories, the events, the erasure generation the unit of work fenced the user at (NULL: unfenced;
+callers of the three-argument form keep working)."""
+assert M014_SAVE.count(ERASED_SQLSTATE) == 1 and M014_SAVE.count("p_expected_generation bigint DEFAULT NULL") == 1
 
 LOCK_USER_SIGNATURE = "memstrata_lock_user(text)"
 LOCK_USER = """
@@ -999,3 +999,143 @@ calls it (on Citus it is delegated to the worker holding the user's shards, wher
 the lock shared), besides taking the same lock on the node it runs on."""
 
 CURRENT_FUNCTIONS += (SAVE_SIGNATURE, LOCK_USER_SIGNATURE)
+
+
+# -- static statements where no Citus runs (migration 15) ----------------------------------------------------
+
+_POSTINGS_COLUMNS = "user_id, term, memory_id, frequency, length"
+_STATIC_WRITES: tuple[tuple[str, str], ...] = (
+    (
+        f"""    SELECT string_agg({_MEMORY_LITERALS}, ', ' ORDER BY m.ordinality) INTO written
+    FROM unnest(p_memories) WITH ORDINALITY m;
+    EXECUTE 'INSERT INTO memories ({_MEMORY_COLUMNS}) VALUES ' || written
+      || ' ON CONFLICT (user_id, id) DO UPDATE SET {_MEMORY_UPDATE}, '
+      || 'embedding = coalesce(EXCLUDED.embedding, memories.embedding)';
+""",
+        f"""    INSERT INTO memories ({_MEMORY_COLUMNS})
+    SELECT p_user_id, m.id, {", ".join(f"m.{c}" for c in [*_WRITTEN, "embedding"])}
+    FROM unnest(p_memories) WITH ORDINALITY m ORDER BY m.ordinality
+    ON CONFLICT (user_id, id) DO UPDATE SET {_MEMORY_UPDATE},
+      embedding = coalesce(EXCLUDED.embedding, memories.embedding);
+""",
+    ),
+    (
+        f"""  SELECT string_agg({_EVENT_LITERALS}, ', ' ORDER BY e.ordinality) INTO written
+  FROM unnest(p_events) WITH ORDINALITY e;
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO history ({_EVENT_COLUMNS}) VALUES ' || written;
+  END IF;
+""",
+        f"""  INSERT INTO history ({_EVENT_COLUMNS})
+  SELECT p_user_id, e.id, e.memory_id, e.event, e.at, e.before, e.after, e.details
+  FROM unnest(p_events) WITH ORDINALITY e ORDER BY e.ordinality;
+""",
+    ),
+    (
+        """    EXECUTE 'INSERT INTO keyword_documents (user_id, term, documents) VALUES '
+      || (SELECT string_agg(format('(%L, %L, %s)', p_user_id, c.term, c.n), ', ' ORDER BY c.term)
+          FROM unnest(change_terms, change_counts) AS c(term, n))
+      || ' ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents';
+""",
+        """    INSERT INTO keyword_documents (user_id, term, documents)
+    SELECT p_user_id, c.term, c.n FROM unnest(change_terms, change_counts) AS c(term, n) ORDER BY c.term
+    ON CONFLICT (user_id, term) DO UPDATE SET documents = keyword_documents.documents + EXCLUDED.documents;
+""",
+    ),
+    (
+        "  SELECT string_agg(format('(%L, %L, %L, %L, %s)', p_user_id, t.term, m.id, t.frequency, "
+        + f"""m.keyword_length), ', ')
+  INTO written
+  FROM unnest(p_memories) m CROSS JOIN LATERAL unnest(m.keyword_terms, m.keyword_frequencies) AS t(term, frequency);
+  IF written IS NOT NULL THEN
+    EXECUTE 'INSERT INTO keyword_postings ({_POSTINGS_COLUMNS}) VALUES ' || written
+      || ' ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency,'
+      || ' length = EXCLUDED.length';
+  END IF;
+""",
+        f"""  INSERT INTO keyword_postings ({_POSTINGS_COLUMNS})
+  SELECT p_user_id, t.term, m.id, t.frequency, m.keyword_length
+  FROM unnest(p_memories) m CROSS JOIN LATERAL unnest(m.keyword_terms, m.keyword_frequencies) AS t(term, frequency)
+  ON CONFLICT (user_id, term, memory_id) DO UPDATE SET frequency = EXCLUDED.frequency, length = EXCLUDED.length;
+""",
+    ),
+)
+"""(statement of `M014_SAVE` with values quoted into its text, the same write as a static statement): what
+migration 15 runs where Citus is not loaded."""
+
+
+def _indented(text: str) -> str:
+    return "".join("  " + line + "\n" for line in text.rstrip("\n").split("\n"))
+
+
+def _branch(literal: str, static: str) -> str:
+    """`static` where Citus is not loaded, `literal` (as before) where it is, at `literal`'s indentation."""
+    pad = literal[: len(literal) - len(literal.lstrip())]
+    return f"{pad}IF v_plain THEN\n{_indented(static)}{pad}ELSE\n{_indented(literal)}{pad}END IF;\n"
+
+
+def _static_save() -> str:
+    text = (
+        M014_SAVE.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
+        .replace(
+            "  written text;\nBEGIN\n",
+            "  written text;\n  v_plain boolean := current_setting('citus.version', true) IS NULL;\n"
+            "  v_plan_cache_mode text := current_setting('plan_cache_mode');\nBEGIN\n",
+            1,
+        )
+        .replace(
+            "  IF coalesce(current_setting('app.user_id', true), '') = '' THEN\n",
+            """  -- Since migration 15, where Citus is not loaded (plain PostgreSQL: no table can be distributed) the
+  -- rows are written by static INSERT ... SELECT statements from the arrays, and the call's statements keep
+  -- their plans for the session (plan_cache_mode = auto until the call returns; the pool's connections
+  -- force custom plans for the store's own statements): no statement text is built with every value quoted
+  -- in, then parsed and planned, on every call. Where Citus is loaded the values are quoted into multi-row
+  -- VALUES and the plans are the caller's, as before (below; generic plans slowed delegated saves there).
+  IF v_plain THEN
+    PERFORM set_config('plan_cache_mode', 'auto', true);
+  END IF;
+  IF coalesce(current_setting('app.user_id', true), '') = '' THEN
+""",
+            1,
+        )
+        .replace(
+            "  IF cardinality(v_ids) = 0 THEN\n    RETURN;\n",
+            "  IF cardinality(v_ids) = 0 THEN\n    PERFORM set_config('plan_cache_mode', v_plan_cache_mode, true);\n"
+            "    RETURN;\n",
+            1,
+        )
+    )
+    for literal, static in _STATIC_WRITES:
+        assert text.count(literal) == 1, literal[:60]
+        text = text.replace(literal, _branch(literal, static))
+    last = text.rindex("\nEND\n$fn$")
+    return text[:last] + "\n  PERFORM set_config('plan_cache_mode', v_plan_cache_mode, true);" + text[last:]
+
+
+SAVE = _static_save()
+"""Since migration 15: `M014_SAVE` (same signature, replaced) writing with static statements, their plans kept
+for the session (`plan_cache_mode = auto` while the call runs), where Citus is not loaded. Params: as
+`M014_SAVE`."""
+
+CHECK_FENCE_SIGNATURE = "memstrata_check_fence(text, bigint)"
+CHECK_FENCE = f"""
+CREATE FUNCTION memstrata_check_fence(p_user_id text, p_expected_generation bigint) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+BEGIN
+  -- The write fence (storage/fence.py) as a statement of the caller's write transaction, after the user's
+  -- write lock: raises SQLSTATE {ERASED_SQLSTATE} (the store's UserErased) when the user was erased since the
+  -- unit of work read its generation, so the transaction writes nothing; NULL: unfenced, not checked. A
+  -- statement rather than a read, so the store sends it pipelined with the write (one round trip). SECURITY
+  -- INVOKER: `erasures`' row policy shows the transaction's own user only.
+  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
+       (SELECT e.generation FROM erasures e
+        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
+    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
+      MESSAGE = 'memstrata_check_fence: the user was erased since the unit of work read its erasure generation';
+  END IF;
+END
+$fn$"""
+"""Since migration 15. Params: the user, the erasure generation the unit of work fenced the user at."""
+
+CURRENT_FUNCTIONS += (CHECK_FENCE_SIGNATURE,)

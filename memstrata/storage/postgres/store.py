@@ -256,6 +256,13 @@ class PostgresStore:
                 return codec, results
         raise StoreError(f"the data key of user {user_id!r} kept changing during a read; try again")
 
+    def _read(self, user_id: str, build: Callable[[RowCodec], Statement]) -> tuple[RowCodec | None, list[Any]]:
+        """The rows of the one statement `build` makes for the user's codec, in one round trip (`_read_trip`:
+        BEGIN, the SET LOCAL, the statement and COMMIT pipelined); no codec and no rows when an encrypted
+        store has no key for the user."""
+        codec, results = self._read_trip(user_id, lambda c: [build(c)])
+        return codec, results[0] if codec is not None else []
+
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:
         """Serialize a user's reconciliation across processes (storage/user_lock.py): a session-level
@@ -274,10 +281,8 @@ class PostgresStore:
 
     def erasure_generation(self, user_id: str) -> int:
         """How many times the user was erased (the write fence, storage/fence.py)."""
-        with self.transaction(user_id) as cur:
-            cur.execute(_GENERATION, [fence_key(user_id)])
-            row = cur.fetchone()
-        return int(row[0]) if row else 0
+        [rows] = self._round_trip(user_id, [(_GENERATION, [fence_key(user_id)])])
+        return int(rows[0][0]) if rows else 0
 
     def _secrets(self) -> tuple[str | None, ...]:
         return (password_of(self._raw_url), password_of(self._owner_url or ""))
@@ -309,6 +314,8 @@ class PostgresStore:
                 raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
             raise _unstorable(exc) from exc
         except psycopg.Error as exc:
+            if exc.sqlstate == ERASED_SQLSTATE:  # the write fence (memstrata_check_fence): nothing was written
+                raise erased(user_id) from None
             raise StoreError(f"PostgreSQL store {self.url} failed: {scrub(str(exc), *self._secrets())}") from exc
 
     def _call(self, statement: str, params: Sequence[Any], *, user_id: str | None = None) -> None:
@@ -414,16 +421,13 @@ class PostgresStore:
         check_ids(ids)
         if not ids:
             return []
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return []
-            cur.execute(
-                f"SELECT {q.RECORD_COLUMNS} FROM memories m {q.access_join('m')} "
-                "WHERE m.user_id = %s AND m.id = ANY(%s)",
-                [user_id, user_id, list(ids)],
-            )
-            by_id = {row[1]: codec.record_from_row(row) for row in cur.fetchall()}
+        statement = (
+            f"SELECT {q.RECORD_COLUMNS} FROM memories m {q.access_join('m')} WHERE m.user_id = %s AND m.id = ANY(%s)"
+        )
+        codec, rows = self._read(user_id, lambda _: (statement, [user_id, user_id, list(ids)]))
+        if codec is None:
+            return []
+        by_id = {row[1]: codec.record_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def list_memories(
@@ -436,35 +440,37 @@ class PostgresStore:
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
         check_page(limit, offset)
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return []
+
+        def statement(codec: RowCodec) -> Statement:
             w = q.Where(user_id, codec.filter(where))
-            cur.execute(q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset])
-            return [codec.record_from_row(row) for row in cur.fetchall()]
+            return q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset]
+
+        codec, rows = self._read(user_id, statement)
+        return [] if codec is None else [codec.record_from_row(row) for row in rows]
 
     def list_sessions(self, user_id: str, *, limit: int = 100, offset: int = 0) -> list[SessionRow]:
         check_page(limit, offset)
-        with self.transaction(user_id) as cur:
-            w = q.Where(user_id, MemoryFilter(kinds=(MemoryKind.EPISODE,)))  # no sealed column is compared
-            cur.execute(
-                "SELECT m.session_id, count(*), min(m.created_at), max(m.created_at) FROM memories m "
-                f"WHERE {w.sql} AND m.session_id IS NOT NULL GROUP BY m.session_id "
-                "ORDER BY max(m.created_at) DESC, m.session_id LIMIT %s OFFSET %s",
-                [*w.params, limit, offset],
-            )
-            return [SessionRow(r[0], int(r[1]), r[2], r[3]) for r in cur.fetchall()]
+        w = q.Where(user_id, MemoryFilter(kinds=(MemoryKind.EPISODE,)))  # no sealed column is compared
+        [rows] = self._round_trip(
+            user_id,
+            [
+                (
+                    "SELECT m.session_id, count(*), min(m.created_at), max(m.created_at) FROM memories m "
+                    f"WHERE {w.sql} AND m.session_id IS NOT NULL GROUP BY m.session_id "
+                    "ORDER BY max(m.created_at) DESC, m.session_id LIMIT %s OFFSET %s",
+                    [*w.params, limit, offset],
+                )
+            ],
+        )
+        return [SessionRow(r[0], int(r[1]), r[2], r[3]) for r in rows]
 
     def count_memories(self, user_id: str, where: MemoryFilter) -> int:
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return 0
+        def statement(codec: RowCodec) -> Statement:
             w = q.Where(user_id, codec.filter(where))
-            cur.execute(f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params)
-            row = cur.fetchone()
-        return int(row[0]) if row else 0
+            return f"SELECT count(*) FROM memories m WHERE {w.sql}", w.params
+
+        _, rows = self._read(user_id, statement)
+        return int(rows[0][0]) if rows else 0
 
     def vector_search(self, user_id: str, vector: Vector, where: MemoryFilter, *, limit: int) -> list[ScoredRow]:
         query = self._query_vector(vector)
@@ -565,23 +571,14 @@ class PostgresStore:
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEvent]:
         check_ids([memory_id])
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return []
-            cur.execute(
-                f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq",
-                [user_id, memory_id],
-            )
-            return [codec.event_from_row(row) for row in cur.fetchall()]
+        statement = f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s AND memory_id = %s ORDER BY at, seq"
+        codec, rows = self._read(user_id, lambda _: (statement, [user_id, memory_id]))
+        return [] if codec is None else [codec.event_from_row(row) for row in rows]
 
     def all_history(self, user_id: str) -> list[HistoryEvent]:
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return []
-            cur.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq", [user_id])
-            return [codec.event_from_row(row) for row in cur.fetchall()]
+        statement = f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE user_id = %s ORDER BY at, seq"
+        codec, rows = self._read(user_id, lambda _: (statement, [user_id]))
+        return [] if codec is None else [codec.event_from_row(row) for row in rows]
 
     def record_access(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         if not ids:
@@ -591,38 +588,46 @@ class PostgresStore:
     # -- items ----------------------------------------------------------------
     def put_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
         check_item(namespace, key, value)
+        if self._keys is None:
+            return self._put_plain_item(user_id, namespace, key, value)
         with self._write(user_id) as cur:
             codec = self._writing(cur, user_id)
             stored_key, stored, updated_at = _put_item(cur, codec, user_id, namespace, key, value)
         return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, stored)[1], updated_at)
 
+    def _put_plain_item(self, user_id: str, namespace: str, key: str, value: dict[str, Any]) -> Item:
+        """`put_item` without a data key to read: one round trip (`_round_trip`), the user's write lock taken
+        as in `_write`. A fenced write checks the generation after the lock with `memstrata_check_fence`
+        (migration 15), which fails the transaction before the upsert when the user was erased since the
+        unit of work fenced it (`UserErased`, nothing written)."""
+        statements: list[Statement] = [(f"SELECT pg_advisory_xact_lock_shared({_USER_LOCK})", [user_id])]
+        expected = expected_generation(user_id)
+        if expected is not None:
+            statements.append((q.CHECK_FENCE, [user_id, expected]))
+        upsert = [user_id, namespace, key, PLAIN.item_value(namespace, key, value), utcnow()]
+        *_, rows = self._round_trip(user_id, [*statements, (_UPSERT_ITEM, upsert)])
+        [(stored, updated_at)] = rows
+        return Item(user_id, namespace, key, PLAIN.item_from(namespace, key, stored)[1], updated_at)
+
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
         check_item(namespace, key)
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return None
-            stored_key = codec.item_key(namespace, key)
-            cur.execute(
-                "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s",
-                [user_id, namespace, stored_key],
-            )
-            row = cur.fetchone()
-        if row is None:
+        statement = "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s"
+        codec, rows = self._read(user_id, lambda c: (statement, [user_id, namespace, c.item_key(namespace, key)]))
+        if codec is None or not rows:
             return None
-        return Item(user_id, namespace, key, codec.item_from(namespace, stored_key, row[0])[1], row[1])
+        [(value, updated_at)] = rows
+        return Item(
+            user_id, namespace, key, codec.item_from(namespace, codec.item_key(namespace, key), value)[1], updated_at
+        )
 
     def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
-        with self.transaction(user_id) as cur:
-            codec = self._reading(cur, user_id)
-            if codec is None:
-                return []
-            cur.execute(
-                "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
-                "ORDER BY updated_at DESC, key LIMIT %s",
-                [user_id, namespace, limit],
-            )
-            rows = cur.fetchall()
+        statement = (
+            "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
+            "ORDER BY updated_at DESC, key LIMIT %s"
+        )
+        codec, rows = self._read(user_id, lambda _: (statement, [user_id, namespace, limit]))
+        if codec is None:
+            return []
         return [Item(user_id, namespace, *codec.item_from(namespace, k, v), u) for k, v, u in rows]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
@@ -946,17 +951,22 @@ def _save_rows(
     return list(memories.values()), [q.EventWrite(codec.event_params(e)[1:]) for e in events]
 
 
+_ITEM_CONFLICT = (
+    "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
+    "updated_at = EXCLUDED.updated_at RETURNING value, updated_at"
+)
+_UPSERT_ITEM = (
+    f"INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) {_ITEM_CONFLICT}"
+)
+"""Params: user_id, namespace, the key as stored, the value as stored, the update time."""
+
+
 def _put_item(
     cur: psycopg.Cursor[Any], codec: RowCodec, user_id: str, namespace: str, key: str, value: dict[str, Any]
 ) -> tuple[str, Any, datetime]:
     """Upsert one item in the open transaction: (the key as stored, the value as stored, its update time)."""
     stored_key = codec.item_key(namespace, key)
-    cur.execute(
-        "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
-        "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
-        "updated_at = EXCLUDED.updated_at RETURNING value, updated_at",
-        [user_id, namespace, stored_key, codec.item_value(namespace, key, value), utcnow()],
-    )
+    cur.execute(_UPSERT_ITEM, [user_id, namespace, stored_key, codec.item_value(namespace, key, value), utcnow()])
     stored, updated_at = _row(cur)
     return stored_key, stored, updated_at
 
