@@ -223,16 +223,24 @@ def test_an_item_write_is_one_round_trip_and_a_fenced_one_checks_the_generation_
     assert current_user_setting(store) == ("", "on")
 
 
-def test_a_message_is_four_round_trips(one_connection: PostgresStore) -> None:
+def test_a_message_is_two_round_trips_and_the_turn_count_more_every_n_turns(
+    one_connection: PostgresStore,
+) -> None:
     """`Memory.add_message` on PostgreSQL, a session already under way: the erasure generation read once for
-    the message and its turn count (one unit of work), the `memstrata_save` call, and the turn count's read
-    and write."""
+    the message and its turn count (one unit of work) and the `memstrata_save` call; the turn count is kept
+    in the process (`turn_tally`) and its state read and written on every `consolidate_every_turns`-th
+    turn only."""
     store = one_connection
     scope = Scope(ALICE, session_id="s1")
-    with Memory(store=store, embedder=EMBED, settings=Settings(llm=None, buffer="memory://")) as memory:
+    settings = Settings(llm=None, buffer="memory://", consolidate_every_turns=3)
+    with Memory(store=store, embedder=EMBED, settings=settings) as memory:
         memory.add_message("user", "I bought jazz tickets", scope=scope)
         with protocol_trace(store) as sent:
             memory.add_message("user", "the concert is on Friday", scope=scope)
-        assert syncs(sent) == 4, [line for line in sent if "\tParse\t" in line]
+        assert syncs(sent) == 2, [line for line in sent if "\tParse\t" in line]
+        with protocol_trace(store) as sent:
+            memory.add_message("user", "I will bring my sister", scope=scope)  # the third turn
+        # and the state's read and write, and the consolidation job it queues
+        assert syncs(sent) == 5, [line for line in sent if "\tParse\t" in line]
         turns = memory.recent_turns(scope=scope)
-    assert [t.content for t in turns] == ["I bought jazz tickets", "the concert is on Friday"]
+    assert [t.content for t in turns] == ["I bought jazz tickets", "the concert is on Friday", "I will bring my sister"]
