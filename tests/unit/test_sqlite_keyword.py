@@ -332,10 +332,7 @@ def test_small_segments_and_a_reused_rowid_keep_statistics_and_scores(
         assert cut._read(lambda c: c.execute("SELECT max(rowid) FROM memories").fetchone()[0]) == last
         _assert_exact(cut)
         assert cut._read(_kept) == one._read(_kept)
-        for query in [*QUERIES, "zebra crossing"]:
-            got = cut.keyword_search("alice", query, MemoryFilter(), limit=20)
-            expected = one.keyword_search("alice", query, MemoryFilter(), limit=20)
-            assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+        _assert_same_rankings(cut, one, [*QUERIES, "zebra crossing"])
     finally:
         one.close()
         cut.close()
@@ -357,10 +354,7 @@ def test_memories_of_large_rowids_rank_as_those_of_small_ones(tmp_path: Path, fi
             large._read(lambda c: c.execute("SELECT min(rowid) FROM memories WHERE user_id = 'alice'").fetchone())[0]
             == first_rowid
         )
-        for query in [*QUERIES, "the"]:
-            got = large.keyword_search("alice", query, MemoryFilter(), limit=20)
-            expected = small.keyword_search("alice", query, MemoryFilter(), limit=20)
-            assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in expected], query
+        _assert_same_rankings(large, small, [*QUERIES, "the"])
     finally:
         small.close()
         large.close()
@@ -426,3 +420,11 @@ def test_a_batch_with_and_without_vectors_indexes_each_memory_under_its_own_row(
     assert np.frombuffer(stored[records[0].id], dtype=np.float32).argmax() == 0
     hits = store.keyword_search("alice", "quarry zebra last", MemoryFilter(), limit=3)
     assert [h.record.content for h in hits][:1] == ["Quarry zebra, the last"]
+
+
+def _assert_same_rankings(store: SQLiteStore, expected: SQLiteStore, queries: list[str]) -> None:
+    """Alice's keyword top 20 of each query, ids and scores, are those of `expected`."""
+    for query in queries:
+        got = store.keyword_search("alice", query, MemoryFilter(), limit=20)
+        want = expected.keyword_search("alice", query, MemoryFilter(), limit=20)
+        assert [(h.record.id, h.score) for h in got] == [(h.record.id, h.score) for h in want], query

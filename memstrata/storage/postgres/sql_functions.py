@@ -957,6 +957,20 @@ ERASED_SQLSTATE = "MSE01"
 """The SQLSTATE `memstrata_save` raises when the user was erased since the caller's unit of work read the
 user's erasure generation (the store raises `UserErased`)."""
 
+
+def _fence_check(function: str) -> str:
+    """The write fence in PL/pgSQL (the statements of `memstrata_save` since migration 14 and of
+    `memstrata_check_fence`): raise `ERASED_SQLSTATE` when the user's `erasures` row (named by the SHA-256 of
+    the id, as its row policy does) holds another generation than `p_expected_generation`; NULL: not checked."""
+    return f"""  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
+       (SELECT e.generation FROM erasures e
+        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
+    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
+      MESSAGE = '{function}: the user was erased since the unit of work read its erasure generation';
+  END IF;
+"""
+
+
 SAVE_SIGNATURE = "memstrata_save(text, memstrata_memory_write[], memstrata_event_write[], bigint)"
 _M013_LOCK = "  PERFORM pg_advisory_xact_lock_shared(hashtextextended('memstrata-user:' || p_user_id, 0));\n"
 M014_SAVE = M013_SAVE.replace(
@@ -971,13 +985,7 @@ M014_SAVE = M013_SAVE.replace(
   -- when an erasure committed since then nothing is written. `erasures` names the user by the SHA-256 of
   -- the id, as its row policy does; on Citus it is a reference table, so the worker running a delegated
   -- call reads its own copy. NULL: an unfenced save, not checked.
-  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
-       (SELECT e.generation FROM erasures e
-        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
-    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
-      MESSAGE = 'memstrata_save: the user was erased since the unit of work read its erasure generation';
-  END IF;
-""",
+{_fence_check("memstrata_save")}""",
     1,
 )
 """As migration 14 installed it: `M013_SAVE` with the write fence checked inside the call. Params: the user,
@@ -1128,13 +1136,7 @@ BEGIN
   -- unit of work read its generation, so the transaction writes nothing; NULL: unfenced, not checked. A
   -- statement rather than a read, so the store sends it pipelined with the write (one round trip). SECURITY
   -- INVOKER: `erasures`' row policy shows the transaction's own user only.
-  IF p_expected_generation IS NOT NULL AND p_expected_generation <> coalesce(
-       (SELECT e.generation FROM erasures e
-        WHERE e.user_key = encode(sha256(convert_to(p_user_id, 'UTF8')), 'hex')), 0) THEN
-    RAISE EXCEPTION USING ERRCODE = '{ERASED_SQLSTATE}',
-      MESSAGE = 'memstrata_check_fence: the user was erased since the unit of work read its erasure generation';
-  END IF;
-END
+{_fence_check("memstrata_check_fence")}END
 $fn$"""
 """Since migration 15. Params: the user, the erasure generation the unit of work fenced the user at."""
 
