@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 
+from .dates import number_value
 from .lexicon import RELATIONS
 
 _CHANGE_VERBS = (
@@ -437,7 +438,6 @@ _TIMES_A_WEEK = re.compile(
     r" week\b"
 )
 _WEEKDAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b")
-_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven".split())}
 _CONTEXT_WORDS = 6
 _SCHEDULE_GENERIC = frozenset("routine schedule time times week weeks day days usually always".split())
 
@@ -447,8 +447,9 @@ def _weekly(text: str) -> tuple[int, int] | None:
     "on tuesdays thursdays and saturdays" (days said in the plural, a weekly habit) -> 3."""
     match = _TIMES_A_WEEK.search(text)
     if match:
-        count = match["n"] or {"once": "one", "twice": "two"}[match["word"]]
-        return (int(count) if count.isdigit() else _COUNTS[count]), match.start()
+        count = number_value(match["n"] or {"once": "one", "twice": "two"}[match["word"]])
+        assert count is not None  # the pattern reads digits and one to seven only
+        return count, match.start()
     days = list(_WEEKDAY.finditer(text))
     if len({d["day"] for d in days}) >= 2:
         return len({d["day"] for d in days}), days[0].start()

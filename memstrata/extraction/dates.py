@@ -137,7 +137,8 @@ def _month_number(word: str) -> int | None:
     return _MONTH_ABBREVIATIONS.get(word)
 
 
-def _number(word: str) -> int | None:
+def number_value(word: str) -> int | None:
+    """The whole number a word says ("7", "seven", "a couple of"), or None."""
     word = " ".join(word.casefold().split())
     if word.isdigit():
         return int(word)
@@ -218,7 +219,7 @@ def _relative_period(match: re.Match[str], now: datetime, prefer: Prefer | None)
 
 def _offset(sign: int) -> Handler:
     def handle(match: re.Match[str], now: datetime, prefer: Prefer | None) -> tuple[datetime, Granularity] | None:
-        count = _number(match.group("count"))
+        count = number_value(match.group("count"))
         if count is None:
             return None
         unit = match.group("unit").casefold()

@@ -50,10 +50,11 @@ import json
 import sqlite3
 import struct
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
@@ -181,20 +182,18 @@ def apply_write(
         )
 
 
-def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> set[int]:
-    """Those of the memories `rowids` whose postings are in the user's tail."""
-    found: set[int] = set()
+def _of_memories(conn: sqlite3.Connection, select: str, user_key: int, rowids: Sequence[int]) -> Iterator[Any]:
+    """The rows of `select` (a query ending in `WHERE user_key = ? AND memory IN ({marks})`) for the
+    memories `rowids` of the user, `_CHUNK` rowids a statement (SQLite bounds a statement's parameters)."""
     for start in range(0, len(rowids), _CHUNK):
         chunk = rowids[start : start + _CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        found.update(
-            row[0]
-            for row in conn.execute(
-                f"SELECT DISTINCT memory FROM keyword_recent WHERE user_key = ? AND memory IN ({marks})",
-                (user_key, *chunk),
-            )
-        )
-    return found
+        yield from conn.execute(select.format(marks=", ".join("?" * len(chunk))), (user_key, *chunk))
+
+
+def _tailed(conn: sqlite3.Connection, user_key: int, rowids: Sequence[int]) -> set[int]:
+    """Those of the memories `rowids` whose postings are in the user's tail."""
+    select = "SELECT DISTINCT memory FROM keyword_recent WHERE user_key = ? AND memory IN ({marks})"
+    return {row[0] for row in _of_memories(conn, select, user_key, rowids)}
 
 
 def _tail_memories(conn: sqlite3.Connection, user_key: int) -> list[tuple[int, int, dict[str, float]]]:
@@ -248,17 +247,9 @@ def write_segments(
 def _remove_from_segments(conn: sqlite3.Connection, user_key: int, merged: Sequence[IndexedMemory]) -> None:
     """Delete the postings of the memories `merged` (all in segments) and their segment rows: each row of
     their segments and terms is rewritten without them, or deleted when no memory is left in it."""
-    segment_of: dict[int, int] = {}
     rowids = [rowid for rowid, _ in merged]
-    for start in range(0, len(rowids), _CHUNK):
-        chunk = rowids[start : start + _CHUNK]
-        segment_of.update(
-            conn.execute(
-                f"SELECT memory, segment FROM keyword_segment_memories WHERE user_key = ? "
-                f"AND memory IN ({', '.join('?' * len(chunk))})",
-                (user_key, *chunk),
-            )
-        )
+    select = "SELECT memory, segment FROM keyword_segment_memories WHERE user_key = ? AND memory IN ({marks})"
+    segment_of: dict[int, int] = dict(_of_memories(conn, select, user_key, rowids))
     conn.executemany(
         "DELETE FROM keyword_segment_memories WHERE user_key = ? AND memory = ?", [(user_key, r) for r in rowids]
     )

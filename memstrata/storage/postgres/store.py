@@ -951,12 +951,10 @@ def _save_rows(
     return list(memories.values()), [q.EventWrite(codec.event_params(e)[1:]) for e in events]
 
 
-_ITEM_CONFLICT = (
+_UPSERT_ITEM = (
+    "INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) "
     "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = EXCLUDED.value, "
     "updated_at = EXCLUDED.updated_at RETURNING value, updated_at"
-)
-_UPSERT_ITEM = (
-    f"INSERT INTO items (user_id, namespace, key, value, updated_at) VALUES (%s, %s, %s, %s, %s) {_ITEM_CONFLICT}"
 )
 """Params: user_id, namespace, the key as stored, the value as stored, the update time."""
 
