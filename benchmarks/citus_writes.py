@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -56,32 +57,35 @@ from tests.support.pg import postgres_urls  # noqa: E402
 
 EMBED = HashingEmbedder(64)
 USERS = [f"bench-user-{n}" for n in range(20)]
-BATCHES = (1, 10)
-"""Memories per save: one (a single `Memory.add`), ten (a turn's extracted memories written together)."""
+BATCHES = (1, 10, 25, 100)
+"""Memories per save: one (a single `Memory.add`), ten (a turn's extracted memories written together), 25
+and 100 (`add_many` and `import_user` batches)."""
 MODES = ("unfenced", "fenced", "fenced-in-transaction")
 
 
-def timed_round(store: PostgresStore, mode: str, writes: int, tag: str, batch: int) -> float:
+def timed_round(
+    store: PostgresStore, mode: str, writes: int, tag: str, batch: int, users: Sequence[str] = USERS
+) -> float:
     """`write_round` in `mode` (module docstring)."""
     if mode == "unfenced":
-        return write_round(store, writes, tag, batch)
+        return write_round(store, writes, tag, batch, users)
     store._fence_in_call = mode == "fenced"  # the save path of migration 14, or the one before it
     try:
         with ExitStack() as fences:
-            for user in USERS:
+            for user in users:
                 fences.enter_context(fence(store, user))
-            return write_round(store, writes, tag, batch)
+            return write_round(store, writes, tag, batch, users)
     finally:
         store._fence_in_call = True
 
 
-def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1) -> float:
+def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1, users: Sequence[str] = USERS) -> float:
     """Milliseconds per memory over `writes` memories saved `batch` at a time (one user per save)."""
     texts = [f"{tag} note {i}: the meeting about the green tea order moved to Thursday" for i in range(writes)]
     vectors = EMBED.embed_documents(texts)
     started = time.perf_counter()
     for start in range(0, writes, batch):
-        user = USERS[(start // batch) % len(USERS)]
+        user = users[(start // batch) % len(users)]
         records = [new_record(scope=Scope(user), content=t) for t in texts[start : start + batch]]
         events = [new_event(r, EventType.ADD, after=r.content) for r in records]
         store.save(user, records, events, vectors[start : start + batch])
@@ -104,6 +108,18 @@ def api_round(memory: Memory, call: str, writes: int, tag: str) -> float:
         else:
             memory.add_message("user", text, scope=Scope(user, session_id=f"{tag}-session"))
     return writes / (time.perf_counter() - started)
+
+
+def users_on(schema: str, port: int) -> list[str]:
+    """The `USERS` whose shards are placed on the worker listening on `port`."""
+    with connect_coordinator() as admin:
+        admin.execute(sql.SQL("SET search_path = {}, public").format(sql.Identifier(schema)))
+        rows = admin.execute(
+            "SELECT u FROM unnest(%s::text[]) u JOIN pg_dist_shard_placement p"
+            " ON p.shardid = get_shard_id_for_distribution_column('memories', u) WHERE p.nodeport = %s",
+            (USERS, port),
+        ).fetchall()
+    return [row[0] for row in rows]
 
 
 def two_phase_commits(app_url: str, owner_url: str, app_role: str, writes: int) -> int:
@@ -151,6 +167,27 @@ def main() -> int:
                         per_write[_key(name, mode, batch)].append(
                             timed_round(stores[name], mode, args.writes, f"r{round_}b{batch}{mode}", batch)
                         )
+        # Where a delegated save's time goes: the same fenced one-memory saves of the users placed on the
+        # first worker, sent to the coordinator (which delegates them) and straight to that worker (which
+        # holds the users' shards and runs the call there: no coordinator, no hop).
+        host, port = citus.workers[0]
+        local_users = users_on(citus.schema, port)
+        direct = {
+            **stores,
+            "citus-worker": stack.enter_context(
+                PostgresStore.open(
+                    citus.url_on(host, port, role=citus.app_role),
+                    owner_url=citus.owner_url.replace(":5440/", f":{port}/"),
+                    pool_size=1,
+                )
+            ),
+        }
+        direct["citus-worker"].bind_embedder("hashing-64", 64)
+        per_save: dict[str, list[float]] = {name: [] for name in direct}
+        for round_ in range(args.rounds):
+            names = list(direct) if round_ % 2 == 0 else list(reversed(direct))
+            for name in names:
+                per_save[name].append(timed_round(direct[name], "fenced", args.writes, f"r{round_}d", 1, local_users))
         memories = {name: stack.enter_context(Memory(store=store, embedder=EMBED)) for name, store in stores.items()}
         per_call: dict[str, list[float]] = {f"{name} {call}": [] for call in API_CALLS for name in stores}
         for memory in memories.values():
@@ -183,6 +220,9 @@ def main() -> int:
             for name in ("single-node", "citus")
             for b in BATCHES
         },
+        "fenced_save_ms_by_entry_point": {k: round(statistics.median(v), 3) for k, v in per_save.items()},
+        "fenced_save_ms_by_entry_point_note": "one-memory fenced saves of the users on the first worker, "
+        "sent to single-node PostgreSQL, to the Citus coordinator, and straight to that worker",
         "api_calls_per_s": {k: round(v, 1) for k, v in call_medians.items()},
         "api_calls_per_s_by_round": {k: [round(v, 1) for v in vs] for k, vs in per_call.items()},
         "api_citus_over_single_node_throughput": {
