@@ -12,6 +12,7 @@ from ..base import Candidate, Message
 from ..disclosure import disclosure_start, hedged, is_thin
 from ..segment import mask_quotes, normalize, readable_sentences
 from ..skip import looks_like_code_or_error, sarcastic
+from ..standalone import stands_alone
 from ..worthiness import SHIPPED, StoreWorthiness
 from .clause import Clause
 from .events import event_rules
@@ -64,7 +65,8 @@ class RuleExtractor:
         statement, kept as said (`self_statements`), or a clause the store-worthiness model keeps
         (`learned`; not in a message that asks the assistant for something), unless it follows a clause
         of the same sentence that a rule read: such a clause mostly explains or qualifies it ("Text me, I
-        never check email").
+        never check email"). A free-worded memory that leans on the conversation is dropped, whichever
+        path read it (`standalone.stands_alone`: "The user remembers the facilitator was kind").
         """
         found: list[Candidate] = []
         # Whether the message asks the assistant for something is worked out once, and only when a clause
@@ -72,7 +74,7 @@ class RuleExtractor:
         asks = cache(partial(asks_the_assistant, text))
         for step in clause_steps(text, at=at, name=name):
             produced = step.specific or (general_path(step.ctx, self.worthiness, asks) if step.open else [])
-            found.extend(produced)
+            found.extend(c for c in produced if stands_alone(c))
         name = name or next((c.value for c in found if _names_the_user(c)), None)
         return found + _possessions(text, at, name, found)
 
