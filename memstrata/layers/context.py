@@ -22,6 +22,9 @@ a few standing facts about the user (preferences, diet, allergies) however littl
 advice question keeps only hits scoring at least a share of the best one, so a large budget does not pack
 every memory.
 Same store state, same query, same budget: same text.
+The store reads that wait on nothing but the call (the user context, profile, session state, entities, known
+names, which kinds of memory the user has, ...) are asked for together (`context_reads`, `Store.read_many`:
+one round trip on PostgreSQL); then each search that can find something is one more.
 """
 
 from __future__ import annotations
@@ -227,7 +230,13 @@ class ContextAssembler:
         by_priority = sorted(names, key=PRIORITY.index)
         vectors = self.semantic.query_vectors()  # every search of this query shares its embedding
         blocks = [self._block(name, scope, query, recent, found, max_tokens, vectors) for name in by_priority]
-        packing = pack([b for b in blocks if b is not None], max_tokens, self.counter.count_many, display=names)
+        packing = pack(
+            [b for b in blocks if b is not None],
+            max_tokens,
+            self.counter.count_many,
+            display=names,
+            additive=bool(getattr(self.counter, "additive", False)),  # a counter of the caller's may not say
+        )
         parts = tuple(ContextPart(p.name, p.text, p.tokens, p.items, p.total_items) for p in packing.parts)
         return Context(packing.text, packing.tokens, max_tokens, parts, packing.dropped)
 
