@@ -815,7 +815,7 @@ def _read_statement(user_id: str, read: Read, codec: RowCodec) -> Statement:
         return _ITEMS, [user_id, read.namespace, read.limit]
     if isinstance(read, MemoriesRead):
         w = q.Where(user_id, codec.filter(read.where))
-        return q.list_sql(w, newest_first=read.newest_first), [user_id, *w.params, read.limit, read.offset]
+        return q.list_sql(w, newest_first=read.newest_first), [*w.params, read.limit, read.offset, user_id]
     return _GENERATION, [fence_key(user_id)]
 
 
@@ -853,7 +853,7 @@ def _vector_statement(w: q.Where, query: np.ndarray, limit: int) -> Statement:
     """Nearest rows. A query with no direction (all zeros) has cosine 0 with every row (as in the
     SQLite store), so any order is right: then the oldest rows first."""
     if not query.any():
-        return q.list_sql(w, newest_first=False), [w.params[0], *w.params, limit, 0]
+        return q.list_sql(w, newest_first=False), [*w.params, limit, 0, w.params[0]]
     return q.vector_sql(w), [query, *w.params, query, limit, w.params[0]]
 
 
