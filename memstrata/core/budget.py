@@ -8,7 +8,9 @@ in display order. The first block that cannot fit its header and one item is dro
 block after it: the parts kept are always the most important ones. So when the budget is short,
 lower-priority blocks lose items, then disappear, before a higher-priority block loses anything.
 The result never exceeds the budget: every part is counted again as rendered, and so is the final
-text. Same input, same output.
+text, unless the counter is `additive` (counts of texts joined with whitespace add up, as the shipped
+tokenizer's do: `core.tokens.HFTokenCounter.additive`), when the rendered counts are those sums. Same input,
+same output.
 """
 
 from __future__ import annotations
@@ -68,6 +70,15 @@ class Packing:
     dropped: tuple[str, ...] = field(default=())
 
 
+_PUNCTUATION_SEPARATORS = frozenset(",;")
+
+
+def _joins_cleanly(separator: str) -> bool:
+    """Whether `separator` joins items without touching their tokens under an additive counter: whitespace,
+    and punctuation the tokenizer keeps as tokens of their own (",", ";")."""
+    return all(c.isspace() or c in _PUNCTUATION_SEPARATORS for c in separator)
+
+
 def _render(block: Block, items: Sequence[str]) -> str:
     body = block.separator.join(items)
     if not block.header:
@@ -89,8 +100,11 @@ def _truncate(text: str, limit: int, count_one: Callable[[str], int]) -> str | N
     return best
 
 
-def _pack_block(block: Block, budget: int, count_many: CountMany) -> tuple[str, int, int] | None:
-    """(text, tokens, kept items) of the block within `budget` tokens, or None if it cannot fit."""
+def _pack_block(
+    block: Block, budget: int, count_many: CountMany, additive: bool = False
+) -> tuple[str, int, int] | None:
+    """(text, tokens, kept items) of the block within `budget` tokens, or None if it cannot fit. `additive`:
+    the rendered text's count is its header's, its items' and its separators' added up (see `pack`)."""
 
     def count_one(text: str) -> int:
         return count_many([text])[0]
@@ -127,6 +141,9 @@ def _pack_block(block: Block, budget: int, count_many: CountMany) -> tuple[str, 
         elif block.contiguous:
             break
     order = block.order if block.order is not None else [float(i) for i in indexes]
+    if additive and chosen and _joins_cleanly(block.separator):  # header, items, separators: joined with whitespace
+        shown = sorted(chosen, key=lambda i: (order[i], i))
+        return _render(block, [texts[i] for i in shown]), budget - left, len(chosen)
     while chosen:
         shown = sorted(chosen, key=lambda i: (order[i], i))
         text = _render(block, [texts[i] for i in shown])
@@ -144,9 +161,12 @@ def pack(
     *,
     joiner: str = "\n\n",
     display: Sequence[str] | None = None,
+    additive: bool = False,
 ) -> Packing:
     """Pack `blocks` (most important first) into at most `max_tokens` tokens; the kept parts are shown
-    in `display` order of block names (default: the priority order)."""
+    in `display` order of block names (default: the priority order). `additive`: `count_many` counts texts
+    joined with whitespace as the sum of their counts, so a rendered part (and the whole text, its parts
+    joined with the whitespace `joiner`) is counted by adding up, not counted again: the same numbers."""
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
     names = [b.name for b in blocks]
@@ -160,7 +180,7 @@ def pack(
     for block in blocks:
         has_content = bool(block.items) or block.empty is not None
         overhead = joiner_cost if parts else 0
-        packed = None if full else _pack_block(block, max_tokens - used - overhead, count_many)
+        packed = None if full else _pack_block(block, max_tokens - used - overhead, count_many, additive)
         if packed is None:
             if has_content:  # from the first block that does not fit on, every block is dropped
                 dropped.append(block.name)
@@ -173,7 +193,8 @@ def pack(
         position = {name: i for i, name in enumerate(display)}
         parts.sort(key=lambda p: position.get(p.name, len(position)))
     text = joiner.join(p.text for p in parts)
-    tokens = count_many([text])[0] if text else 0
+    summed = additive and not joiner.strip()  # parts joined with whitespace: their counts add up
+    tokens = sum(p.tokens for p in parts) if summed else (count_many([text])[0] if text else 0)
     while parts and tokens > max_tokens:  # non-additive tokenizer across parts: drop the least important
         least = max(parts, key=lambda p: names.index(p.name))
         parts.remove(least)

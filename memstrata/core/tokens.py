@@ -4,11 +4,13 @@ The default counter uses the WordPiece tokenizer of the shipped static embedding
 (`embedders/models/m2v-minilm-256/tokenizer.json`, bert-base-uncased vocabulary) through the
 `tokenizers` library: no download, loaded on first use (never at import), shared by threads.
 Counts exclude special tokens, and joining texts with whitespace adds no tokens, so counts of parts
-add up exactly. Chat models use other vocabularies (BPE); budgets are a close proxy, not their bill.
+add up exactly (`HFTokenCounter.additive`). Chat models use other vocabularies (BPE); budgets are a close
+proxy, not their bill.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -41,6 +43,7 @@ class HFTokenCounter:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        self._additive: bool | None = None
 
     def __repr__(self) -> str:
         return f"HFTokenCounter({str(self.path)!r})"
@@ -57,6 +60,22 @@ class HFTokenCounter:
                     tokenizer.no_padding()
                     self._tokenizer = tokenizer
         return self._tokenizer
+
+    @property
+    def additive(self) -> bool:
+        """Whether the count of texts joined with whitespace is the sum of their counts. True for a BERT
+        WordPiece tokenizer (the shipped one): its normalizer maps each character on its own (cleaning,
+        accents, case, CJK spacing), its pre-tokenizer splits at every whitespace and isolates punctuation,
+        and WordPiece splits each word alone, so no token spans a whitespace and whitespace is no token.
+        Packing then adds counts up instead of counting each rendered text again (`core.budget.pack`)."""
+        if self._additive is None:
+            config = json.loads(self._load().to_str())
+            self._additive = (
+                (config.get("normalizer") or {}).get("type") == "BertNormalizer"
+                and (config.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
+                and (config.get("model") or {}).get("type") == "WordPiece"
+            )
+        return self._additive
 
     def count(self, text: str, /) -> int:
         return self.count_many([text])[0] if text else 0

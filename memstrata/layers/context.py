@@ -22,6 +22,9 @@ a few standing facts about the user (preferences, diet, allergies) however littl
 advice question keeps only hits scoring at least a share of the best one, so a large budget does not pack
 every memory.
 Same store state, same query, same budget: same text.
+The store reads that wait on nothing but the call (the user context, profile, session state, entities, known
+names, which kinds of memory the user has, ...) are asked for together (`context_reads`, `Store.read_many`:
+one round trip on PostgreSQL); then each search that can find something is one more.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from ..core.tokens import TokenCounter, default_counter
 from ..errors import InvalidInput
 from ..models import MemoryKind, MemoryRecord, Scope, SearchHit
 from ..storage.base import MemoryFilter
+from ..storage.fence import expected_generation
+from .context_reads import ContextReads, Wanted, read_context
 from .conversation import Conversation
 from .entities import Entity, EntityMemory, mentioned_in
 from .procedures import ProceduralMemory
-from .profile import ProfileMemory
+from .profile import ProfileFact, ProfileMemory
 from .semantic import QueryVectors, SemanticMemory, Strategy
 from .user_context import UserContextUpdater
 
@@ -216,19 +221,44 @@ class ContextAssembler:
         if unknown:
             raise InvalidInput(f"unknown context part(s) {unknown}; known: {', '.join(PARTS)}")
         query = _one_line(query) if isinstance(query, str) and query.strip() else None
-        wanted = set(names)
+        found = read_context(self.semantic.store, scope, self._wanted(scope, query, set(names)))
         recent = (
-            self.conversation.recent_turns(scope)
-            if scope.session_id and {"recent", "entities", "memories"} & wanted
+            self.conversation.recent_turns(scope, generation=found.generation)
+            if scope.session_id and {"recent", "entities", "memories"} & set(names)
             else []
         )
-        about = self.user_context.get(scope.user_id) if {"profile", "pending", "topics"} & wanted else {}
         by_priority = sorted(names, key=PRIORITY.index)
         vectors = self.semantic.query_vectors()  # every search of this query shares its embedding
-        blocks = [self._block(name, scope, query, recent, about, max_tokens, vectors) for name in by_priority]
-        packing = pack([b for b in blocks if b is not None], max_tokens, self.counter.count_many, display=names)
+        blocks = [self._block(name, scope, query, recent, found, max_tokens, vectors) for name in by_priority]
+        packing = pack(
+            [b for b in blocks if b is not None],
+            max_tokens,
+            self.counter.count_many,
+            display=names,
+            additive=bool(getattr(self.counter, "additive", False)),  # a counter of the caller's may not say
+        )
         parts = tuple(ContextPart(p.name, p.text, p.tokens, p.items, p.total_items) for p in packing.parts)
         return Context(packing.text, packing.tokens, max_tokens, parts, packing.dropped)
+
+    def _wanted(self, scope: Scope, query: str | None, wanted: set[str]) -> Wanted:
+        """The reads of `context_reads` the parts in `wanted` need: those each part's layer would make."""
+        searching = query is not None and "memories" in wanted
+        procedures = query is not None and "procedures" in wanted and bool(content_terms(query))
+        has: list[tuple[MemoryKind, ...]] = [_LONG_TERM_KINDS, (MemoryKind.EPISODE,)] if searching else []
+        if procedures and scope.agent_id is None:  # agent-wide procedures live under a reserved scope
+            has.append((MemoryKind.PROCEDURE,))
+        reads_recent = bool(scope.session_id) and bool({"recent", "entities", "memories"} & wanted)
+        advice = searching and query is not None and context_rank.asks_for_advice(query)
+        return Wanted(
+            generation=reads_recent and expected_generation(scope.user_id) is None,
+            about=bool({"profile", "pending", "topics"} & wanted),
+            profile="profile" in wanted,
+            session=scope.session_id is not None and "summary" in wanted,
+            entities="entities" in wanted,
+            names=searching or procedures,
+            has=tuple(has),
+            standing=STANDING_POOL if advice else 0,
+        )
 
     def _block(
         self,
@@ -236,17 +266,17 @@ class ContextAssembler:
         scope: Scope,
         query: str | None,
         recent: list[Turn],
-        about: dict[str, Any],
+        found: ContextReads,
         budget: int,
         vectors: QueryVectors,
     ) -> Block | None:
-        user_id = scope.user_id
+        about = found.about or {}
         if name == "profile":
-            return Block("profile", PROFILE_HEADER, self._profile_lines(user_id, about))
+            return Block("profile", PROFILE_HEADER, self._profile_lines(found.profile, about))
         if name == "memories":
             if query is None:
                 return None
-            hits = self._memory_hits(scope, query, search_depth(budget), {t.id for t in recent}, vectors)
+            hits = self._memory_hits(scope, query, search_depth(budget), {t.id for t in recent}, vectors, found)
             return Block(
                 "memories",
                 MEMORIES_HEADER,
@@ -256,10 +286,14 @@ class ContextAssembler:
             )
         if name == "entities":
             text = " ".join([query or "", *(t.content for t in recent)])
-            return Block("entities", ENTITIES_HEADER, [render_entity(e) for e in self._entities(user_id, query, text)])
+            return Block(
+                "entities", ENTITIES_HEADER, [render_entity(e) for e in _entities(found.entities, query, text)]
+            )
         if name == "procedures":
             return (
-                Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query, vectors)) if query else None
+                Block("procedures", PROCEDURES_HEADER, self._procedure_lines(scope, query, vectors, found))
+                if query
+                else None
             )
         if name == "pending":
             items = [_one_line(str(i)) for i in about.get("open_items") or []]
@@ -270,7 +304,8 @@ class ContextAssembler:
         if scope.session_id is None:
             return None
         if name == "summary":
-            lines = [line for line in self.conversation.summary(scope).splitlines() if line.strip()]
+            summary = (found.session if found.session is not None else self.conversation.state(scope)).summary
+            lines = [line for line in summary.splitlines() if line.strip()]
             return Block("summary", SUMMARY_HEADER, lines, keep="last", truncate=True)
         return Block(
             "recent",
@@ -281,9 +316,9 @@ class ContextAssembler:
             truncate=True,
         )
 
-    def _profile_lines(self, user_id: str, context: dict[str, Any]) -> list[str]:
+    def _profile_lines(self, profile: Sequence[ProfileFact], context: dict[str, Any]) -> list[str]:
         facts = sorted(
-            self.profiles.facts(user_id),
+            profile,
             key=lambda f: (_CATEGORY_ORDER.get(f.category, 9), f.category, f.key != "name", f.key),
         )
         lines = [f"- {f.key.replace('_', ' ')}: {_one_line(f.value)}" for f in facts]
@@ -293,21 +328,23 @@ class ContextAssembler:
         lines += [f"- {_one_line(str(fact))}" for fact in reversed(context.get("facts") or [])]
         return list(dict.fromkeys(lines))
 
-    def _has(self, scope: Scope, kinds: tuple[MemoryKind, ...]) -> bool:
-        where = MemoryFilter(kinds=kinds, agent_id=scope.agent_id)  # one row answers it; a count reads them all
-        return bool(self.semantic.store.list_memories(scope.user_id, where, limit=1))
-
     def _memory_hits(
-        self, scope: Scope, query: str, k: int, exclude: set[str], vectors: QueryVectors
+        self, scope: Scope, query: str, k: int, exclude: set[str], vectors: QueryVectors, found: ContextReads
     ) -> list[SearchHit]:
         target = Scope(scope.user_id, agent_id=scope.agent_id)
         groups = []
         for kinds in (_LONG_TERM_KINDS, (MemoryKind.EPISODE,)):
-            if not self._has(target, kinds):  # a lookup is far cheaper than a search that finds nothing
+            if kinds not in found.has:  # a lookup is far cheaper than a search that finds nothing
                 continue
             where = MemoryFilter(kinds=kinds)
             hits = self.semantic.search(
-                target, query, k=k, strategy=Strategy.HYBRID, where=where, query_vectors=vectors
+                target,
+                query,
+                k=k,
+                strategy=Strategy.HYBRID,
+                where=where,
+                query_vectors=vectors,
+                owner_names=found.names,
             )
             groups.append([h for h in hits if h.memory.id not in exclude])
         merged = merge_hits(groups)
@@ -315,32 +352,32 @@ class ContextAssembler:
         chosen = [
             merged[i] for i in context_rank.select([_candidate(h) for h in merged], self.min_similarity, advice=advice)
         ]
-        return chosen + self._standing_facts(target, {h.memory.id for h in chosen}) if advice else chosen
+        return chosen + _standing_facts(found.standing, {h.memory.id for h in chosen}) if advice else chosen
 
-    def _standing_facts(self, scope: Scope, chosen: set[str]) -> list[SearchHit]:
-        """The user's standing facts (`context_rank.standing_facts`) an advice question brings, after its hits."""
-        where = MemoryFilter(kinds=(MemoryKind.PREFERENCE, MemoryKind.FACT), agent_id=scope.agent_id)
-        learned = [r for r in self.semantic.store.list_memories(scope.user_id, where, limit=STANDING_POOL)]
-        fresh = [r for r in learned if r.id not in chosen]
-        picked = context_rank.standing_facts([_standing(r) for r in fresh])
-        return [SearchHit(memory=fresh[i], score=0.0, scores={"standing": 1.0}) for i in picked]
-
-    def _entities(self, user_id: str, query: str | None, text: str) -> list[Entity]:
-        known = self.entities.all(user_id)  # read once for both texts
-        mentioned = mentioned_in(text, known)
-        in_query = {e.key for e in mentioned_in(query, known)} if query else set()
-        return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[:MAX_ENTITIES]
-
-    def _procedure_lines(self, scope: Scope, query: str, vectors: QueryVectors) -> list[str]:
+    def _procedure_lines(self, scope: Scope, query: str, vectors: QueryVectors, found: ContextReads) -> list[str]:
         wanted = set(content_terms(query))
         if not wanted:
             return []
-        own = Scope(scope.user_id, agent_id=scope.agent_id)
         # agent-wide procedures live under a reserved scope: only a scope without an agent can skip early
-        if scope.agent_id is None and not self._has(own, (MemoryKind.PROCEDURE,)):
+        if scope.agent_id is None and (MemoryKind.PROCEDURE,) not in found.has:
             return []
-        found = self.procedures.for_task(scope, query, k=3, query_vectors=vectors)
-        return [p.render() for p in found if wanted & set(content_terms(p.memory.content))]
+        procedures = self.procedures.for_task(scope, query, k=3, query_vectors=vectors, owner_names=found.names)
+        return [p.render() for p in procedures if wanted & set(content_terms(p.memory.content))]
+
+
+def _standing_facts(learned: Sequence[MemoryRecord], chosen: set[str]) -> list[SearchHit]:
+    """The user's standing facts (`context_rank.standing_facts`) an advice question brings, after its hits:
+    chosen from `learned`, the user's newest preferences and facts (`STANDING_POOL`)."""
+    fresh = [r for r in learned if r.id not in chosen]
+    picked = context_rank.standing_facts([_standing(r) for r in fresh])
+    return [SearchHit(memory=fresh[i], score=0.0, scores={"standing": 1.0}) for i in picked]
+
+
+def _entities(known: Sequence[Entity], query: str | None, text: str) -> list[Entity]:
+    """The entities `text` names (the query's first), from the user's entities (read once for both texts)."""
+    mentioned = mentioned_in(text, known)
+    in_query = {e.key for e in mentioned_in(query, known)} if query else set()
+    return sorted(mentioned, key=lambda e: (e.key not in in_query, -e.mention_count, e.key))[:MAX_ENTITIES]
 
 
 __all__ = [

@@ -35,7 +35,7 @@ from ..llm.whole import complete_whole
 from ..messages import MessageLike, to_messages
 from ..models import MemoryKind, MemoryRecord, Scope, validate_text
 from ..prompts.summarize import build_summary_messages, parse_summary, summary_sources
-from ..storage.base import MemoryFilter, Store
+from ..storage.base import Item, ItemRead, MemoryFilter, Store
 from ..storage.fence import carry_fences, expected_generation, fenced, generation_of
 from .semantic import NewMemory, SemanticMemory
 
@@ -175,6 +175,16 @@ class SessionState:
             ended_at=when("ended_at"),
             ended_through_id=value.get("ended_through_id"),
         )
+
+
+def state_read(scope: Scope) -> ItemRead:
+    """The read of the session's state item (for `Store.read_many`)."""
+    return ItemRead(namespaces.SESSION, scope.require_session())
+
+
+def state_of(item: Item | None) -> SessionState:
+    """The session state its item (`state_read`) holds; a fresh one before the first write."""
+    return SessionState() if item is None else SessionState.from_value(item.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,8 +483,8 @@ class Conversation:
 
     # -- reads -------------------------------------------------------------------------------
     def state(self, scope: Scope) -> SessionState:
-        item = self.store.get_item(scope.user_id, namespaces.SESSION, scope.require_session())
-        return SessionState() if item is None else SessionState.from_value(item.value)
+        read = state_read(scope)
+        return state_of(self.store.get_item(scope.user_id, read.namespace, read.key))
 
     def _save_state(self, scope: Scope, state: SessionState) -> None:
         self.store.put_item(scope.user_id, namespaces.SESSION, scope.require_session(), state.to_value())
@@ -483,12 +493,14 @@ class Conversation:
         """The session's rolling summary ("" before the first fold)."""
         return self.state(scope).summary
 
-    def window(self, scope: Scope) -> list[Turn]:
-        """Every unfolded turn of the session, oldest first (normally at most `window_size`)."""
+    def window(self, scope: Scope, *, generation: int | None = None) -> list[Turn]:
+        """Every unfolded turn of the session, oldest first (normally at most `window_size`). `generation`:
+        the user's erasure generation when the caller read it already (`context()` reads it with its other
+        reads), else it is read here."""
         if not self._buffer_usable():
             return self.unfolded_from_log(scope)
         try:
-            self._drop_if_erased(scope.user_id)
+            self._drop_if_erased(scope.user_id, generation)
             window = self.buffer.window(scope)
             if window is not None and not self._is_stale(scope):
                 return window
@@ -499,7 +511,7 @@ class Conversation:
                 raise
             return self.unfolded_from_log(scope)
 
-    def _drop_if_erased(self, user_id: str) -> None:
+    def _drop_if_erased(self, user_id: str, generation: int | None = None) -> None:
         """Drop the user's buffered turns when the user was erased since this process buffered them.
 
         An erasure clears the buffer of the process that runs it (and Redis, shared by all), but not
@@ -507,19 +519,20 @@ class Conversation:
         The buffer is a cache of the episode log, so a dropped session is rebuilt from the log."""
         current = expected_generation(user_id)
         if current is None:
-            current = generation_of(self.store, user_id)
+            current = generation_of(self.store, user_id) if generation is None else generation
         with self._locks_guard:
             seen = self._generations.setdefault(user_id, current)
             self._generations[user_id] = current
         if seen != current:
             self.buffer.clear_user(user_id)
 
-    def recent_turns(self, scope: Scope, n: int | None = None) -> list[Turn]:
-        """The last `n` turns of the session (default `window_size`), oldest first."""
+    def recent_turns(self, scope: Scope, n: int | None = None, *, generation: int | None = None) -> list[Turn]:
+        """The last `n` turns of the session (default `window_size`), oldest first (`generation`: as in
+        `window`)."""
         n = self.window_size if n is None else n
         if not isinstance(n, int) or n < 0:
             raise InvalidInput(f"n must be a non-negative integer, got {n!r}")
-        window = self.window(scope)
+        window = self.window(scope, generation=generation)
         return window[max(0, len(window) - n) :]
 
     def session_episodes(self, scope: Scope, *, created_after: datetime | None = None) -> list[MemoryRecord]:

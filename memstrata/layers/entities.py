@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from .. import namespaces
 from ..errors import InvalidInput, NotFound
 from ..models import MemoryRecord
-from ..storage.base import Item, Store
+from ..storage.base import Item, ItemsRead, Store
 from ..storage.fence import fenced
 from .clock import Clock
 
@@ -195,8 +195,7 @@ class EntityMemory:
         return entity
 
     def all(self, user_id: str) -> list[Entity]:
-        entities = [_entity(i) for i in self.store.list_items(user_id, namespaces.ENTITY, limit=10_000)]
-        return sorted(entities, key=lambda e: (-e.mention_count, e.key))
+        return entities_of(self.store.list_items(user_id, namespaces.ENTITY, limit=ENTITIES_READ.limit))
 
     def mentioned_in(self, user_id: str, text: str) -> list[Entity]:
         return mentioned_in(text, self.all(user_id))
@@ -207,6 +206,15 @@ class EntityMemory:
         if item is not None:
             return _entity(item)
         return next((e for e in self.all(user_id) if key in e.aliases), None)
+
+
+ENTITIES_READ = ItemsRead(namespaces.ENTITY, limit=10_000)
+"""The read of the entity items `all` reads (for `Store.read_many`)."""
+
+
+def entities_of(items: Sequence[Item]) -> list[Entity]:
+    """The entities of entity items (`ENTITIES_READ`), the most mentioned first."""
+    return sorted((_entity(i) for i in items), key=lambda e: (-e.mention_count, e.key))
 
 
 def _to_value(entity: Entity) -> dict[str, Any]:

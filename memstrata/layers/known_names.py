@@ -8,15 +8,23 @@ profile slots) or by the `known_name` a caller passes to `learn` when the profil
 from __future__ import annotations
 
 from .. import namespaces
-from ..storage.base import Store
+from ..storage.base import Item, ItemRead, Store
 
 NAME_KEY = "identity:name"
 """The profile item that holds the user's name."""
 
 
+NAME_READ = ItemRead(namespaces.PROFILE, NAME_KEY)
+"""The read of the name item (for `Store.read_many`)."""
+
+
 def known_names(store: Store, user_id: str) -> tuple[str, ...]:
     """The user's known names, the current one first (empty when none is known)."""
-    item = store.get_item(user_id, namespaces.PROFILE, NAME_KEY)
+    return names_of(store.get_item(user_id, namespaces.PROFILE, NAME_KEY))
+
+
+def names_of(item: Item | None) -> tuple[str, ...]:
+    """The known names the name item (`NAME_READ`) holds."""
     if item is None:
         return ()
     values = [
@@ -26,4 +34,4 @@ def known_names(store: Store, user_id: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.strip() for v in values if isinstance(v, str) and v.strip()))
 
 
-__all__ = ["NAME_KEY", "known_names"]
+__all__ = ["NAME_KEY", "NAME_READ", "known_names", "names_of"]

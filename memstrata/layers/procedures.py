@@ -89,10 +89,17 @@ class ProceduralMemory:
         return agent_scope(scope.agent_id)
 
     def for_task(
-        self, scope: Scope, task: str, *, k: int = 3, query_vectors: QueryVectors | None = None
+        self,
+        scope: Scope,
+        task: str,
+        *,
+        k: int = 3,
+        query_vectors: QueryVectors | None = None,
+        owner_names: tuple[str, ...] | None = None,
     ) -> list[Procedure]:
         """The k procedures most similar to `task`: the user's own and, when the scope names an agent,
-        the agent-wide ones (user's first on ties). `query_vectors`: see `SemanticMemory.search`."""
+        the agent-wide ones (user's first on ties). `query_vectors`: see `SemanticMemory.search`;
+        `owner_names`: the user's known names, as there (the agent-wide search reads its own)."""
         where = MemoryFilter(kinds=(MemoryKind.PROCEDURE,))
         embed = query_vectors or self.semantic.query_vectors()
         targets = [Scope(scope.user_id, agent_id=scope.agent_id)]
@@ -100,8 +107,15 @@ class ProceduralMemory:
             targets.append(agent_scope(scope.agent_id))
         hits: list[SearchHit] = []
         for target in targets:
+            names = owner_names if target.user_id == scope.user_id else None
             hits += self.semantic.search(
-                target, task, k=k, strategy=Strategy.HYBRID_WEIGHTED, where=where, query_vectors=embed
+                target,
+                task,
+                k=k,
+                strategy=Strategy.HYBRID_WEIGHTED,
+                where=where,
+                query_vectors=embed,
+                owner_names=names,
             )
         hits.sort(key=lambda h: -h.score)
         return [Procedure(h.memory) for h in hits[:k]]

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import namespaces
 from ..errors import InvalidInput, NotFound
-from ..storage.base import Item, Store
+from ..storage.base import Item, ItemsRead, Store
 from ..storage.fence import fenced
 from .semantic import Clock
 
@@ -79,9 +79,7 @@ class ProfileMemory:
 
     def facts(self, user_id: str, category: str | None = None) -> list[ProfileFact]:
         wanted = _name(category, "category") if category is not None else None
-        items = self.store.list_items(user_id, namespaces.PROFILE)
-        facts = [_fact(i) for i in items]
-        return sorted((f for f in facts if wanted in (None, f.category)), key=lambda f: (f.category, f.key))
+        return [f for f in facts_of(self.store.list_items(user_id, namespaces.PROFILE)) if wanted in (None, f.category)]
 
     def get_fact(self, user_id: str, category: str, key: str) -> ProfileFact:
         item = self.store.get_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")
@@ -92,6 +90,15 @@ class ProfileMemory:
     @fenced
     def delete_fact(self, user_id: str, category: str, key: str) -> bool:
         return self.store.delete_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")
+
+
+FACTS_READ = ItemsRead(namespaces.PROFILE)
+"""The read of the profile items `facts` reads (for `Store.read_many`)."""
+
+
+def facts_of(items: Sequence[Item]) -> list[ProfileFact]:
+    """The facts of profile items (`FACTS_READ`), by category and key."""
+    return sorted((_fact(i) for i in items), key=lambda f: (f.category, f.key))
 
 
 def _fact(item: Item) -> ProfileFact:

@@ -433,6 +433,7 @@ class SemanticMemory:
         where: MemoryFilter | None = None,
         decay_rate: float = scoring.DECAY_RATE,
         query_vectors: QueryVectors | None = None,
+        owner_names: tuple[str, ...] | None = None,
     ) -> list[SearchHit]:
         """Rank the scope's memories for `query` as of a time T: `where.as_of`, else `where.recorded_as_of`,
         else the clock.
@@ -443,7 +444,8 @@ class SemanticMemory:
         "two months ago" are resolved against T) and for `time_weighted` recency.
 
         `query_vectors` (from `query_vectors()`): the query vectors shared by several searches of one
-        query, so that each text is embedded once among them.
+        query, so that each text is embedded once among them. `owner_names`: the user's known names
+        (`known_names`) when the caller read them already, else a fused search reads them.
         """
         query = validate_text(query, "query")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
@@ -452,7 +454,7 @@ class SemanticMemory:
         at = where.current_at(self.clock())
         where = replace(where, as_of=at)
         fused = strategy not in (Strategy.KEYWORD, Strategy.SEMANTIC)
-        owner = known_names(self.store, scope.user_id) if fused else ()
+        owner = (known_names(self.store, scope.user_id) if owner_names is None else owner_names) if fused else ()
         about_owner = names_the_user(query[:MAX_READ_QUERY_CHARS], owner)
         # A query naming the user: the keyword side searches without the name (every memory is the user's, and
         # they call the user by the name or "the user"), the vector side with "the user" in its place, and the

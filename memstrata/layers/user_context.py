@@ -37,11 +37,13 @@ from ..prompts.user_context import (
     empty_context,
     parse_user_context_update,
 )
-from ..storage.base import Store
+from ..storage.base import Item, ItemRead, Store
 from ..storage.fence import fenced
 from .conversation import Clock, SessionSnapshot
 
 CONTEXT_KEY = "user"
+CONTEXT_READ = ItemRead(namespaces.USER_CONTEXT, CONTEXT_KEY)
+"""The read of the user context item (for `Store.read_many`)."""
 FACT_CATEGORIES = ("identity", "relation", "event", "request")
 _DONE = re.compile(
     r"\b(?:done|finished|completed|resolved|sorted|taken care of|took care of|no longer need|don't need|"
@@ -50,6 +52,13 @@ _DONE = re.compile(
 )
 _ITEM_NOISE = frozenset(content_terms("user wants want remind reminded reminder follow up need task todo"))
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def context_of(user_id: str, item: Item | None) -> dict[str, Any]:
+    """The user's context object from its item (`CONTEXT_READ`; an empty one before the first session end)."""
+    if item is None:
+        return {"user_id": user_id, **empty_context()}
+    return {"user_id": user_id, **empty_context(), **item.value}
 
 
 def _strings(value: Any) -> list[str]:
@@ -133,10 +142,7 @@ class UserContextUpdater:
 
     def get(self, user_id: str) -> dict[str, Any]:
         """The user's context object (an empty one before the first session end)."""
-        item = self.store.get_item(user_id, namespaces.USER_CONTEXT, CONTEXT_KEY)
-        if item is None:
-            return {"user_id": user_id, **empty_context()}
-        return {"user_id": user_id, **empty_context(), **item.value}
+        return context_of(user_id, self.store.get_item(user_id, namespaces.USER_CONTEXT, CONTEXT_KEY))
 
     def _known_name(self, user_id: str) -> str | None:
         item = self.store.get_item(user_id, namespaces.PROFILE, "identity:name")
@@ -182,4 +188,4 @@ class UserContextUpdater:
             return new
 
 
-__all__ = ["CONTEXT_KEY", "UserContextUpdater", "derive_update", "session_text"]
+__all__ = ["CONTEXT_KEY", "CONTEXT_READ", "UserContextUpdater", "context_of", "derive_update", "session_text"]

@@ -115,6 +115,73 @@ class SessionRow:
     last_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class ItemRead:
+    """`Store.get_item(user_id, namespace, key)` as one read of `Store.read_many`: the `Item` or None."""
+
+    namespace: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemsRead:
+    """`Store.list_items(user_id, namespace, limit=limit)` as one read of `Store.read_many`: a list of `Item`."""
+
+    namespace: str
+    limit: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesRead:
+    """`Store.list_memories(user_id, where, ...)` as one read of `Store.read_many`: a list of `MemoryRecord`."""
+
+    where: MemoryFilter
+    limit: int = 100
+    offset: int = 0
+    newest_first: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRead:
+    """`Store.erasure_generation(user_id)` as one read of `Store.read_many`: an int."""
+
+
+Read = ItemRead | ItemsRead | MemoriesRead | GenerationRead
+"""One of the reads `Store.read_many` answers together."""
+
+
+def check_read(read: Read) -> None:
+    """Refuse a read whose single-read method would refuse it (`check_item`, `check_page`)."""
+    if isinstance(read, ItemRead):
+        check_item(read.namespace, read.key)
+    elif isinstance(read, ItemsRead):
+        check_page(read.limit)
+    elif isinstance(read, MemoriesRead):
+        check_page(read.limit, read.offset)
+    elif not isinstance(read, GenerationRead):
+        raise InvalidInput(f"not a store read: {type(read).__name__}")
+
+
+def read_each(store: Store, user_id: str, reads: Sequence[Read]) -> list[Any]:
+    """`Store.read_many` answered by the single-read methods, one after another: what a backend without
+    round trips to save (SQLite, in process) does, and the meaning every backend's answers must have."""
+    for read in reads:
+        check_read(read)
+    return [_read_one(store, user_id, read) for read in reads]
+
+
+def _read_one(store: Store, user_id: str, read: Read) -> Any:
+    if isinstance(read, ItemRead):
+        return store.get_item(user_id, read.namespace, read.key)
+    if isinstance(read, ItemsRead):
+        return store.list_items(user_id, read.namespace, limit=read.limit)
+    if isinstance(read, MemoriesRead):
+        return store.list_memories(
+            user_id, read.where, limit=read.limit, offset=read.offset, newest_first=read.newest_first
+        )
+    return store.erasure_generation(user_id)
+
+
 @runtime_checkable
 class Store(Protocol):
     """Persistence for memories, their history, vectors, full text, and per-user items."""
@@ -224,6 +291,14 @@ class Store(Protocol):
         ...
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool: ...
+
+    # -- reads asked for together -------------------------------------------
+    def read_many(self, user_id: str, reads: Sequence[Read]) -> list[Any]:
+        """The answers of `reads` (`ItemRead`, `ItemsRead`, `MemoriesRead`, `GenerationRead`), in order: each
+        what its single-read method returns (`read_each`), all read from one snapshot where the backend can,
+        in one round trip on a networked one (what `context()` asks of the store before it searches).
+        Refuses (`InvalidInput`) what the single-read methods refuse, before reading anything."""
+        ...
 
     # -- users ------------------------------------------------------------
     def user_ids(self, *, limit: int = 1000) -> list[str]:

@@ -39,6 +39,7 @@ from .base import (
     Item,
     MemoryFilter,
     NewItem,
+    Read,
     ScoredRow,
     SessionRow,
     Vector,
@@ -47,6 +48,7 @@ from .base import (
     check_owned,
     check_page,
     check_storable,
+    read_each,
 )
 from .fence import check_generation, expected_generation, fence_key
 from .sqlite_keyword import (
@@ -362,6 +364,18 @@ class SQLiteStore:
     def erasure_generation(self, user_id: str) -> int:
         """How many times the user was erased (the write fence, storage/fence.py)."""
         return self._read(lambda c: self._generation(c, user_id))
+
+    def read_many(self, user_id: str, reads: Sequence[Read]) -> list[Any]:
+        """`read_each` in one read transaction, so the answers come from one snapshot (the store is in
+        process: there is no round trip to save)."""
+        with self._lock:
+            if self._conn.in_transaction:
+                return read_each(self, user_id, reads)
+            self._read(lambda c: c.execute("BEGIN"))
+            try:
+                return read_each(self, user_id, reads)
+            finally:
+                self._read(lambda c: c.execute("COMMIT"))  # nothing was written: ends the snapshot
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:

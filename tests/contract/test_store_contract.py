@@ -12,7 +12,15 @@ import pytest
 from memstrata.embedders.hashing import HashingEmbedder
 from memstrata.errors import EmbeddingMismatch, InvalidInput, MemstrataError
 from memstrata.models import EventType, MemoryKind, MemoryRecord, Scope, new_event, new_record
-from memstrata.storage.base import MemoryFilter, Store
+from memstrata.storage.base import (
+    GenerationRead,
+    ItemRead,
+    ItemsRead,
+    MemoriesRead,
+    MemoryFilter,
+    Store,
+    read_each,
+)
 
 EMBED = HashingEmbedder(64)
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -345,6 +353,37 @@ def test_user_ids_lists_users_with_data(store: Store) -> None:
     put(store, ALICE, "a")
     store.put_item("carol", "profile", "k", {"v": 1})
     assert {"alice", "carol"} <= set(store.user_ids())
+
+
+def test_read_many_answers_each_read_as_its_single_read_method(store: Store) -> None:
+    first = put(store, ALICE, "Alice likes tea", kind=MemoryKind.PREFERENCE)
+    second = put(store, ALICE, "Alice went to Porto", created_at=T0 + timedelta(days=1))
+    put(store, BOB, "Bob likes coffee", kind=MemoryKind.PREFERENCE)
+    store.put_item("alice", "profile", "identity:name", {"value": "Alice"})
+    store.put_item("alice", "profile", "home:city", {"value": "Lisbon"})
+    store.put_item("bob", "profile", "identity:name", {"value": "Bob"})
+    reads = [
+        ItemRead("profile", "identity:name"),
+        ItemRead("profile", "missing"),
+        ItemsRead("profile"),
+        ItemsRead("profile", limit=1),
+        MemoriesRead(MemoryFilter()),
+        MemoriesRead(MemoryFilter(kinds=(MemoryKind.PREFERENCE,)), limit=1),
+        MemoriesRead(MemoryFilter(), limit=1, offset=1, newest_first=False),
+        GenerationRead(),
+    ]
+    answers = store.read_many("alice", reads)
+    assert answers == read_each(store, "alice", reads)
+    name, missing, profile, newest, memories, preference, page, generation = answers
+    assert (name.value, missing, generation) == ({"value": "Alice"}, None, 0)
+    assert [i.key for i in profile] == ["home:city", "identity:name"] and [i.key for i in newest] == ["home:city"]
+    assert ids(memories) == [second.id, first.id] and ids(preference) == [first.id] and ids(page) == [second.id]
+    assert [i.value for i in store.read_many("bob", reads[2:3])[0]] == [{"value": "Bob"}]
+    assert store.read_many("alice", []) == []
+    with pytest.raises(InvalidInput):
+        store.read_many("alice", [GenerationRead(), ItemsRead("profile", limit=-1)])
+    store.erase_user("alice")
+    assert store.read_many("alice", reads) == [None, None, [], [], [], [], [], 1]
 
 
 def test_every_store_implements_the_whole_protocol(store: Store) -> None:

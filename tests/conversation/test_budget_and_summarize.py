@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from memstrata.buffer import Turn
 from memstrata.core.budget import Block, pack
@@ -120,6 +123,54 @@ def test_packing_is_deterministic_and_validates() -> None:
         pack([Block("a"), Block("a")], 10, count_many)
     with pytest.raises(InvalidInput, match="order"):
         Block("a", items=["x"], order=[1.0, 2.0])
+
+
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8"),  # any character: accents, combining marks, CJK, controls, punctuation
+        st.sampled_from(" \n\t-:;,.'[]#é\u0301\u4e2d"),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(TEXT, min_size=1, max_size=4), separator=st.sampled_from([" ", "\n", "\n\n", "; ", ", "]))
+@example(texts=["naïve café", "\u0301accent first", "[SEP", "] 中文"], separator="\n")
+def test_the_shipped_counter_adds_up_over_whitespace_and_punctuation_joins(texts: list[str], separator: str) -> None:
+    counter = default_counter()
+    assert counter.additive
+    joined = counter.count(separator.join(texts))
+    assert joined == sum(counter.count_many(texts)) + counter.count(separator) * (len(texts) - 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    items=st.lists(st.lists(TEXT, max_size=6), min_size=1, max_size=4),
+    separator=st.sampled_from(["\n", "; ", ", ", " / "]),
+    budget=st.integers(min_value=1, max_value=120),
+)
+def test_packing_by_adding_counts_up_is_packing_by_counting_again(
+    items: list[list[str]], separator: str, budget: int
+) -> None:
+    """The additive counter's shortcut (`pack(..., additive=True)`) gives the same packing, text and counts."""
+    blocks = [
+        Block(
+            f"b{i}", header="Header:" if i % 2 else "", items=texts, separator=separator, inline=i == 1, truncate=True
+        )
+        for i, texts in enumerate(items)
+    ]
+    assert pack(blocks, budget, count_many, additive=True) == pack(blocks, budget, count_many)
+
+
+def test_a_counter_of_another_kind_is_not_additive(tmp_path: Path) -> None:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel()
+    path = tmp_path / "bpe.json"
+    bpe.save(str(path))
+    assert not HFTokenCounter(path).additive and HFTokenCounter().additive
 
 
 # -- summaries ---------------------------------------------------------------------------------

@@ -244,3 +244,25 @@ def test_a_message_is_two_round_trips_and_the_turn_count_more_every_n_turns(
         assert syncs(sent) == 5, [line for line in sent if "\tParse\t" in line]
         turns = memory.recent_turns(scope=scope)
     assert [t.content for t in turns] == ["I bought jazz tickets", "the concert is on Friday", "I will bring my sister"]
+
+
+def test_a_context_call_is_one_round_trip_of_reads_then_one_per_search(one_connection: PostgresStore) -> None:
+    """`Memory.context` on PostgreSQL, in a session under way: the reads that wait on nothing (erasure
+    generation, user context, profile, session state, entities, known names, the look-ups of what kinds of
+    memory the user has) go in one `read_many`, then each search that can find something is one round trip:
+    the episodes' only while the user has no learned memory, the learned memories' too once they do."""
+    store = one_connection
+    scope = Scope(ALICE, session_id="s1")
+    settings = Settings(llm=None, buffer="memory://")
+    with Memory(store=store, embedder=EMBED, settings=settings, track_access=False) as memory:
+        memory.add_message("user", "I bought jazz tickets for Friday", scope=scope)
+        memory.add_message("user", "The concert is in Lyon", scope=scope)
+        memory.context("Which concert did I buy tickets for?", scope=scope)  # the turn tally and buffers settle
+        with protocol_trace(store) as sent:
+            episodes_only = memory.context("Which concert did I buy tickets for?", scope=scope)
+        assert syncs(sent) == 2, [line for line in sent if "\tParse\t" in line]
+        memory.add("Alice loves jazz", scope=Scope(ALICE), kind="preference")
+        with protocol_trace(store) as sent:
+            both = memory.context("Which concert did I buy tickets for?", scope=scope)
+        assert syncs(sent) == 3, [line for line in sent if "\tParse\t" in line]
+    assert "jazz tickets" in episodes_only.text and "Alice loves jazz" in both.text

@@ -292,11 +292,16 @@ class Where:
 
 
 def list_sql(where: Where, *, newest_first: bool) -> str:
-    """Params: user_id, *where.params, limit, offset."""
+    """Params: *where.params, limit, offset, user_id.
+
+    The page is chosen first, by the memories' own columns, and only its rows are joined with their access
+    statistics (`access_join`): a page of one out of a user's thousands of memories joins one row, not
+    every row the filter passes (the order reads no access column, so the rows are the same)."""
     order = "DESC" if newest_first else "ASC"
     return (
-        f"SELECT {RECORD_COLUMNS} FROM memories m {access_join('m')} WHERE {where.sql} "
-        f"ORDER BY m.created_at {order}, m.seq {order} LIMIT %s OFFSET %s"
+        f"WITH page AS MATERIALIZED (SELECT {SELECT_COLUMNS}, m.seq FROM memories m WHERE {where.sql} "
+        f"ORDER BY m.created_at {order}, m.seq {order} LIMIT %s OFFSET %s) "
+        f"SELECT {record_columns('n')} FROM page n {access_join('n')} ORDER BY n.created_at {order}, n.seq {order}"
     )
 
 

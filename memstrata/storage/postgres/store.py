@@ -38,9 +38,14 @@ from ...core.keyword_statistics import statistics_change
 from ...errors import ConfigurationError, EmbeddingMismatch, InvalidInput, StoreError
 from ...models import HistoryEvent, MemoryKind, MemoryRecord, utcnow
 from ..base import (
+    GenerationRead,
     Item,
+    ItemRead,
+    ItemsRead,
+    MemoriesRead,
     MemoryFilter,
     NewItem,
+    Read,
     ScoredRow,
     SessionRow,
     Vector,
@@ -48,6 +53,7 @@ from ..base import (
     check_item,
     check_owned,
     check_page,
+    check_read,
     check_storable,
 )
 from ..crypto import KeyProvider
@@ -439,14 +445,7 @@ class PostgresStore:
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[MemoryRecord]:
-        check_page(limit, offset)
-
-        def statement(codec: RowCodec) -> Statement:
-            w = q.Where(user_id, codec.filter(where))
-            return q.list_sql(w, newest_first=newest_first), [user_id, *w.params, limit, offset]
-
-        codec, rows = self._read(user_id, statement)
-        return [] if codec is None else [codec.record_from_row(row) for row in rows]
+        return self._read_many(user_id, [MemoriesRead(where, limit, offset, newest_first)])[0]
 
     def list_sessions(self, user_id: str, *, limit: int = 100, offset: int = 0) -> list[SessionRow]:
         check_page(limit, offset)
@@ -610,25 +609,30 @@ class PostgresStore:
         return Item(user_id, namespace, key, PLAIN.item_from(namespace, key, stored)[1], updated_at)
 
     def get_item(self, user_id: str, namespace: str, key: str) -> Item | None:
-        check_item(namespace, key)
-        statement = "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s"
-        codec, rows = self._read(user_id, lambda c: (statement, [user_id, namespace, c.item_key(namespace, key)]))
-        if codec is None or not rows:
-            return None
-        [(value, updated_at)] = rows
-        return Item(
-            user_id, namespace, key, codec.item_from(namespace, codec.item_key(namespace, key), value)[1], updated_at
-        )
+        return self._read_many(user_id, [ItemRead(namespace, key)])[0]
 
     def list_items(self, user_id: str, namespace: str, *, limit: int = 1000) -> list[Item]:
-        statement = (
-            "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
-            "ORDER BY updated_at DESC, key LIMIT %s"
-        )
-        codec, rows = self._read(user_id, lambda _: (statement, [user_id, namespace, limit]))
-        if codec is None:
+        return self._read_many(user_id, [ItemsRead(namespace, limit)])[0]
+
+    # -- reads asked for together -------------------------------------------------
+    def read_many(self, user_id: str, reads: Sequence[Read]) -> list[Any]:
+        return self._read_many(user_id, reads)
+
+    def _read_many(self, user_id: str, reads: Sequence[Read]) -> list[Any]:
+        """Every read's statement pipelined in one REPEATABLE READ READ ONLY transaction (one snapshot): one
+        round trip for them all (`_read_trip`; encrypted, the user's key is read in it too). An encrypted store
+        with no key for the user holds none of the user's rows: only the erasure generation is then read."""
+        for read in reads:
+            check_read(read)
+        if not reads:
             return []
-        return [Item(user_id, namespace, *codec.item_from(namespace, k, v), u) for k, v, u in rows]
+        begin = _ONE_SNAPSHOT if len(reads) > 1 else "BEGIN"
+        codec, results = self._read_trip(
+            user_id, lambda c: [_read_statement(user_id, r, c) for r in reads], begin=begin
+        )
+        if codec is None:
+            return [self.erasure_generation(user_id) if isinstance(r, GenerationRead) else _nothing(r) for r in reads]
+        return [_answer(user_id, r, codec, rows) for r, rows in zip(reads, results, strict=True)]
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
         check_item(namespace, key)
@@ -796,6 +800,47 @@ def _pipelined(
     return [cur.fetchall() if cur.description else [] for cur in cursors]
 
 
+_ITEM = "SELECT value, updated_at FROM items WHERE user_id = %s AND namespace = %s AND key = %s"
+_ITEMS = (
+    "SELECT key, value, updated_at FROM items WHERE user_id = %s AND namespace = %s "
+    "ORDER BY updated_at DESC, key LIMIT %s"
+)
+
+
+def _read_statement(user_id: str, read: Read, codec: RowCodec) -> Statement:
+    """The statement of one read of `PostgresStore.read_many` for the user's codec."""
+    if isinstance(read, ItemRead):
+        return _ITEM, [user_id, read.namespace, codec.item_key(read.namespace, read.key)]
+    if isinstance(read, ItemsRead):
+        return _ITEMS, [user_id, read.namespace, read.limit]
+    if isinstance(read, MemoriesRead):
+        w = q.Where(user_id, codec.filter(read.where))
+        return q.list_sql(w, newest_first=read.newest_first), [*w.params, read.limit, read.offset, user_id]
+    return _GENERATION, [fence_key(user_id)]
+
+
+def _answer(user_id: str, read: Read, codec: RowCodec, rows: list[Any]) -> Any:
+    """What the single-read method returns for `read`, from the rows of its statement."""
+    if isinstance(read, ItemRead):
+        if not rows:
+            return None
+        [(value, updated_at)] = rows
+        stored_key = codec.item_key(read.namespace, read.key)
+        return Item(
+            user_id, read.namespace, read.key, codec.item_from(read.namespace, stored_key, value)[1], updated_at
+        )
+    if isinstance(read, ItemsRead):
+        return [Item(user_id, read.namespace, *codec.item_from(read.namespace, k, v), u) for k, v, u in rows]
+    if isinstance(read, MemoriesRead):
+        return [codec.record_from_row(row) for row in rows]
+    return int(rows[0][0]) if rows else 0
+
+
+def _nothing(read: Read) -> Any:
+    """The answer of a read of the user's rows when the user has none (no data key, no rows)."""
+    return None if isinstance(read, ItemRead) else []
+
+
 def set_local(name: str, value: str) -> sql.Composed:
     """`SET LOCAL name = 'value'`: the value quoted as a literal (SET takes no bind parameters), the
     name one of the store's own constants."""
@@ -808,7 +853,7 @@ def _vector_statement(w: q.Where, query: np.ndarray, limit: int) -> Statement:
     """Nearest rows. A query with no direction (all zeros) has cosine 0 with every row (as in the
     SQLite store), so any order is right: then the oldest rows first."""
     if not query.any():
-        return q.list_sql(w, newest_first=False), [w.params[0], *w.params, limit, 0]
+        return q.list_sql(w, newest_first=False), [*w.params, limit, 0, w.params[0]]
     return q.vector_sql(w), [query, *w.params, query, limit, w.params[0]]
 
 
