@@ -46,6 +46,8 @@ def check_json(value: object, field: str) -> None:
     """Raise `InvalidInput` naming the path of the first part of `value` that is not storable JSON:
     a string with NUL or a lone surrogate, a non-string key, a non-finite number, an unsupported type,
     nesting deeper than MAX_DEPTH, or more than MAX_JSON_BYTES / MAX_NODES in all."""
+    if not value and type(value) in (dict, list, tuple):  # most metadata and event details: nothing inside
+        return
     stack: list[tuple[object, str, int]] = [(value, field, 0)]
     size = nodes = 0
     while stack:

@@ -45,11 +45,10 @@ from ..storage.base import MemoryFilter
 from ..storage.fence import expected_generation
 from .context_reads import ContextReads, Wanted, read_context
 from .conversation import Conversation
-from .entities import Entity, EntityMemory, mentioned_in
+from .entities import Entity, mentioned_in
 from .procedures import ProceduralMemory
-from .profile import ProfileFact, ProfileMemory
+from .profile import ProfileFact
 from .semantic import QueryVectors, SemanticMemory, Strategy
-from .user_context import UserContextUpdater
 
 PARTS = ("profile", "memories", "entities", "procedures", "pending", "topics", "summary", "recent")
 """Part names in display order (the live conversation last, next to the message it precedes)."""
@@ -189,20 +188,14 @@ class ContextAssembler:
         *,
         semantic: SemanticMemory,
         conversation: Conversation,
-        user_context: UserContextUpdater,
-        profiles: ProfileMemory,
-        entities: EntityMemory,
         procedures: ProceduralMemory,
         counter: TokenCounter | None = None,
         min_similarity: float = MIN_SIMILARITY,
     ) -> None:
         self.semantic = semantic
         self.conversation = conversation
-        self.user_context = user_context
         self.counter = counter or default_counter()
         self.min_similarity = min_similarity
-        self.profiles = profiles
-        self.entities = entities
         self.procedures = procedures
 
     def build(

@@ -108,7 +108,7 @@ def fenced(method: F) -> F:
     @functools.wraps(method)
     def wrapper(self: Any, first: object, *args: Any, **kwargs: Any) -> Any:
         user_id = user_of(first)
-        if user_id is None:
+        if user_id is None or user_id in _FENCES.get():  # unfenced, or fenced by an enclosing unit already
             return method(self, first, *args, **kwargs)
         store = getattr(self, "store", None) or self.semantic.store
         with fence(store, user_id):

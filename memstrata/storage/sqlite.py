@@ -81,6 +81,8 @@ _UPSERT = (
     f"{_INSERT} ON CONFLICT (user_id, id) DO UPDATE SET {_REWRITTEN}, embedding = excluded.embedding RETURNING rowid"
 )
 """Insert or rewrite a memory with its embedding."""
+_INSERT_NEW = f"{_INSERT} ON CONFLICT (user_id, id) DO NOTHING RETURNING rowid"
+"""Insert a memory the store does not hold yet; no row comes back when it holds one of that id."""
 
 
 _UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate)"
@@ -102,6 +104,14 @@ def _ts(value: datetime | None) -> float | None:
 
 def _dt(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def _json_text(value: dict[str, Any] | list[Any]) -> str:
+    """`json.dumps(value)`; an empty object or list (most metadata, sources and event details) without
+    running the encoder."""
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value)
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -449,11 +459,16 @@ class SQLiteStore:
         with self._write(user_id) as conn:
             for namespace, key, value in items:
                 self._put_item(conn, user_id, namespace, key, json.dumps(value), utcnow())
-            stored = self._stored_texts(conn, user_id, [r.id for r in records])
             dated = [date_text(r.created_at) for r in records]
             # The searched text of each id: the last of repeated ids, as the rows end up.
             searched = {r.id: (r.content, r.context, d) for r, d in zip(records, dated, strict=True)}
-            rowids = self._upsert_all(conn, user_id, records, blobs, dated)
+            inserted = self._insert_new(conn, records[0], dated[0], blobs[0]) if len(records) == 1 else None
+            if inserted is not None:  # a new memory (most one-memory writes): no stored text to unindex
+                stored: dict[str, tuple[int, SearchedText]] = {}
+                rowids = {records[0].id: inserted}
+            else:
+                stored = self._stored_texts(conn, user_id, [r.id for r in records])
+                rowids = self._upsert_all(conn, user_id, records, blobs, dated)
             written = {memory_id: (rowids[memory_id], text) for memory_id, text in searched.items()}
             apply_write(conn, user_id, *self._reindexed(user_id, stored, written))
             self._append_events(conn, events)
@@ -543,6 +558,12 @@ class SQLiteStore:
             )
         return found
 
+    def _insert_new(self, conn: sqlite3.Connection, record: MemoryRecord, dated: str, blob: bytes | None) -> int | None:
+        """Insert the memory when the store holds none of its id (one statement, where a rewrite needs a
+        read of the stored text first); its rowid, or None when it holds one and nothing was written."""
+        row = conn.execute(_INSERT_NEW, self._values(record, dated, blob)).fetchone()
+        return None if row is None else int(row[0])
+
     def _upsert(self, conn: sqlite3.Connection, record: MemoryRecord, dated: str, blob: bytes | None) -> int:
         """Insert or rewrite the memory (`dated`: its creation date written out); returns its rowid (kept
         when rewritten)."""
@@ -559,7 +580,7 @@ class SQLiteStore:
             record.scope.session_id,
             record.kind.value,
             record.content,
-            json.dumps(record.metadata),
+            _json_text(record.metadata),
             record.importance,
             _ts(record.created_at),
             _ts(record.updated_at),
@@ -567,7 +588,7 @@ class SQLiteStore:
             _ts(record.valid_to),
             record.superseded_by,
             _ts(record.expires_at),
-            json.dumps(list(record.source_ids)),
+            _json_text(list(record.source_ids)),
             record.access_count,
             _ts(record.last_accessed_at),
             record.content_hash,
@@ -591,7 +612,7 @@ class SQLiteStore:
                     e.at.timestamp(),
                     e.before,
                     e.after,
-                    json.dumps(e.details),
+                    _json_text(e.details),
                 )
                 for e in events
             ],

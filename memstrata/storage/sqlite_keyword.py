@@ -137,17 +137,26 @@ def apply_write(
     removed, added = list(removed), list(added)
     if not removed and not added:
         return
-    # One statement gives the user's key (a new user gets one) and adds the change to the totals.
-    user_key, documents, recent, segments = conn.execute(
-        "INSERT INTO keyword_users (user_id, documents, tokens) VALUES (?, ?, ?) "
+    postings = sum(len(t.frequencies) for _, t in added)
+    # One statement gives the user's key (a new user gets one), adds the change to the totals and counts
+    # this write's postings in the user's tail, where most writes put them: the row is written again
+    # below only when they went elsewhere (a merge) or the tail lost rows.
+    user_key, documents, counted, segments = conn.execute(
+        "INSERT INTO keyword_users (user_id, documents, tokens, recent) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET documents = documents + excluded.documents, "
-        "tokens = tokens + excluded.tokens RETURNING user_key, documents, recent, segments",
-        (user_id, len(added) - len(removed), sum(t.length for _, t in added) - sum(t.length for _, t in removed)),
+        "tokens = tokens + excluded.tokens, recent = recent + excluded.recent "
+        "RETURNING user_key, documents, recent, segments",
+        (
+            user_id,
+            len(added) - len(removed),
+            sum(t.length for _, t in added) - sum(t.length for _, t in removed),
+            postings,
+        ),
     ).fetchone()
     if documents <= 0:  # the user's last memory is gone: so are its postings and term counts
         erase(conn, user_id)
         return
-    held, given = recent, segments  # rows of the user's tail and segments given, before this write
+    recent, given = counted - postings, segments  # rows of the user's tail and segments given, before this write
     tailed = _tailed(conn, user_key, [rowid for rowid, _ in removed]) if recent else set()
     for rowid in tailed:
         recent -= conn.execute(
@@ -156,7 +165,6 @@ def apply_write(
     merged = [(rowid, terms) for rowid, terms in removed if rowid not in tailed]  # in segments
     if merged:
         _remove_from_segments(conn, user_key, merged)
-    postings = sum(len(t.frequencies) for _, t in added)
     if recent + postings <= TAIL_ROWS:
         # One statement per memory: its terms and frequencies go as one JSON object (a float's repr
         # reads back as the same float), unpacked by SQLite, not bound one value at a time.
@@ -165,7 +173,9 @@ def apply_write(
             "SELECT ?, ?, key, value, ? FROM json_each(?)",
             [(user_key, rowid, t.length, json.dumps(t.frequencies)) for rowid, t in added],
         )
-        change = statistics_change(((t.frequencies, t.length) for _, t in merged), ())
+        # The tail's memories are counted from the tail itself: only postings gone from segments change
+        # the term counts (none, for a write of new memories).
+        change = statistics_change(((t.frequencies, t.length) for _, t in merged), ()) if merged else _NO_CHANGE
     else:  # the tail and this write become segments together
         memories = _tail_memories(conn, user_key) if recent else []
         memories.extend((rowid, t.length, t.frequencies) for rowid, t in added)
@@ -175,11 +185,14 @@ def apply_write(
         change = _merge_change(merged, chain.from_iterable(frequencies for _, _, frequencies in memories))
         postings = recent = 0
     _apply_documents(conn, user_key, change)
-    if recent + postings != held or segments != given:
+    if recent + postings != counted or segments != given:
         conn.execute(
             "UPDATE keyword_users SET recent = ?, segments = ? WHERE user_key = ?",
             (recent + postings, segments, user_key),
         )
+
+
+_NO_CHANGE = StatisticsChange(0, 0, {})
 
 
 def _of_memories(conn: sqlite3.Connection, select: str, user_key: int, rowids: Sequence[int]) -> Iterator[Any]:
