@@ -18,10 +18,10 @@ Each backend is measured three ways (`MODES`), in an order that alternates betwe
   the call then runs on the coordinator, each statement routed to the user's worker).
 
 Then the same comparison through the public API (`API_CALLS`), where a write is more than one store
-call: `Memory.add` (one fact: the erasure fence read, the duplicate check, the save) and
-`Memory.add_message` (one turn of a session: the fence read, the save), `--writes` calls per round on
-one `Memory` per backend over the same stores, the order alternating as above. Reported as calls/s and
-Citus/single-node throughput.
+call: `Memory.add` (one fact: the erasure fence read, the duplicate check, the save),
+`Memory.add_message` (one turn of a session: the fence read, the save) and `Memory.add_many` (`MANY`
+memories of one user in one save), `--writes` memories per round on one `Memory` per backend over the same
+stores, the order alternating as above. Reported as memories/s and Citus/single-node throughput.
 
     python benchmarks/citus_writes.py [--rounds 9] [--writes 100] [--out benchmarks/results/citus-writes.json]
 
@@ -92,15 +92,21 @@ def write_round(store: PostgresStore, writes: int, tag: str, batch: int = 1, use
     return (time.perf_counter() - started) * 1000 / writes
 
 
-API_CALLS = ("add", "add_message")
-"""The public API's writes measured end to end (module docstring)."""
+API_CALLS = ("add", "add_message", "add_many")
+"""The public API's writes measured end to end (module docstring); `add_many` in batches of `MANY`."""
+MANY = 100
+"""Memories per `Memory.add_many` call: a bulk load or a long conversation's turns written together."""
 
 
 def api_round(memory: Memory, call: str, writes: int, tag: str) -> float:
-    """Calls per second of `writes` calls of `Memory.<call>`, spread over `USERS` (add_message: one
-    session per user)."""
+    """Memories written per second by `writes` memories through `Memory.<call>`, spread over `USERS`
+    (add_message: one session per user; add_many: `MANY` memories of one user a call)."""
     texts = [f"{tag} note {i}: the meeting about the green tea order moved to Thursday" for i in range(writes)]
     started = time.perf_counter()
+    if call == "add_many":
+        for start in range(0, writes, MANY):
+            memory.add_many(texts[start : start + MANY], scope=Scope(USERS[(start // MANY) % len(USERS)]))
+        return writes / (time.perf_counter() - started)
     for i, text in enumerate(texts):
         user = USERS[i % len(USERS)]
         if call == "add":
@@ -223,8 +229,8 @@ def main() -> int:
         "fenced_save_ms_by_entry_point": {k: round(statistics.median(v), 3) for k, v in per_save.items()},
         "fenced_save_ms_by_entry_point_note": "one-memory fenced saves of the users on the first worker, "
         "sent to single-node PostgreSQL, to the Citus coordinator, and straight to that worker",
-        "api_calls_per_s": {k: round(v, 1) for k, v in call_medians.items()},
-        "api_calls_per_s_by_round": {k: [round(v, 1) for v in vs] for k, vs in per_call.items()},
+        "api_memories_per_s": {k: round(v, 1) for k, v in call_medians.items()},
+        "api_memories_per_s_by_round": {k: [round(v, 1) for v in vs] for k, vs in per_call.items()},
         "api_citus_over_single_node_throughput": {
             call: round(call_medians[f"citus {call}"] / call_medians[f"single-node {call}"], 3) for call in API_CALLS
         },
