@@ -10,6 +10,7 @@ than 3 or longer than 64 bytes are not stemmed.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 _MIN_BYTES = 3
@@ -57,40 +58,40 @@ _STEP_4: tuple[Rule, ...] = tuple(
 )
 
 
-def _is_vowel(char: str, previous_is_consonant: bool) -> bool:
-    return char in "aeiou" or (char == "y" and previous_is_consonant)
+_CLASSES = "".join("v" if chr(i) in "aeiou" else "y" if chr(i) == "y" else "c" for i in range(256)).encode("ascii")
+"""`bytes.translate` table: a, e, i, o, u to `v`, y to `y` (`_classes` resolves it), any other byte to `c`."""
+_VOWEL = re.compile("[aeiou]|.y", re.DOTALL)
+"""Porter's *v* as FTS5 reads it: a vowel, or a `y` after the first letter."""
 
 
-def _consonant_flags(stem: str) -> list[bool]:
-    flags: list[bool] = []
-    for char in stem:
-        flags.append(not _is_vowel(char, bool(flags) and flags[-1]))
-    return flags
+def _classes(stem: str) -> str:
+    """Each letter of the stem as `c` (consonant) or `v` (vowel: a, e, i, o, u, and y after a consonant;
+    a first y is a consonant). Computed in C but for y; the stem's letters are bytes (latin-1)."""
+    pattern = stem.encode("latin-1").translate(_CLASSES).decode("ascii")
+    if "y" not in pattern:
+        return pattern
+    out: list[str] = []
+    for char in pattern:
+        out.append(("v" if out and out[-1] == "c" else "c") if char == "y" else char)
+    return "".join(out)
 
 
 def _measure(stem: str) -> int:
-    """Porter's m: how many vowel-consonant sequences the stem has (`_consonant_flags` read in one pass:
-    a consonant right after a vowel ends one)."""
-    m = 0
-    previous: bool | None = None  # whether the letter before is a consonant; None before the first
-    for char in stem:
-        consonant = not (char in "aeiou" or (char == "y" and previous is True))
-        if consonant and previous is False:
-            m += 1
-        previous = consonant
-    return m
+    """Porter's m: how many vowel-consonant sequences the stem has (a consonant right after a vowel ends
+    one, and such pairs never overlap)."""
+    return _classes(stem).count("vc")
 
 
 def _has_vowel(stem: str) -> bool:
     """Porter's *v*, as FTS5 reads it: a vowel, or a `y` after the first letter."""
-    return any(char in "aeiou" or (char == "y" and i > 0) for i, char in enumerate(stem))
+    return _VOWEL.search(stem) is not None
 
 
 def _ends_cvc(stem: str) -> bool:
     """Porter's *o: consonant-vowel-consonant at the end, the last not w, x or y."""
     if not stem or stem[-1] in "wxy":
         return False
-    return _consonant_flags(stem)[-3:] == [True, False, True]
+    return _classes(stem)[-3:] == "cvc"
 
 
 def _holds(condition: str, stem: str) -> bool:
@@ -147,7 +148,7 @@ def _step_1b(word: str) -> str:
         if len(word) > 2 and word.endswith(suffix):
             return word[:-2] + replacement
     last = word[-1:]
-    if len(word) > 1 and not _is_vowel(last, False) and last not in "lsz" and word[-2] == last:
+    if len(word) > 1 and last not in "aeiou" and last not in "lsz" and word[-2] == last:
         return word[:-1]
     if _measure(word) == 1 and _ends_cvc(word):
         return word + "e"
@@ -157,7 +158,8 @@ def _step_1b(word: str) -> str:
 def _step_5(word: str) -> str:
     if word.endswith("e"):
         stem = word[:-1]
-        if _measure(stem) > 1 or (_measure(stem) == 1 and not _ends_cvc(stem)):
+        m = _measure(stem)
+        if m > 1 or (m == 1 and not _ends_cvc(stem)):
             word = stem
     if len(word) > 1 and word.endswith("ll") and _measure(word[:-1]) > 1:
         word = word[:-1]
