@@ -126,7 +126,7 @@ def test_explain_shows_one_task_for_each_statement_shape(pg_store: PostgresStore
     remember(pg_store, "alice", ["Alice drinks green tea"])
     w, v = q.Where("alice", MemoryFilter()), EMBED.embed_query("tea")
     shapes = [
-        (q.list_sql(w, newest_first=True), ["alice", *w.params, 10, 0]),
+        (q.list_sql(w, newest_first=True), [*w.params, 10, 0, "alice"]),
         (q.vector_sql(w), [v, *w.params, v, 10, "alice"]),
         (q.RECORD_ACCESS, [utcnow(), "alice", ["x"]]),
         (q.FORGET_ACCESS, ["alice", ["x"]]),
