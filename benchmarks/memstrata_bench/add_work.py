@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .ingest_before_after import OLD_COMMIT, old_tree, write_turns
-from .report import machine_info
+from .report import machine_info, print_result
 from .selfrun import memstrata_source
 
 PROBE = r"""
@@ -115,11 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         "command": "python -m memstrata_bench.add_work " + " ".join(sys.argv[1:] if argv is None else argv),
         "machine": machine_info(),
     }
-    text = json.dumps(result, indent=2)
-    if options.out:
-        options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(text + "\n")
-    print(text)
+    print_result(result, options.out)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from typing import Any
 
 from .latency import throwaway_postgres
 from .locomo_data import load
-from .report import machine_info
+from .report import machine_info, print_result
 from .selfrun import memstrata_source
 
 OLD_COMMIT = "82a09d5"
@@ -244,11 +244,7 @@ def main(argv: list[str] | None = None) -> None:
         "command": "python -m memstrata_bench.ingest_before_after " + " ".join(sys.argv[1:] if argv is None else argv),
         "machine": machine_info(),
     }
-    text = json.dumps(result, indent=2)
-    if options.out:
-        options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(text + "\n")
-    print(text)
+    print_result(result, options.out)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,16 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def print_result(result: dict[str, Any], out: Path | None) -> None:
+    """Print `result` as JSON and, when `out` is given, write it there too (the modules run by
+    `python -m memstrata_bench.<name> --out FILE`)."""
+    text = json.dumps(result, indent=2)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+    print(text)
+
+
 def write_result(out_dir: str | Path, name: str, result: dict[str, Any]) -> Path:
     """Write `result` plus machine info to OUT_DIR/NAME.json and return the path."""
     path = Path(out_dir) / f"{name}.json"
