@@ -214,11 +214,10 @@ class ContextAssembler:
         if unknown:
             raise InvalidInput(f"unknown context part(s) {unknown}; known: {', '.join(PARTS)}")
         query = _one_line(query) if isinstance(query, str) and query.strip() else None
-        found = read_context(self.semantic.store, scope, self._wanted(scope, query, set(names)))
+        wanted = set(names)
+        found = read_context(self.semantic.store, scope, self._wanted(scope, query, wanted))
         recent = (
-            self.conversation.recent_turns(scope, generation=found.generation)
-            if scope.session_id and {"recent", "entities", "memories"} & set(names)
-            else []
+            self.conversation.recent_turns(scope, generation=found.generation) if _reads_recent(scope, wanted) else []
         )
         by_priority = sorted(names, key=PRIORITY.index)
         vectors = self.semantic.query_vectors()  # every search of this query shares its embedding
@@ -240,10 +239,9 @@ class ContextAssembler:
         has: list[tuple[MemoryKind, ...]] = [_LONG_TERM_KINDS, (MemoryKind.EPISODE,)] if searching else []
         if procedures and scope.agent_id is None:  # agent-wide procedures live under a reserved scope
             has.append((MemoryKind.PROCEDURE,))
-        reads_recent = bool(scope.session_id) and bool({"recent", "entities", "memories"} & wanted)
         advice = searching and query is not None and context_rank.asks_for_advice(query)
         return Wanted(
-            generation=reads_recent and expected_generation(scope.user_id) is None,
+            generation=_reads_recent(scope, wanted) and expected_generation(scope.user_id) is None,
             about=bool({"profile", "pending", "topics"} & wanted),
             profile="profile" in wanted,
             session=scope.session_id is not None and "summary" in wanted,
@@ -297,8 +295,7 @@ class ContextAssembler:
         if scope.session_id is None:
             return None
         if name == "summary":
-            summary = (found.session if found.session is not None else self.conversation.state(scope)).summary
-            lines = [line for line in summary.splitlines() if line.strip()]
+            lines = [line for line in found.session.summary.splitlines() if line.strip()]
             return Block("summary", SUMMARY_HEADER, lines, keep="last", truncate=True)
         return Block(
             "recent",
@@ -356,6 +353,12 @@ class ContextAssembler:
             return []
         procedures = self.procedures.for_task(scope, query, k=3, query_vectors=vectors, owner_names=found.names)
         return [p.render() for p in procedures if wanted & set(content_terms(p.memory.content))]
+
+
+def _reads_recent(scope: Scope, wanted: set[str]) -> bool:
+    """Whether the parts in `wanted` read the session's recent turns (shown, or mined for entities and
+    excluded from the memories)."""
+    return bool(scope.session_id) and bool({"recent", "entities", "memories"} & wanted)
 
 
 def _standing_facts(learned: Sequence[MemoryRecord], chosen: set[str]) -> list[SearchHit]:

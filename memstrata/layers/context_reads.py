@@ -13,7 +13,7 @@ the layer's own read returns by the layer's pure function (`context_of`, `facts_
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import MemoryKind, MemoryRecord, Scope
@@ -45,12 +45,13 @@ class Wanted:
 
 @dataclass(frozen=True, slots=True)
 class ContextReads:
-    """What the reads found; a field not asked for holds its empty value (`generation` None)."""
+    """What the reads found; a field not asked for holds its empty value (`generation` None; `session` a fresh
+    state, as before the first write)."""
 
     generation: int | None = None
     about: dict[str, Any] | None = None
     profile: tuple[ProfileFact, ...] = ()
-    session: SessionState | None = None
+    session: SessionState = field(default_factory=SessionState)
     entities: tuple[Entity, ...] = ()
     names: tuple[str, ...] | None = None
     has: frozenset[Kinds] = frozenset()
@@ -84,7 +85,7 @@ def read_context(store: Store, scope: Scope, wanted: Wanted) -> ContextReads:
         generation=answers.get("generation"),
         about=context_of(user_id, answers["about"]) if wanted.about else None,
         profile=tuple(facts_of(answers["profile"])) if wanted.profile else (),
-        session=state_of(answers["session"]) if wanted.session else None,
+        session=state_of(answers["session"]) if wanted.session else SessionState(),
         entities=tuple(entities_of(answers["entities"])) if wanted.entities else (),
         names=names_of(answers["names"]) if wanted.names else None,
         has=frozenset(kinds for kinds in checks if answers[kinds]),
