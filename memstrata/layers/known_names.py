@@ -20,7 +20,7 @@ NAME_READ = ItemRead(namespaces.PROFILE, NAME_KEY)
 
 def known_names(store: Store, user_id: str) -> tuple[str, ...]:
     """The user's known names, the current one first (empty when none is known)."""
-    return names_of(store.get_item(user_id, namespaces.PROFILE, NAME_KEY))
+    return names_of(store.get_item(user_id, NAME_READ.namespace, NAME_READ.key))
 
 
 def names_of(item: Item | None) -> tuple[str, ...]:

@@ -79,7 +79,11 @@ class ProfileMemory:
 
     def facts(self, user_id: str, category: str | None = None) -> list[ProfileFact]:
         wanted = _name(category, "category") if category is not None else None
-        return [f for f in facts_of(self.store.list_items(user_id, namespaces.PROFILE)) if wanted in (None, f.category)]
+        return [
+            f
+            for f in facts_of(self.store.list_items(user_id, FACTS_READ.namespace, limit=FACTS_READ.limit))
+            if wanted in (None, f.category)
+        ]
 
     def get_fact(self, user_id: str, category: str, key: str) -> ProfileFact:
         item = self.store.get_item(user_id, namespaces.PROFILE, f"{_name(category, 'category')}:{_name(key, 'key')}")

@@ -142,7 +142,7 @@ class UserContextUpdater:
 
     def get(self, user_id: str) -> dict[str, Any]:
         """The user's context object (an empty one before the first session end)."""
-        return context_of(user_id, self.store.get_item(user_id, namespaces.USER_CONTEXT, CONTEXT_KEY))
+        return context_of(user_id, self.store.get_item(user_id, CONTEXT_READ.namespace, CONTEXT_READ.key))
 
     def _known_name(self, user_id: str) -> str | None:
         item = self.store.get_item(user_id, namespaces.PROFILE, "identity:name")
